@@ -1,0 +1,42 @@
+"""The two exception types of the public contract."""
+from __future__ import annotations
+
+import difflib
+
+
+class SpecError(ValueError):
+    """An invalid spec, found before any compiler runs. Names the field, the value, the rule and a fix."""
+
+    def __init__(self, field: str, value, rule: str, fix: str | None = None):
+        self.field, self.value, self.rule, self.fix = field, value, rule, fix
+        msg = f"{field}={value!r}: {rule}"
+        if fix:
+            msg += f"; {fix}"
+        super().__init__(msg)
+
+
+def did_you_mean(value, choices) -> str:
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.5)
+    listing = ", ".join(str(c) for c in choices)
+    return (f"did you mean {close[0]!r}? " if close else "") + f"choose one of: {listing}"
+
+
+def choose(field: str, value, choices, aliases: dict | None = None):
+    """Normalize a name against a closed set, or raise SpecError with a did-you-mean."""
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if aliases and key in aliases:
+            key = aliases[key]
+        if key in choices:
+            return key
+    raise SpecError(field, value, "unknown name", did_you_mean(value, sorted(choices)))
+
+
+class BuildError(RuntimeError):
+    """The compiler failed. Carries the first error lines, the exact command, and where the source and log are."""
+
+    def __init__(self, summary: str, command: str, source_path: str, log_path: str, first_errors: list[str]):
+        self.command, self.source_path, self.log_path, self.first_errors = command, source_path, log_path, first_errors
+        lines = [summary, *("  " + e for e in first_errors), f"command: {command}", f"source: {source_path}",
+                 f"full log: {log_path}"]
+        super().__init__("\n".join(lines))

@@ -1,0 +1,249 @@
+"""GemmSpec: the user's description of one fused GEMM. Frozen, hashable, dict/TOML round trip, stable hash.
+
+Construction normalizes spellings and runs every validation rule (cutlassgen.validate), so a GemmSpec that
+exists is one that lowers, renders and compiles.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, fields
+from typing import Optional, Union
+
+from . import epilogue as epi
+from .dtypes import ALIASES, DTYPES
+from .errors import SpecError, choose, did_you_mean
+
+AUTO = "auto"
+LAYOUTS = ("row", "column")
+_LAYOUT_ALIASES = {"row_major": "row", "rowmajor": "row", "r": "row", "t": "row",
+                   "col": "column", "column_major": "column", "colmajor": "column", "c": "column", "n": "column"}
+
+
+def _shape(field_name: str, value, n: int):
+    """A tuple of n positive ints, or 'auto'."""
+    if value == AUTO or value is None:
+        return AUTO
+    if isinstance(value, (list, tuple)) and len(value) == n and all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+        return tuple(int(v) for v in value)
+    raise SpecError(field_name, value, f"must be {n} positive integers or 'auto'",
+                    "e.g. " + repr((128, 128, 64)[:n]) if n == 3 else "e.g. (2, 1, 1)")
+
+
+def _int_or_auto(field_name: str, value, lo: int = 1):
+    if value == AUTO or value is None:
+        return AUTO
+    if isinstance(value, int) and not isinstance(value, bool) and value >= lo:
+        return value
+    raise SpecError(field_name, value, f"must be an integer >= {lo} or 'auto'")
+
+
+@dataclass(frozen=True)
+class Operand:
+    dtype: str
+    layout: str = "row"
+    alignment: Union[int, str] = AUTO  # elements; auto = the widest the dtype allows (128 bits)
+
+    def normalized(self, name: str) -> "Operand":
+        dtype = choose(f"{name}.dtype", self.dtype, DTYPES, ALIASES)
+        layout = choose(f"{name}.layout", self.layout, LAYOUTS, _LAYOUT_ALIASES)
+        alignment = _int_or_auto(f"{name}.alignment", self.alignment)
+        return Operand(dtype, layout, alignment)
+
+
+@dataclass(frozen=True)
+class Sm80Tile:
+    """The 2.x path (mma.sync + cp.async), for sm80/86/89 and, compiled for it, sm90."""
+    threadblock: Union[tuple, str] = AUTO
+    warp: Union[tuple, str] = AUTO
+    instruction: Union[tuple, str] = AUTO
+    stages: Union[int, str] = AUTO
+    swizzle: int = 1  # threadblock swizzle log-tile (1, 2, 4, 8)
+    split_k: int = 1  # serial split-K slices
+    path = "sm80"
+
+    def normalized(self) -> "Sm80Tile":
+        return Sm80Tile(_shape("tile.threadblock", self.threadblock, 3), _shape("tile.warp", self.warp, 3),
+                        _shape("tile.instruction", self.instruction, 3), _int_or_auto("tile.stages", self.stages, 2),
+                        _int_or_auto("tile.swizzle", self.swizzle), _int_or_auto("tile.split_k", self.split_k))
+
+
+MAINLOOPS = ("auto", "cooperative", "pingpong")
+EPILOGUE_SCHEDULES = ("auto", "tma")
+SCHEDULERS = ("persistent", "stream_k")
+RASTERS = ("auto", "along_m", "along_n")
+
+
+@dataclass(frozen=True)
+class Sm90Tile:
+    """The 3.x path (wgmma + TMA + clusters, sm_90a)."""
+    cta: Union[tuple, str] = AUTO
+    cluster: Union[tuple, str] = AUTO
+    mainloop: str = "auto"
+    epilogue: str = "auto"
+    scheduler: str = "persistent"
+    stages: Union[int, str] = AUTO
+    raster: str = "auto"
+    swizzle: int = 1  # max swizzle size of the persistent scheduler (1, 2, 4, 8)
+    fp8_fast_accum: bool = False  # fp8 only: accumulate in the tensor core's reduced precision, no promotion
+    path = "sm90"
+
+    def normalized(self) -> "Sm90Tile":
+        return Sm90Tile(_shape("tile.cta", self.cta, 3), _shape("tile.cluster", self.cluster, 3),
+                        choose("tile.mainloop", self.mainloop, MAINLOOPS, {"ping-pong": "pingpong", "ping_pong": "pingpong"}),
+                        choose("tile.epilogue", self.epilogue, EPILOGUE_SCHEDULES),
+                        choose("tile.scheduler", self.scheduler, SCHEDULERS, {"streamk": "stream_k", "stream-k": "stream_k"}),
+                        _int_or_auto("tile.stages", self.stages, 2), choose("tile.raster", self.raster, RASTERS),
+                        _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum))
+
+
+def _bool(field_name: str, value) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise SpecError(field_name, value, "must be true or false")
+
+
+@dataclass(frozen=True)
+class GemmSpec:
+    """D = epilogue(A @ B [, C]). A is (M, K), B is (K, N), C and D are (M, N).
+
+    B 'column' layout means K is contiguous: an nn.Linear weight W[N, K] passed as W.t().
+    path: 'auto' takes the sm90 (wgmma) path on arch 90 and the sm80 path elsewhere; 'sm80' forces the 2.x path.
+    """
+    arch: int
+    a: Operand
+    b: Operand
+    d: Operand
+    c: Optional[Operand] = None
+    accumulator: str = AUTO
+    compute: str = "fp32"
+    tile: Union[Sm80Tile, Sm90Tile, None] = None
+    epilogue: tuple = ()
+    path: str = AUTO
+    name: str = ""
+
+    def __post_init__(self):
+        from .validate import validate  # rules live there; construction runs them all
+
+        if isinstance(self.arch, bool) or not isinstance(self.arch, int):
+            raise SpecError("arch", self.arch, "must be an integer compute capability", "one of 80, 86, 89, 90")
+        for nm in ("a", "b", "d", "c"):
+            op = getattr(self, nm)
+            if op is None and nm == "c":
+                continue
+            if isinstance(op, dict):
+                op = Operand(**_only(op, Operand, nm))
+            elif isinstance(op, str):
+                op = Operand(op)
+            if not isinstance(op, Operand):
+                raise SpecError(nm, op, "must be an Operand, a dict or a dtype name", "e.g. Operand('bf16', 'row')")
+            object.__setattr__(self, nm, op.normalized(nm))
+        object.__setattr__(self, "path", choose("path", self.path, ("auto", "sm80", "sm90")))
+        object.__setattr__(self, "compute", choose("compute", self.compute, ("fp32",), ALIASES))
+        if self.accumulator != AUTO:
+            object.__setattr__(self, "accumulator", choose("accumulator", self.accumulator, ("fp32", "int32"), ALIASES))
+        chain = self.epilogue
+        if not isinstance(chain, (list, tuple)):
+            raise SpecError("epilogue", chain, "must be a list of epilogue steps", "e.g. [Add('per_col', 'bias')]")
+        object.__setattr__(self, "epilogue", tuple(epi.node_from_dict(n, i) for i, n in enumerate(chain)))
+        tile = self.tile
+        if isinstance(tile, dict):
+            cls = Sm90Tile if self.resolved_path == "sm90" else Sm80Tile
+            tile = cls(**_only(tile, cls, "tile"))
+        if tile is None:
+            tile = Sm90Tile() if self.resolved_path == "sm90" else Sm80Tile()
+        if not isinstance(tile, (Sm80Tile, Sm90Tile)):
+            raise SpecError("tile", tile, "must be an Sm80Tile, an Sm90Tile or a dict")
+        object.__setattr__(self, "tile", tile.normalized())
+        if not isinstance(self.name, str):
+            raise SpecError("name", self.name, "must be a string")
+        validate(self)
+
+    @property
+    def resolved_path(self) -> str:
+        if self.path != AUTO:
+            return self.path
+        return "sm90" if self.arch == 90 else "sm80"
+
+    # ---- serialization -------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        def op(o):
+            return None if o is None else {"dtype": o.dtype, "layout": o.layout, "alignment": o.alignment}
+
+        tile = {f.name: (list(v) if isinstance(v := getattr(self.tile, f.name), tuple) else v) for f in fields(self.tile)}
+        d = {"arch": self.arch, "path": self.path, "a": op(self.a), "b": op(self.b), "c": op(self.c), "d": op(self.d),
+             "accumulator": self.accumulator, "compute": self.compute, "tile": tile,
+             "epilogue": [epi.node_to_dict(n) for n in self.epilogue], "name": self.name}
+        if d["c"] is None:
+            del d["c"]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GemmSpec":
+        if not isinstance(d, dict):
+            raise SpecError("spec", d, "must be a dict")
+        return cls(**_only(d, cls, "spec"))
+
+    def canonical_json(self) -> str:
+        """One spelling per spec: the key of every cache and index."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:20]
+
+    def replace(self, **changes) -> "GemmSpec":
+        d = self.to_dict()
+        d.update(changes)
+        return GemmSpec.from_dict(d)
+
+
+def _only(d: dict, cls, where: str) -> dict:
+    known = {f.name for f in fields(cls)}
+    for k in d:
+        if k not in known:
+            raise SpecError(f"{where}.{k}", d[k], "unknown field", did_you_mean(k, sorted(known)))
+    return dict(d)
+
+
+def load_spec(path) -> GemmSpec:
+    """Read a spec from a TOML (or JSON) file."""
+    import pathlib
+    import tomllib
+
+    p = pathlib.Path(path)
+    text = p.read_text()
+    try:
+        data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise SpecError("file", str(p), f"is not valid {'JSON' if p.suffix == '.json' else 'TOML'}: {e}") from None
+    return GemmSpec.from_dict(data)
+
+
+def dump_toml(spec: GemmSpec) -> str:
+    """TOML text that load_spec reads back to an equal spec."""
+    d = spec.to_dict()
+    out = []
+
+    def val(v):
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return {float("inf"): "inf", float("-inf"): "-inf"}.get(v, repr(v))
+        if isinstance(v, list):
+            return "[" + ", ".join(val(x) for x in v) + "]"
+        return str(v)
+
+    for k in ("arch", "path", "accumulator", "compute", "name"):
+        out.append(f"{k} = {val(d[k])}")
+    for k in ("a", "b", "c", "d", "tile"):
+        if k in d:
+            out.append(f"\n[{k}]")
+            out += [f"{kk} = {val(vv)}" for kk, vv in d[k].items()]
+    for node in d["epilogue"]:
+        out.append("\n[[epilogue]]")
+        out += [f"{kk} = {val(vv)}" for kk, vv in node.items()]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,124 @@
+"""Resolve a spec's 'auto' tile fields into one concrete configuration, and estimate its shared memory.
+
+These defaults are documented in README ("Tile defaults"); validation checks the resolved result, so an
+explicit tile and an auto one meet the same rules.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import epilogue as epi
+from .arch import SM80_INSTRUCTION
+from .dtypes import DTYPES, max_alignment
+from .spec import AUTO, GemmSpec
+
+
+@dataclass(frozen=True)
+class Sm80Config:
+    threadblock: tuple
+    warp: tuple
+    instruction: tuple
+    stages: int
+    swizzle: int
+    split_k: int
+    smem_bytes: int
+
+
+@dataclass(frozen=True)
+class Sm90Config:
+    cta: tuple
+    cluster: tuple
+    mainloop: str  # cooperative | pingpong
+    scheduler: str
+    stages: object  # int, or AUTO: let the collective builder fill what the epilogue leaves
+    raster: str
+    swizzle: int
+    epilogue_tile: tuple
+    smem_bytes: int  # mainloop stages + epilogue, as validated
+    fp8_fast_accum: bool = False
+
+
+def operand_bytes(spec: GemmSpec) -> tuple[int, int]:
+    return DTYPES[spec.a.dtype].bits // 8, DTYPES[spec.b.dtype].bits // 8
+
+
+def alignment(op) -> int:
+    return max_alignment(op.dtype) if op.alignment == AUTO else op.alignment
+
+
+def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
+    t = spec.tile
+    bytes_ab = max(operand_bytes(spec))
+    k = 128 // (bytes_ab * 8) * 4  # 64 bytes of K per stage: 32 for 16-bit, 64 for 8-bit, 16 for tf32
+    tb = (128, 128, k) if t.threadblock == AUTO else t.threadblock
+    warp = (64, 64, tb[2]) if t.warp == AUTO else t.warp
+    inst = SM80_INSTRUCTION[spec.a.dtype] if t.instruction == AUTO else t.instruction
+    per_stage = tb[0] * tb[2] * operand_bytes(spec)[0] + tb[1] * tb[2] * operand_bytes(spec)[1]
+    if t.stages == AUTO:
+        stages = max(2, min(4, (smem_limit - 8 * 1024) // per_stage))
+    else:
+        stages = t.stages
+    swizzle = 1 if t.swizzle == AUTO else t.swizzle
+    split_k = 1 if t.split_k == AUTO else t.split_k
+    return Sm80Config(tb, warp, inst, stages, swizzle, split_k, stages * per_stage)
+
+
+def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
+    """The epilogue subtile CUTLASS's builder would pick; rendered explicitly so aux stores can share it."""
+    from math import gcd
+
+    if mainloop == "cooperative":
+        return (min(128, cta[0]), gcd(min(32, cta[1]), cta[1]))
+    n_perf = 64 if d_bits == 8 and cta[1] % 64 == 0 else 32
+    return (min(64, cta[0]), gcd(min(n_perf, cta[1]), cta[1]))
+
+
+def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
+    """Bytes the TMA epilogue keeps in shared memory (C and D stages, aux stores, broadcast vectors)."""
+    em, en = epi_tile
+    total = 0
+    if spec.c is not None:
+        total += 2 * em * en * DTYPES[spec.c.dtype].bits // 8  # C load stages
+    total += 2 * em * en * DTYPES[spec.d.dtype].bits // 8  # D store stages
+    for name, kind, dtype in epi.extra_outputs_of(spec.epilogue):
+        if kind == "tensor":
+            total += 2 * em * en * DTYPES[dtype].bits // 8
+    cta_n = spec.tile.cta[1] if spec.tile.cta != AUTO else 256
+    cta_m = spec.tile.cta[0] if spec.tile.cta != AUTO else 128
+    for name, kind, dtype in epi.inputs_of(spec.epilogue):
+        if kind == "per_col":
+            total += 2 * cta_n * 4
+        elif kind == "per_row":
+            total += 2 * cta_m * 4
+    return total + 1024  # pipeline barriers
+
+
+def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
+    t = spec.tile
+    ab = max(operand_bytes(spec))
+    k_default = 128 // ab  # 128 bytes of K: the widest (128B) shared-memory swizzle
+    # fp8 without fast accumulation keeps a second (promotion) accumulator: 128x256 would spill.
+    wide_n = 128 if spec.a.dtype in ("e4m3", "e5m2") and not t.fp8_fast_accum else 256
+    if t.cta == AUTO:
+        cta = (128, wide_n, k_default) if t.mainloop != "pingpong" else (64, wide_n, k_default)
+    else:
+        cta = t.cta
+    mainloop = t.mainloop
+    if mainloop == "auto":
+        mainloop = "cooperative" if cta[0] % 128 == 0 else "pingpong"
+    cluster = t.cluster if t.cluster != AUTO else ((2, 1, 1) if cta[1] >= 256 and cta[0] >= 128 else (1, 1, 1))
+    epi_tile = sm90_epilogue_tile(cta, mainloop, DTYPES[spec.d.dtype].bits)
+    epi_smem = sm90_epilogue_smem(spec, epi_tile)
+    per_stage = cta[0] * cta[2] * operand_bytes(spec)[0] + cta[1] * cta[2] * operand_bytes(spec)[1]
+    stages = t.stages
+    smem = epi_smem + (per_stage * (stages if stages != AUTO else max(1, (smem_limit - epi_smem) // per_stage)))
+    raster = t.raster
+    swizzle = 1 if t.swizzle == AUTO else t.swizzle
+    return Sm90Config(cta, cluster, mainloop, t.scheduler, stages, raster, swizzle, epi_tile, smem, t.fp8_fast_accum)
+
+
+def resolve(spec: GemmSpec):
+    from .arch import ARCHS
+
+    limit = ARCHS[spec.arch].smem_per_block
+    return resolve_sm90(spec, limit) if spec.resolved_path == "sm90" else resolve_sm80(spec, limit)

@@ -1,0 +1,261 @@
+"""Every rule that nvcc (or a wrong answer at run time) would otherwise teach the user late.
+
+validate(spec) runs at GemmSpec construction and raises SpecError(field, value, rule, fix).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import epilogue as epi
+from .arch import ACCUMULATOR, ARCHS, SM90_K_MAJOR_ONLY, WGMMA_N_MAX
+from .dtypes import DTYPES, max_alignment
+from .errors import SpecError
+
+FP8 = ("e4m3", "e5m2")
+OUTPUT_DTYPES = ("fp16", "bf16", "fp32", "e4m3", "e5m2", "int8", "int32")
+SOURCE_DTYPES = ("fp16", "bf16", "fp32")
+RESERVED_NAMES = {"a", "b", "c", "out", "stream"}
+
+
+def validate(spec) -> None:
+    _arch(spec)
+    _dtypes(spec)
+    _layouts_and_alignment(spec)
+    _epilogue(spec)
+    if spec.resolved_path == "sm90":
+        _sm90_tile(spec)
+    else:
+        _sm80_tile(spec)
+
+
+def _arch(spec):
+    if spec.arch not in ARCHS:
+        raise SpecError("arch", spec.arch, "unsupported compute capability", "one of " + ", ".join(map(str, ARCHS)))
+    if spec.resolved_path == "sm90" and not ARCHS[spec.arch].has_wgmma:
+        raise SpecError("path", spec.path, f"the sm90 path (wgmma, TMA) needs arch 90, not {spec.arch}",
+                        "use path='sm80' or arch=90")
+    if spec.resolved_path == "sm90" and not hasattr(spec.tile, "cta"):
+        raise SpecError("tile", type(spec.tile).__name__, "the sm90 path takes an Sm90Tile", "use Sm90Tile(cta=...)")
+    if spec.resolved_path == "sm80" and not hasattr(spec.tile, "threadblock"):
+        raise SpecError("tile", type(spec.tile).__name__, "the sm80 path takes an Sm80Tile",
+                        "use Sm80Tile(threadblock=...) or arch=90")
+
+
+def _dtypes(spec):
+    info = ARCHS[spec.arch]
+    # fp32 operands mean tf32 tensor-core math.
+    for nm in ("a", "b"):
+        op = getattr(spec, nm)
+        if op.dtype == "fp32":
+            object.__setattr__(spec, nm, replace(op, dtype="tf32"))
+    a, b = spec.a.dtype, spec.b.dtype
+    for nm, dt in (("a.dtype", a), ("b.dtype", b)):
+        if dt not in info.operand_dtypes:
+            need = " (fp8 needs arch 89 or 90)" if dt in FP8 else ""
+            raise SpecError(nm, dt, f"not a tensor-core operand type on sm{spec.arch}{need}",
+                            "one of " + ", ".join(sorted(info.operand_dtypes)))
+    if a != b and not (a in FP8 and b in FP8 and spec.resolved_path == "sm90"):
+        raise SpecError("b.dtype", b, f"must equal a.dtype ({a}); only fp8 e4m3/e5m2 may mix, on the sm90 path",
+                        f"set b.dtype={a!r}")
+    acc = ACCUMULATOR[a]
+    if spec.accumulator == "auto":
+        object.__setattr__(spec, "accumulator", acc)
+    elif spec.accumulator != acc:
+        raise SpecError("accumulator", spec.accumulator, f"{a} operands accumulate in {acc}", f"set accumulator={acc!r}")
+    d = spec.d.dtype
+    if d not in OUTPUT_DTYPES:
+        raise SpecError("d.dtype", d, "not an output type", "one of " + ", ".join(OUTPUT_DTYPES))
+    if d in FP8 and spec.arch < 89:
+        raise SpecError("d.dtype", d, "fp8 output needs arch 89 or 90", "use arch=89/90 or an int8/bf16 output")
+    if d == "int32" and (acc != "int32" or spec.epilogue):
+        raise SpecError("d.dtype", d, "an int32 output is only the raw int8 x int8 accumulator with no epilogue",
+                        "use a float output with a Multiply by the dequant scales")
+    if spec.c is not None and spec.c.dtype not in SOURCE_DTYPES:
+        raise SpecError("c.dtype", spec.c.dtype, "not a source type", "one of " + ", ".join(SOURCE_DTYPES))
+
+
+def _layouts_and_alignment(spec):
+    sm90 = spec.resolved_path == "sm90"
+    if sm90 and spec.a.dtype in SM90_K_MAJOR_ONLY:
+        for nm, want in (("a", "row"), ("b", "column")):
+            op = getattr(spec, nm)
+            if op.layout != want:
+                raise SpecError(f"{nm}.layout", op.layout,
+                                f"wgmma reads {op.dtype} only K-major, so {nm} must be {want}-major on the sm90 path",
+                                f"set {nm}.layout={want!r} (pass a contiguous copy, or W.t() for an nn.Linear weight)")
+    if not sm90 and spec.d.layout != "row":
+        raise SpecError("d.layout", spec.d.layout, "the sm80 path's visitor epilogue stores row-major D",
+                        "use d.layout='row' (D^T = B^T A^T gives the column-major result), or arch=90")
+    if spec.c is not None and spec.c.layout != spec.d.layout:
+        raise SpecError("c.layout", spec.c.layout, f"must match d.layout ({spec.d.layout})",
+                        f"set c.layout={spec.d.layout!r}")
+    for nm in ("a", "b", "c", "d"):
+        op = getattr(spec, nm)
+        if op is None or op.alignment == "auto":
+            continue
+        widest = max_alignment(op.dtype)
+        if widest % op.alignment:
+            raise SpecError(f"{nm}.alignment", op.alignment, f"must divide {widest} (128 bits of {op.dtype})",
+                            f"use {widest} or 'auto'")
+        if sm90 and op.alignment != widest:
+            raise SpecError(f"{nm}.alignment", op.alignment,
+                            "the sm90 path moves tiles with TMA, which needs 16-byte aligned rows",
+                            f"use {widest} (or 'auto'), or path='sm80' for narrower alignment")
+        if not sm90 and nm in ("a", "b") and op.alignment * DTYPES[op.dtype].bits // 8 < 4:
+            raise SpecError(f"{nm}.alignment", op.alignment, "cp.async copies 4, 8 or 16 bytes",
+                            f"use at least {32 // DTYPES[op.dtype].bits} elements")
+
+
+def _epilogue(spec):
+    chain = spec.epilogue
+    names = {}
+    quant_at = None
+    counts = {"store_aux": 0, "amax": 0}
+    for i, node in enumerate(chain):
+        where = f"epilogue[{i}]"
+        if node.op in counts:
+            counts[node.op] += 1
+            if counts[node.op] > 1:
+                raise SpecError(f"{where}.op", node.op, f"at most one {node.op} per chain",
+                                "store the value once and derive the rest in PyTorch")
+        if quant_at is not None:
+            raise SpecError(f"{where}.op", node.op, "nothing may follow quantize (it rounds and casts to the output)",
+                            "move this step before quantize")
+        if node.op == "quantize":
+            quant_at = i
+            if node.dtype != spec.d.dtype:
+                raise SpecError(f"{where}.dtype", node.dtype, f"quantize must produce the output type d.dtype={spec.d.dtype!r}",
+                                f"set d.dtype={node.dtype!r}")
+            if node.dtype in FP8 and spec.arch < 89:
+                raise SpecError(f"{where}.dtype", node.dtype, "fp8 needs arch 89 or 90", "quantize to int8")
+        if node.op == "store_aux" and node.dtype not in ("fp16", "bf16", "fp32", "e4m3", "e5m2"):
+            raise SpecError(f"{where}.dtype", node.dtype, "aux outputs are fp16, bf16, fp32 or fp8",
+                            "use 'bf16'")
+        if node.op in ("add", "multiply") and node.source != "tensor" and node.dtype not in ("fp16", "bf16", "fp32"):
+            raise SpecError(f"{where}.dtype", node.dtype, "epilogue input vectors are fp16, bf16 or fp32",
+                            "use 'fp32'")
+    if spec.d.dtype in ("e4m3", "e5m2", "int8") and quant_at is None:
+        raise SpecError("d.dtype", spec.d.dtype,
+                        "an 8-bit output needs a quantize step (scale, saturate, round) or values wrap or overflow",
+                        f"end the chain with Quantize(dtype={spec.d.dtype!r})")
+    for name, kind, _ in epi.inputs_of(chain) + epi.extra_outputs_of(chain):
+        if name in RESERVED_NAMES:
+            raise SpecError("epilogue", name, "this name is taken by the kernel's own arguments",
+                            f"rename it, e.g. {name}_in")
+        if name in names:
+            raise SpecError("epilogue", name, "two epilogue inputs/outputs share this name", f"rename one, e.g. {name}2")
+        names[name] = kind
+    needs_c = epi.uses_c(chain)
+    if needs_c and spec.c is None:
+        raise SpecError("c", None, "the chain reads C (beta != 0 or add/multiply source='tensor') but no C operand is set",
+                        "set c=Operand('bf16', layout=d.layout) or drop the step")
+    if spec.c is not None and not needs_c:
+        raise SpecError("c", spec.c.dtype, "C is set but no epilogue step reads it",
+                        "add LinearCombination(beta=1.0) or Add(source='tensor'), or drop c")
+
+
+def _tile_err(field, value, rule, fix=None):
+    return SpecError(f"tile.{field}", value, rule, fix)
+
+
+def _sm80_tile(spec):
+    from .tiles import resolve_sm80
+
+    info = ARCHS[spec.arch]
+    cfg = resolve_sm80(spec, info.smem_per_block)
+    tb, warp, inst = cfg.threadblock, cfg.warp, cfg.instruction
+    from .arch import SM80_INSTRUCTION
+
+    want = SM80_INSTRUCTION[spec.a.dtype]
+    if inst != want:
+        raise _tile_err("instruction", inst, f"mma.sync for {spec.a.dtype} is {want}", f"use {want} or 'auto'")
+    for i, axis in enumerate("MNK"):
+        if tb[i] % warp[i]:
+            raise _tile_err("warp", warp, f"warp {axis}={warp[i]} must divide threadblock {axis}={tb[i]}",
+                            f"e.g. warp=({tb[0] // 2}, {tb[1] // 2}, {tb[2]})")
+        if warp[i] % inst[i]:
+            raise _tile_err("warp", warp, f"instruction {axis}={inst[i]} must divide warp {axis}={warp[i]}",
+                            f"use a multiple of {inst[i]}")
+    if warp[2] != tb[2]:
+        raise _tile_err("warp", warp, f"warp K must equal threadblock K={tb[2]} (no sliced-K in this path)",
+                        f"warp=({warp[0]}, {warp[1]}, {tb[2]})")
+    warps = (tb[0] // warp[0]) * (tb[1] // warp[1])
+    if warps not in (1, 2, 4, 8):
+        raise _tile_err("warp", warp, f"gives {warps} warps per threadblock; 1, 2, 4 or 8 are supported",
+                        f"e.g. warp=({tb[0] // 2}, {tb[1] // 2}, {tb[2]}) for 4 warps")
+    if warp[0] * warp[1] > 64 * 64 * (2 if spec.accumulator == "fp32" else 2):
+        raise _tile_err("warp", warp, "more than 8192 accumulators per warp spills registers", "use at most 64x128")
+    if DTYPES[spec.d.dtype].bits == 8 and warp[1] < 64:
+        raise _tile_err("warp", warp, "an 8-bit output on the sm80 path needs warp N >= 64 (CUTLASS's 8-bit epilogue "
+                        "thread map has no rows below that)", f"use warp=({warp[0]}, 64, {warp[2]}) with threadblock N "
+                        ">= 64")
+    kbytes = tb[2] * DTYPES[spec.a.dtype].bits // 8
+    if kbytes % 32:
+        raise _tile_err("threadblock", tb, f"threadblock K of {kbytes} bytes; must be a multiple of 32 bytes",
+                        f"K={32 * 8 // DTYPES[spec.a.dtype].bits * 2}")
+    if cfg.stages < 2:
+        raise _tile_err("stages", cfg.stages, "the sm80 multistage mainloop needs at least 2 stages", "use 3")
+    if cfg.smem_bytes > info.smem_per_block:
+        raise _tile_err("stages", cfg.stages,
+                        f"{cfg.stages} stages of {tb} take {cfg.smem_bytes} bytes of shared memory, over sm{spec.arch}'s "
+                        f"{info.smem_per_block}", f"use stages={max(2, cfg.stages * info.smem_per_block // cfg.smem_bytes)}"
+                        " or a smaller threadblock")
+    if cfg.swizzle not in (1, 2, 4, 8):
+        raise _tile_err("swizzle", cfg.swizzle, "threadblock swizzle is 1, 2, 4 or 8", "use 1")
+    if cfg.split_k != 1:
+        raise _tile_err("split_k", cfg.split_k,
+                        "the sm80 path's visitor epilogue cannot reduce split-K slices (it would apply the epilogue per "
+                        "slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
+
+
+def _sm90_tile(spec):
+    from .tiles import resolve_sm90
+
+    info = ARCHS[90]
+    cfg = resolve_sm90(spec, info.smem_per_block)
+    m, n, k = cfg.cta
+    if cfg.mainloop == "cooperative" and m % 128:
+        raise _tile_err("cta", cfg.cta, "the cooperative schedule splits M over 2 warpgroups: M must be 128 or 256",
+                        "use M=128, or mainloop='pingpong' for M=64")
+    if m not in (64, 128, 256):
+        raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup)", "use 128")
+    if n % 16 or n > WGMMA_N_MAX:
+        raise _tile_err("cta", cfg.cta, "CTA N must be a multiple of 16 up to 256 (one wgmma's N)", "use 128 or 256")
+    kbytes = k * DTYPES[spec.a.dtype].bits // 8
+    if kbytes % 64 or kbytes > 256:
+        raise _tile_err("cta", cfg.cta, f"CTA K is {kbytes} bytes; it must be 64, 128, 192 or 256 bytes for the "
+                        "swizzled shared-memory layouts", f"use K={128 * 8 // DTYPES[spec.a.dtype].bits}")
+    threads = 256 if cfg.mainloop == "cooperative" else 128
+    fp8 = spec.a.dtype in FP8
+    if cfg.fp8_fast_accum and not fp8:
+        raise _tile_err("fp8_fast_accum", True, f"applies to fp8 operands only, not {spec.a.dtype}", "remove it")
+    promote = 2 if fp8 and not cfg.fp8_fast_accum else 1  # fp8 promotion keeps a second accumulator
+    acc_regs = m * n // threads * promote
+    if acc_regs > 128:
+        fix = ("use 128x128 cooperative, or fp8_fast_accum=True for 128x256" if promote == 2 else
+               "use 128x256 cooperative or 64x256 / 128x128 pingpong")
+        raise _tile_err("cta", cfg.cta, f"{acc_regs} fp32 accumulator registers per thread ({cfg.mainloop}"
+                        f"{', fp8 promotion' if promote == 2 else ''}) exceeds 128: the kernel would spill", fix)
+    cl = cfg.cluster
+    if cl[2] != 1:
+        raise _tile_err("cluster", cl, "cluster K must be 1", f"use ({cl[0]}, {cl[1]}, 1)")
+    if any(c not in (1, 2, 4, 8) for c in cl) or cl[0] * cl[1] > info.max_cluster_size:
+        raise _tile_err("cluster", cl, f"cluster dims are powers of two with at most {info.max_cluster_size} CTAs",
+                        "use (2, 1, 1) or (1, 2, 1)")
+    if cfg.scheduler == "stream_k" and cfg.mainloop != "cooperative":
+        raise _tile_err("scheduler", "stream_k", "stream-K runs with the cooperative schedule only",
+                        "set mainloop='cooperative' (CTA M=128 or 256)")
+    if cfg.stages != "auto" and cfg.stages < 2:
+        raise _tile_err("stages", cfg.stages, "the TMA pipeline needs at least 2 stages", "use 'auto'")
+    if cfg.smem_bytes > info.smem_per_block or (cfg.stages == "auto" and
+                                                (info.smem_per_block - cfg.smem_bytes) < 0):
+        raise _tile_err("stages", cfg.stages, f"needs about {cfg.smem_bytes} bytes of shared memory with the "
+                        f"epilogue, over the {info.smem_per_block} of sm90", "use fewer stages or 'auto'")
+    if cfg.stages == "auto":
+        per_stage = m * k * DTYPES[spec.a.dtype].bits // 8 + n * k * DTYPES[spec.b.dtype].bits // 8
+        from .tiles import sm90_epilogue_smem
+        if (info.smem_per_block - sm90_epilogue_smem(spec, cfg.epilogue_tile)) // per_stage < 2:
+            raise _tile_err("cta", cfg.cta, "fewer than 2 mainloop stages fit beside the epilogue",
+                            "use a smaller CTA K or N")
+    if cfg.swizzle not in (1, 2, 4, 8):
+        raise _tile_err("swizzle", cfg.swizzle, "scheduler max swizzle is 1, 2, 4 or 8", "use 1")

@@ -1,0 +1,163 @@
+"""Validation, rule by rule: a valid spec passes and an invalid one raises SpecError naming field, rule and fix."""
+import pytest
+
+import cutlassgen as cg
+from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
+                        Sm90Tile, StoreAux)
+
+BF16 = Operand("bf16")
+BF16_COL = Operand("bf16", "column")
+
+
+def sm90(**kw):
+    base = dict(arch=90, a=BF16, b=BF16_COL, d=BF16)
+    base.update(kw)
+    return GemmSpec(**base)
+
+
+def sm80(**kw):
+    base = dict(arch=80, a=Operand("fp16"), b=Operand("fp16", "column"), d=Operand("fp16"))
+    base.update(kw)
+    return GemmSpec(**base)
+
+
+# (description, valid builder, invalid builder, fragments the message must contain)
+RULES = [
+    ("arch must be supported", lambda: sm80(arch=86), lambda: sm80(arch=75), ["arch=75", "80, 86, 89, 90"]),
+    ("sm90 path needs arch 90", lambda: sm90(), lambda: sm80(path="sm90"), ["path", "arch 90"]),
+    ("fp8 operands need sm89+", lambda: GemmSpec(arch=89, a=Operand("e4m3"), b=Operand("e4m3", "column"),
+                                                 d=Operand("bf16")),
+     lambda: GemmSpec(arch=80, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16")),
+     ["a.dtype='e4m3'", "arch 89 or 90"]),
+    ("A and B types match", lambda: sm80(), lambda: sm80(b=Operand("bf16", "column")), ["b.dtype", "must equal"]),
+    ("fp8 may mix on sm90", lambda: sm90(a=Operand("e4m3"), b=Operand("e5m2", "column")),
+     lambda: GemmSpec(arch=89, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=BF16), ["b.dtype", "fp8"]),
+    ("accumulator follows operands", lambda: sm80(accumulator="fp32"), lambda: sm80(accumulator="int32"),
+     ["accumulator", "fp32"]),
+    ("int32 output is the raw int8 GEMM", lambda: sm80(a=Operand("int8"), b=Operand("int8", "column"), d="int32"),
+     lambda: sm80(a=Operand("int8"), b=Operand("int8", "column"), d="int32", epilogue=[Activation("relu")]),
+     ["d.dtype", "int32"]),
+    ("wgmma reads 8-bit operands K-major", lambda: sm90(a=Operand("e4m3"), b=Operand("e4m3", "column")),
+     lambda: sm90(a=Operand("e4m3"), b=Operand("e4m3", "row")), ["b.layout", "K-major"]),
+    ("sm90 needs 16-byte alignment", lambda: sm90(a=Operand("bf16", alignment=8)),
+     lambda: sm90(a=Operand("bf16", alignment=4)), ["a.alignment=4", "TMA"]),
+    ("alignment divides 128 bits", lambda: sm80(a=Operand("fp16", alignment=4)),
+     lambda: sm80(a=Operand("fp16", alignment=3)), ["a.alignment=3", "divide 8"]),
+    ("cp.async needs 4 bytes", lambda: sm80(a=Operand("fp16", alignment=2)),
+     lambda: sm80(a=Operand("fp16", alignment=1)), ["a.alignment=1", "cp.async"]),
+    ("sm80 stores row-major D", lambda: sm80(), lambda: sm80(d=Operand("fp16", "column")), ["d.layout", "row"]),
+    ("C layout matches D", lambda: sm90(c=BF16, epilogue=[LinearCombination(beta=1.0)]),
+     lambda: sm90(c=Operand("bf16", "column"), epilogue=[LinearCombination(beta=1.0)]), ["c.layout", "d.layout"]),
+    ("beta needs C", lambda: sm90(c=BF16, epilogue=[LinearCombination(beta=1.0)]),
+     lambda: sm90(epilogue=[LinearCombination(beta=1.0)]), ["c=None", "reads C"]),
+    ("C must be read", lambda: sm90(c=BF16, epilogue=[Add("tensor")]), lambda: sm90(c=BF16), ["c=", "no epilogue step"]),
+    ("8-bit output needs quantize", lambda: sm90(d=Operand("e4m3"), epilogue=[Quantize("e4m3")]),
+     lambda: sm90(d=Operand("e4m3")), ["d.dtype='e4m3'", "quantize"]),
+    ("quantize matches D", lambda: sm90(d=Operand("e4m3"), epilogue=[Quantize("e4m3")]),
+     lambda: sm90(d=Operand("e5m2"), epilogue=[Quantize("e4m3")]), ["quantize must produce", "d.dtype"]),
+    ("quantize is last", lambda: sm90(d=Operand("int8"), epilogue=[Amax(), Quantize("int8")]),
+     lambda: sm90(d=Operand("int8"), epilogue=[Quantize("int8"), Amax()]), ["nothing may follow quantize"]),
+    ("one aux store", lambda: sm90(epilogue=[StoreAux("x")]),
+     lambda: sm90(epilogue=[StoreAux("x"), StoreAux("y")]), ["at most one store_aux"]),
+    ("names unique", lambda: sm90(epilogue=[Add(name="bias"), Multiply(name="gate")]),
+     lambda: sm90(epilogue=[Add(name="bias"), Multiply(name="bias")]), ["bias", "share this name"]),
+    ("names not reserved", lambda: sm90(epilogue=[Add(name="bias")]), lambda: sm90(epilogue=[Add(name="out")]),
+     ["out", "taken"]),
+    ("vectors are 16/32-bit floats", lambda: sm90(epilogue=[Add(dtype="fp32")]),
+     lambda: sm90(epilogue=[Add(dtype="int8")]), ["dtype", "fp16, bf16 or fp32"]),
+    ("warp divides threadblock", lambda: sm80(tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32))),
+     lambda: sm80(tile=Sm80Tile(threadblock=(128, 128, 32), warp=(48, 64, 32))), ["tile.warp", "divide"]),
+    ("instruction divides warp", lambda: sm80(tile=Sm80Tile(threadblock=(64, 64, 32), warp=(32, 32, 32))),
+     lambda: sm80(tile=Sm80Tile(threadblock=(64, 72, 32), warp=(32, 36, 32))), ["instruction", "divide"]),
+    ("instruction matches dtype", lambda: sm80(tile=Sm80Tile(instruction=(16, 8, 16))),
+     lambda: sm80(tile=Sm80Tile(instruction=(16, 8, 8))), ["mma.sync", "(16, 8, 16)"]),
+    ("warp count", lambda: sm80(tile=Sm80Tile(threadblock=(256, 128, 32), warp=(64, 64, 32))),
+     lambda: sm80(tile=Sm80Tile(threadblock=(256, 256, 32), warp=(32, 32, 32))), ["warps"]),
+    ("shared memory per arch", lambda: sm80(arch=80, tile=Sm80Tile(threadblock=(256, 128, 64), warp=(64, 64, 64),
+                                                                   stages=3)),
+     lambda: sm80(arch=86, tile=Sm80Tile(threadblock=(256, 128, 64), warp=(64, 64, 64), stages=3)),
+     ["shared memory", "sm86"]),
+    ("sm80 split-K", lambda: sm80(tile=Sm80Tile(split_k=1)), lambda: sm80(tile=Sm80Tile(split_k=4)),
+     ["split_k", "stream_k"]),
+    ("cooperative needs M=128", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 64), mainloop="cooperative")),
+     lambda: sm90(tile=Sm90Tile(cta=(64, 128, 64), mainloop="cooperative")), ["tile.cta", "cooperative"]),
+    ("wgmma N", lambda: sm90(tile=Sm90Tile(cta=(128, 192, 64))), lambda: sm90(tile=Sm90Tile(cta=(128, 264, 64))),
+     ["CTA N"]),
+    ("CTA K bytes", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 128))), lambda: sm90(tile=Sm90Tile(cta=(128, 128, 16))),
+     ["CTA K"]),
+    ("accumulators per thread", lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64))),
+     lambda: sm90(tile=Sm90Tile(cta=(256, 256, 64))), ["accumulator registers", "spill"]),
+    ("fp8 promotion doubles accumulators", lambda: sm90(a=Operand("e4m3"), b=Operand("e4m3", "column"),
+                                                         tile=Sm90Tile(cta=(128, 256, 128), fp8_fast_accum=True)),
+     lambda: sm90(a=Operand("e4m3"), b=Operand("e4m3", "column"), tile=Sm90Tile(cta=(128, 256, 128))),
+     ["fp8 promotion", "fp8_fast_accum"]),
+    ("cluster size", lambda: sm90(tile=Sm90Tile(cluster=(2, 2, 1))), lambda: sm90(tile=Sm90Tile(cluster=(4, 4, 1))),
+     ["tile.cluster", "at most 8"]),
+    ("cluster K", lambda: sm90(tile=Sm90Tile(cluster=(2, 1, 1))), lambda: sm90(tile=Sm90Tile(cluster=(1, 1, 2))),
+     ["cluster K"]),
+    ("stream-K is cooperative", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 64), scheduler="stream_k")),
+     lambda: sm90(tile=Sm90Tile(cta=(64, 128, 64), mainloop="pingpong", scheduler="stream_k")),
+     ["stream_k", "cooperative"]),
+    ("sm90 stages fit", lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=4)),
+     lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=8)), ["tile.stages=8", "shared memory"]),
+    ("8-bit sm80 output needs wide warps", lambda: sm80(d=Operand("int8"), epilogue=[Quantize("int8")]),
+     lambda: sm80(d=Operand("int8"), epilogue=[Quantize("int8")],
+                  tile=Sm80Tile(threadblock=(128, 64, 32), warp=(64, 32, 32))), ["8-bit output", "warp N >= 64"]),
+    ("clamp bounds", lambda: sm80(epilogue=[Activation("clamp", lo=-1, hi=1)]),
+     lambda: sm80(epilogue=[Activation("clamp", lo=1, hi=-1)]), ["lo < hi"]),
+]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r[0] for r in RULES])
+def test_rule(rule):
+    _, valid, invalid, fragments = rule
+    assert isinstance(valid(), GemmSpec)
+    with pytest.raises(cg.SpecError) as info:
+        invalid()
+    msg = str(info.value)
+    for frag in fragments:
+        assert frag in msg, f"{frag!r} not in {msg!r}"
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("make, fragments", [
+    (lambda: sm80(a=Operand("fp61")), ["a.dtype='fp61'", "did you mean 'fp16'"]),
+    (lambda: sm80(epilogue=[Activation("gleu")]), ["gleu", "did you mean 'gelu'"]),
+    (lambda: sm90(tile=Sm90Tile(mainloop="pingpnog")), ["did you mean 'pingpong'"]),
+    (lambda: sm80(epilogue=[{"op": "activaton", "fn": "relu"}]), ["did you mean 'activation'"]),
+    (lambda: sm80(epilogue=[{"op": "add", "sorce": "per_col"}]), ["sorce", "did you mean 'source'"]),
+    (lambda: GemmSpec.from_dict({"arch": 80, "a": "fp16", "b": "fp16", "d": "fp16", "tiel": {}}),
+     ["tiel", "did you mean 'tile'"]),
+    (lambda: sm80(epilogue=[Add("per_colum")]), ["did you mean 'per_col'"]),
+])
+def test_unknown_names_suggest_the_closest(make, fragments):
+    with pytest.raises(cg.SpecError) as info:
+        make()
+    for frag in fragments:
+        assert frag in str(info.value)
+
+
+def test_auto_resolves_to_a_valid_config_on_every_arch():
+    from cutlassgen.tiles import resolve
+
+    for arch in (80, 86, 89):
+        for dt in ("fp16", "bf16", "fp32", "int8"):
+            col = Operand(dt, "column")
+            spec = GemmSpec(arch=arch, a=Operand(dt), b=col, d="bf16" if dt != "int8" else "int32")
+            cfg = resolve(spec)
+            assert cfg.stages >= 2 and cfg.smem_bytes <= 163 * 1024
+    for dt in ("fp16", "bf16", "fp32", "int8", "e4m3"):
+        spec = GemmSpec(arch=90, a=Operand(dt), b=Operand(dt, "column"), d="bf16" if dt != "int8" else "int32")
+        assert resolve(spec).cta[0] == 128
+
+
+def test_no_compiler_runs_for_an_invalid_spec(monkeypatch):
+    import subprocess
+
+    def boom(*a, **k):
+        raise AssertionError("a compiler ran")
+
+    monkeypatch.setattr(subprocess, "run", boom)
+    monkeypatch.setattr(subprocess, "Popen", boom)
+    with pytest.raises(cg.SpecError):
+        sm90(tile=Sm90Tile(cta=(256, 256, 64)))
