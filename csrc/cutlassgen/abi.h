@@ -1,0 +1,33 @@
+// The C ABI between a generated kernel translation unit and the shared pybind11 binding (csrc/binding.cpp).
+// Keeping pybind11 out of the kernel TU lets ninja compile the two in parallel and keeps nvcc's work small.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+struct cg_problem {
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc, ldd;   // leading dimensions (the non-unit stride) of A, B, C, D
+  const void* a;
+  const void* b;
+  const void* c;                // nullptr when the spec has no C
+  void* d;
+  const void* const* ptrs;      // epilogue tensors in the slot order lowering chose
+  const float* scalars;         // epilogue scalars given as numbers, same slot order
+  int n_ptrs, n_scalars;
+  int64_t aux_ld;               // leading dimension of the aux output, if any
+  void* workspace;
+  size_t workspace_bytes;
+  void* stream;                 // cudaStream_t
+};
+
+// Status codes; the message buffer says more.
+enum { CG_OK = 0, CG_INVALID = 1, CG_LAUNCH_FAILED = 2, CG_WRONG_ARCH = 3 };
+
+int cg_run(const cg_problem* p, char* msg, size_t msg_len);
+int cg_can_implement(const cg_problem* p, char* msg, size_t msg_len);
+size_t cg_workspace_size(const cg_problem* p);
+const char* cg_spec_json();
+int cg_target_arch();   // e.g. 90 for sm_90a, 80 for sm_80
+}

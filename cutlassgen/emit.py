@@ -1,0 +1,31 @@
+"""Render a spec's lowered context through the Jinja templates. Deterministic; reads only the templates."""
+from __future__ import annotations
+
+import functools
+import pathlib
+
+import jinja2
+
+from .lower import lower
+from .spec import GemmSpec
+
+PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
+
+
+def templates_dir() -> pathlib.Path:
+    # Installed wheels carry templates inside the package; a source checkout keeps them at the top level.
+    inside = PACKAGE_DIR / "templates"
+    return inside if inside.is_dir() else PACKAGE_DIR.parent / "templates"
+
+
+@functools.lru_cache(maxsize=None)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True, autoescape=False)
+
+
+def render(spec: GemmSpec, target_arch: int | None = None) -> str:
+    """The CUTLASS C++ translation unit for spec (compiled for target_arch, default spec.arch)."""
+    ctx = lower(spec, target_arch)
+    name = "sm90_gemm.cu.j2" if ctx["path"] == "sm90" else "sm80_gemm.cu.j2"
+    return _environment().get_template(name).render(**ctx)

@@ -1,0 +1,175 @@
+"""Lower a validated spec into the fully resolved context the templates render. No I/O, no defaults decided later.
+
+The epilogue chain becomes an expression tree (the Epilogue Visitor Tree): leaves fetch the accumulator, C,
+scalars and broadcast vectors; inner nodes compute or store. Each runtime input gets a slot in the pointer and
+scalar arrays that the runtime fills in the same order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import __version__
+from . import epilogue as epi
+from .dtypes import DTYPES
+from .spec import GemmSpec
+from .tiles import Sm80Config, alignment, resolve
+
+ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
+               "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
+               "clamp": "Clamp"}
+
+
+@dataclass
+class Slot:
+    """One runtime input or extra output of the kernel, as the runtime must pass it."""
+    name: str
+    kind: str  # scalar | per_row | per_col | tensor (aux output) | amax
+    dtype: str
+    ptr: int  # index into ptrs
+    scalar: int = -1  # index into scalars (scalar inputs only)
+    is_output: bool = False
+
+
+@dataclass
+class Lowered:
+    nodes: list = field(default_factory=list)  # every EVT node, children before parents
+    params: list = field(default_factory=list)  # constant structs for parametric functors
+    slots: list = field(default_factory=list)
+    n_ptrs: int = 0
+    n_scalars: int = 0
+
+    def node(self, kind, children=(), **attrs):
+        n = {"id": f"Epi{len(self.nodes)}", "kind": kind, "children": list(children), **attrs}
+        self.nodes.append(n)
+        return n
+
+    def slot(self, name, kind, dtype, scalar=False, is_output=False):
+        s = Slot(name, kind, dtype, self.n_ptrs, self.n_scalars if scalar else -1, is_output)
+        self.n_ptrs += 1
+        self.n_scalars += 1 if scalar else 0
+        self.slots.append(s)
+        return s
+
+
+def _float_literal(v: float) -> str:
+    if v == float("inf"):
+        return "cutlass::platform::numeric_limits<float>::infinity()"
+    if v == float("-inf"):
+        return "-cutlass::platform::numeric_limits<float>::infinity()"
+    return repr(float(v)) + "f"
+
+
+def lower_epilogue(spec: GemmSpec) -> Lowered:
+    lo = Lowered()
+    value = lo.node("acc")
+    c_elem = DTYPES[spec.c.dtype].cutlass if spec.c is not None else None
+
+    def scalar_const(v):
+        return lo.node("scalar", value=_float_literal(v), slot=None)
+
+    def scalar_runtime(name):
+        return lo.node("scalar", slot=lo.slot(name, "scalar", "fp32", scalar=True))
+
+    def compute(fn, *children, out=None):
+        return lo.node("compute", children, fn=fn, out=out or "float")
+
+    def source(kind, name, dtype):
+        if kind == "tensor":
+            return lo.node("src", element=c_elem)
+        if kind == "scalar":
+            return scalar_runtime(name)
+        s = lo.slot(name, kind, dtype)
+        return lo.node("row_bcast" if kind == "per_col" else "col_bcast", element=DTYPES[dtype].cutlass, slot=s,
+                       alignment=128 // DTYPES[dtype].bits)
+
+    for node in spec.epilogue:
+        if isinstance(node, epi.LinearCombination):
+            if node.alpha != 1.0:
+                alpha = scalar_runtime("alpha") if node.alpha == epi.RUNTIME else scalar_const(node.alpha)
+                value = compute("cutlass::multiplies", alpha, value)
+            if node.beta != 0.0:
+                beta = scalar_runtime("beta") if node.beta == epi.RUNTIME else scalar_const(node.beta)
+                value = compute("cutlass::homogeneous_multiply_add", beta, lo.node("src", element=c_elem), value)
+        elif isinstance(node, (epi.Add, epi.Multiply)):
+            fn = "cutlass::plus" if node.op == "add" else "cutlass::multiplies"
+            value = compute(fn, value, source(node.source, node.name, node.dtype))
+        elif isinstance(node, epi.Activation):
+            if node.fn == "identity":
+                continue
+            fn = f"cutlassgen::epi::{ACT_FUNCTOR[node.fn]}"
+            if node.fn in ("leaky_relu", "clamp"):
+                pname = f"Params{len(lo.params)}"
+                consts = {"slope": node.slope} if node.fn == "leaky_relu" else {"lo": node.lo, "hi": node.hi}
+                lo.params.append({"name": pname, "functor": fn,
+                                  "consts": {k: _float_literal(v) for k, v in consts.items()}})
+                fn = pname + "Fn"
+            value = compute(fn, value)
+        elif isinstance(node, epi.Quantize):
+            if node.scale != "none":
+                kind = "scalar" if node.scale == "per_tensor" else node.scale
+                value = compute("cutlass::multiplies", value, source(kind, node.name, "fp32"))
+            d = DTYPES[node.dtype]
+            pname = f"Params{len(lo.params)}"
+            lo.params.append({"name": pname, "functor": "cutlassgen::epi::Clamp",
+                              "consts": {"lo": _float_literal(d.min_finite), "hi": _float_literal(d.max_finite)}})
+            value = compute(pname + "Fn", value)
+        elif isinstance(node, epi.StoreAux):
+            s = lo.slot(node.name, "tensor", node.dtype, is_output=True)
+            value = lo.node("aux_store", [value], element=DTYPES[node.dtype].cutlass, slot=s,
+                            alignment=128 // DTYPES[node.dtype].bits)
+        elif isinstance(node, epi.Amax):
+            s = lo.slot(node.name, "amax", "fp32", is_output=True)
+            value = lo.node("amax", [value], slot=s)
+    # The root's output converts to D's type (with round-to-nearest), as CUTLASS's own fused epilogues do.
+    if value["kind"] == "compute":
+        value["out"] = "ElementD"
+    elif value["kind"] == "acc":
+        value = compute("cutlassgen::epi::Identity", value, out="ElementD")
+    lo.root = value
+    return lo
+
+
+def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
+    """The template context: every name a template needs, all decided here."""
+    cfg = resolve(spec)
+    lo = lower_epilogue(spec)
+    a, b, d = DTYPES[spec.a.dtype], DTYPES[spec.b.dtype], DTYPES[spec.d.dtype]
+    ctx = {
+        "version": __version__,
+        "spec_key": spec.key,
+        "spec_json": spec.canonical_json(),
+        "path": spec.resolved_path,
+        "target_arch": target_arch or spec.arch,
+        "element_a": a.cutlass, "element_b": b.cutlass, "element_d": d.cutlass,
+        "element_c": DTYPES[spec.c.dtype].cutlass if spec.c is not None else None,
+        "element_acc": DTYPES[spec.accumulator].cutlass,
+        "layout_a": _layout(spec.a.layout), "layout_b": _layout(spec.b.layout), "layout_d": _layout(spec.d.layout),
+        "align_a": alignment(spec.a), "align_b": alignment(spec.b), "align_d": alignment(spec.d),
+        "align_c": alignment(spec.c) if spec.c is not None else alignment(spec.d),
+        "epi_nodes": lo.nodes, "epi_root": lo.root, "epi_params": lo.params, "slots": lo.slots,
+        "n_ptrs": lo.n_ptrs, "n_scalars": lo.n_scalars,
+    }
+    if isinstance(cfg, Sm80Config):
+        fp8 = spec.a.dtype in ("e4m3", "e5m2")
+        ctx.update(scalar_broadcast="VisitorScalarBroadcast<float, Stride<_0, _0, _0>>",
+                   epi_access=min(alignment(spec.d), 8), tb=cfg.threadblock, warp=cfg.warp, inst=cfg.instruction, stages=cfg.stages, swizzle=cfg.swizzle,
+                   arch_tag="cutlass::arch::Sm89" if fp8 else "cutlass::arch::Sm80",
+                   math_op="cutlass::arch::OpMultiplyAddSaturate" if spec.a.dtype == "int8"
+                   else "cutlass::arch::OpMultiplyAdd")
+    else:
+        coop = cfg.mainloop == "cooperative"
+        kernel = "cutlass::gemm::KernelTmaWarpSpecialized" + ("Cooperative" if coop else "Pingpong")
+        if cfg.fp8_fast_accum:
+            kernel += "FP8FastAccum"
+        ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta, cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
+                   kernel_schedule=kernel,
+                   epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
+                   tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler == "stream_k"
+                   else "cutlass::gemm::PersistentScheduler",
+                   stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
+                   swizzle=cfg.swizzle)
+    return ctx
+
+
+def _layout(name: str) -> str:
+    return "cutlass::layout::RowMajor" if name == "row" else "cutlass::layout::ColumnMajor"
