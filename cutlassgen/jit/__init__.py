@@ -1,0 +1,369 @@
+"""The JIT: render -> write sources -> one ninja run -> publish into the cache -> load.
+
+build(spec) serves, in order: this process's memory, a prebuilt directory (AOT wheels, `cutlassgen aot`), the
+cache, and only then the compiler. build_many(specs) compiles every missing kernel in one ninja run.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+
+from .. import __version__
+from ..errors import BuildError, SpecError
+from ..spec import GemmSpec
+from . import cache, flags, toolchain
+
+
+class PerformanceWarning(UserWarning):
+    """The compiler reported something that costs speed (wgmma serialization C7510, register spills)."""
+
+
+@dataclass
+class Job:
+    spec: GemmSpec
+    target_arch: int
+    source: str
+    source_key: str  # toolchain-free: what prebuilt indexes are keyed by
+    key: str = ""  # the full cache key (adds nvcc, CUTLASS, pybind11, Python ABI); set by with_cache_key()
+    key_parts: dict | None = None
+
+    def with_cache_key(self) -> "Job":
+        if not self.key:
+            self.key_parts = key_parts(self.source_key, self.target_arch)
+            self.key = cache_key(self.key_parts)
+        return self
+
+    @property
+    def label(self) -> str:
+        return f"{self.spec.name or self.spec.key} (sm_{self.target_arch}{'a' if self.target_arch == 90 else ''})"
+
+
+MODULE_FILE = flags.MODULE_NAME + toolchain.ext_suffix()
+_loaded: dict = {}
+_loaded_lock = threading.Lock()
+
+
+def _render_source(spec: GemmSpec, target_arch: int) -> str:
+    from ..emit import render
+
+    return render(spec, target_arch)
+
+
+def source_key(source: str, target_arch: int) -> str:
+    """Names what will be compiled: the source, the shared C++ it includes, the flags, the target."""
+    h = hashlib.sha256()
+    for part in (source, toolchain.csrc_digest(), " ".join(flags.nvcc_flags(target_arch)), " ".join(flags.CXX_FLAGS),
+                 str(target_arch), toolchain.ext_suffix()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def key_parts(src_key: str, target_arch: int) -> dict:
+    """Everything the compiled bytes depend on. No paths, no mtimes."""
+    nvcc = toolchain.find_nvcc()
+    return {"source_key": src_key, "target_arch": target_arch, "nvcc": toolchain.nvcc_version(nvcc),
+            "cutlass": toolchain.find_cutlass().version, "pybind11": toolchain.find_pybind11()[1],
+            "python_abi": toolchain.ext_suffix(), "cutlassgen": __version__,
+            "flags": flags.nvcc_flags(target_arch)}
+
+
+def cache_key(parts: dict) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def default_target_arch(spec: GemmSpec) -> int:
+    """The current GPU's arch if there is one (sm90 -> sm_90a), else the spec's own."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        try:
+            import torch
+        except ImportError:
+            return spec.arch
+    if torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        return major * 10 + minor
+    return spec.arch
+
+
+def check_target(spec: GemmSpec, target: int) -> None:
+    from ..arch import ARCHS
+
+    if target not in ARCHS:
+        raise SpecError("arch", target, "no supported compile target", "one of " + ", ".join(map(str, ARCHS)))
+    if spec.resolved_path == "sm90" and target != 90:
+        raise SpecError("arch", target, "an sm90-path (wgmma) kernel runs only on sm_90a",
+                        "build with arch=90, or make an sm80-path spec (arch=80) for this GPU")
+    if target < spec.arch:
+        raise SpecError("arch", target, f"the spec needs sm{spec.arch} features; sm_{target} lacks them",
+                        f"build for arch >= {spec.arch}")
+
+
+def plan(spec: GemmSpec, arch: int | None = None) -> Job:
+    target = default_target_arch(spec) if arch is None else arch
+    check_target(spec, target)
+    source = _render_source(spec, target)
+    return Job(spec, target, source, source_key(source, target))
+
+
+def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = None):
+    """A callable kernel for spec: from memory, a prebuilt directory, the cache, or a fresh compile."""
+    if not isinstance(spec, GemmSpec):
+        raise TypeError(f"build() takes a GemmSpec, not {type(spec).__name__}")
+    memo = _loaded.get((spec, arch))
+    if memo is not None:
+        return memo
+    return build_many([spec], arch=arch, verbose=verbose)[0]
+
+
+def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
+               root: pathlib.Path | None = None, load: bool = True):
+    """Kernels for all specs; every missing one compiles in a single ninja run. Returns them in order.
+
+    root: build into this directory instead of the cache (how `cutlassgen aot` fills a prebuilt directory).
+    load: False returns module paths instead of loaded kernels (no GPU or torch needed).
+    """
+    from ..prebuilt import find_prebuilt, jit_forbidden
+    from ..runtime import Kernel
+
+    specs = list(specs)
+    results: list = [None] * len(specs)
+    todo: list[tuple[int, Job]] = []
+    for i, spec in enumerate(specs):
+        if load and (spec, arch) in _loaded:
+            results[i] = _loaded[(spec, arch)]
+            continue
+        job = plan(spec, arch)
+        path = None if root else find_prebuilt(job.source_key, job.target_arch)
+        if path is None and jit_forbidden() and not root:
+            path = _cache_lookup_without_toolchain(job)
+        elif path is None:
+            job.with_cache_key()
+            path = cache.lookup(cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE)
+        if path is None:
+            if jit_forbidden() and not root:
+                from ..prebuilt import prebuilt_dirs
+                raise BuildError(f"no prebuilt kernel for {job.label} (source key {job.source_key}) and "
+                                 "CUTLASSGEN_NO_JIT forbids compiling; searched: " +
+                                 ", ".join(str(d) for d in prebuilt_dirs()) + " and the cache " +
+                                 str(cache.cache_root()), "", "", "", [])
+            todo.append((i, job))
+        else:
+            results[i] = (job, path)
+    if todo:
+        built = _compile_missing([job for _, job in todo], root, verbose, jobs)
+        for (i, job), path in zip(todo, built):
+            results[i] = (job, path)
+    out = []
+    for spec, res in zip(specs, results):
+        if not isinstance(res, tuple):
+            out.append(res)
+            continue
+        job, path = res
+        if not load:
+            out.append(path)
+            continue
+        kernel = Kernel(spec, path, job.target_arch, job.source)
+        with _loaded_lock:
+            kernel = _loaded.setdefault((spec, arch), kernel)
+        out.append(kernel)
+    return out
+
+
+def _cache_lookup_without_toolchain(job: Job):
+    """With JIT forbidden there may be no nvcc to compute the full key; a cached entry still counts."""
+    try:
+        job.with_cache_key()
+    except BuildError:
+        return None
+    return cache.lookup(cache.entry_dir(job.key, job.target_arch), MODULE_FILE)
+
+
+def _compile_missing(jobs_: list[Job], root, verbose, jobs) -> list[pathlib.Path]:
+    """Lock each key, re-check the cache (another process may have just finished it), compile the rest."""
+    root = root or cache.cache_root()
+    paths: dict[str, pathlib.Path] = {}
+    held = []
+    try:
+        for job in sorted({j.key: j for j in jobs_}.values(), key=lambda j: j.key):  # one order: no deadlock
+            lock = cache.key_lock(job.key, job.target_arch, root)
+            cache.acquire(lock, job.label)
+            held.append(lock)
+            hit = cache.lookup(cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE)
+            if hit:
+                paths[job.key] = hit
+        missing = [j for j in {j.key: j for j in jobs_}.values() if j.key not in paths]
+        if missing:
+            paths.update(_ninja_build(missing, root, verbose, jobs))
+    finally:
+        for lock in held:
+            lock.release()
+    return [paths[j.key] for j in jobs_]
+
+
+def _parallel_jobs(n_kernels: int) -> int:
+    env = os.environ.get("CUTLASSGEN_JOBS") or os.environ.get("MAX_JOBS")
+    if env:
+        return max(1, int(env))
+    cores = os.cpu_count() or 1
+    try:
+        mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError):
+        mem_gb = 8
+    # A CUTLASS sm90 translation unit can take several GiB in cicc; budget 4 GiB per job.
+    return max(1, min(cores, int(mem_gb // 4), n_kernels * 2))
+
+
+def _ninja_escape(s: str) -> str:
+    return s.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
+    nvcc = toolchain.find_nvcc()
+    cutlass = toolchain.find_cutlass()
+    pyb_inc, _ = toolchain.find_pybind11()
+    includes = [str(toolchain.CSRC), *cutlass.include_dirs]
+    work = pathlib.Path(tempfile.mkdtemp(prefix="ninja-", dir=cache.new_staging_dir(root).parent))
+    stagings = {}
+    lines = [
+        "ninja_required_version = 1.3",
+        f"nvcc = {nvcc}",
+        f"cxx = {toolchain.host_cxx()}",
+        "rule nvcc",
+        "  command = $nvcc $flags -c $in -o $out > $log 2>&1",
+        "  description = nvcc $desc",
+        "rule cxx",
+        "  command = $cxx $cxxflags -c $in -o $out > $log 2>&1",
+        "  description = c++ binding",
+        "rule link",
+        "  command = $nvcc -shared $in -o $out $ldflags > $log 2>&1",
+        "  description = link $desc",
+        "",
+    ]
+    binding_o = work / "binding.o"
+    cxxflags = [*flags.CXX_FLAGS, f"-DCUTLASSGEN_MODULE_NAME={flags.MODULE_NAME}",
+                *(f"-I{p}" for p in (str(toolchain.CSRC), pyb_inc, toolchain.python_include()))]
+    lines += [f"build {_ninja_escape(str(binding_o))}: cxx {_ninja_escape(str(toolchain.CSRC / 'binding.cpp'))}",
+              f"  cxxflags = {' '.join(cxxflags)}", f"  log = {work / 'binding.log'}"]
+    ldflags = " ".join(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc))
+    for job in jobs_:
+        st = cache.new_staging_dir(root)
+        stagings[job.key] = st
+        (st / "kernel.cu").write_text(job.source)
+        nv = [*flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)]
+        obj, mod = st / "kernel.o", st / MODULE_FILE
+        lines += [f"build {_ninja_escape(str(obj))}: nvcc {_ninja_escape(str(st / 'kernel.cu'))}",
+                  f"  flags = {' '.join(nv)}", f"  log = {st / 'build.log'}", f"  desc = {job.label}",
+                  f"build {_ninja_escape(str(mod))}: link {_ninja_escape(str(obj))} {_ninja_escape(str(binding_o))}",
+                  f"  ldflags = {ldflags}", f"  log = {st / 'link.log'}", f"  desc = {job.label}"]
+    (work / "build.ninja").write_text("\n".join(lines) + "\n")
+    n = _parallel_jobs(len(jobs_))
+    if n_jobs:
+        n = n_jobs
+    cmd = [toolchain.find_ninja(), "-C", str(work), "-k", "0", "-j", str(n)]
+    started = time.monotonic()
+    with _Progress(jobs_, stagings, verbose):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed = time.monotonic() - started
+    results, failures = {}, []
+    for job in jobs_:
+        st = stagings[job.key]
+        log = _read(st / "build.log") + _read(st / "link.log")
+        (st / "build.log").write_text(log)
+        if not (st / MODULE_FILE).exists():
+            failures.append((job, st, log))
+            continue
+        warns = [ln.strip() for ln in log.splitlines() if "warning" in ln.lower() and
+                 ("ptxas" in ln.lower() or "C7510" in ln or "spill" in ln.lower())]
+        for w in warns:
+            warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=3)
+        for tmp in ("kernel.o", "link.log"):
+            (st / tmp).unlink(missing_ok=True)
+        meta = {"spec": job.spec.to_dict(), "spec_key": job.spec.key, "key": job.key, "key_parts": job.key_parts,
+                "compile_seconds": round(elapsed, 2), "kernels_in_build": len(jobs_),
+                "nvcc_command": f"{nvcc} {' '.join(flags.nvcc_flags(job.target_arch))} -c kernel.cu",
+                "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        results[job.key] = cache.publish(st, cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE, meta)
+    binding_log = _read(work / "binding.log")
+    shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        job, st, log = failures[0]
+        failed = root / "failed" / job.key
+        shutil.rmtree(failed, ignore_errors=True)
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(st, failed)
+        for other_job, other_st, _ in failures[1:]:
+            shutil.rmtree(other_st, ignore_errors=True)
+        if not log.strip():
+            log = binding_log or proc.stdout + proc.stderr
+            (failed / "build.log").write_text(log)
+        errors = [ln.strip() for ln in log.splitlines() if "error" in ln.lower()][:8] or log.strip().splitlines()[:8]
+        cmd_text = (f"{nvcc} {' '.join(flags.nvcc_flags(job.target_arch))} "
+                    f"{' '.join('-I' + p for p in includes)} -c {failed / 'kernel.cu'}")
+        raise BuildError(f"nvcc failed to compile {job.label}" +
+                         (f" (and {len(failures) - 1} more kernels)" if len(failures) > 1 else ""),
+                         cmd_text, str(failed / "kernel.cu"), str(failed / "build.log"), errors)
+    return results
+
+
+def _read(p: pathlib.Path) -> str:
+    try:
+        return p.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+class _Progress:
+    """Says what a long build is doing: a bar on a terminal, one line per finished kernel otherwise."""
+
+    def __init__(self, jobs_, stagings, verbose):
+        self.jobs, self.stagings = jobs_, stagings
+        self.verbose = True if verbose is None else verbose
+        self.stop = threading.Event()
+
+    def __enter__(self):
+        if not self.verbose:
+            return self
+        names = ", ".join(j.label for j in self.jobs[:3]) + (" ..." if len(self.jobs) > 3 else "")
+        print(f"cutlassgen: compiling {len(self.jobs)} kernel(s): {names} (about a minute each on 2 cores)",
+              file=sys.stderr, flush=True)
+        self.started = time.monotonic()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+        return self
+
+    def _watch(self):
+        done = set()
+        bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(self.jobs), desc="cutlassgen", unit="kernel", file=sys.stderr)
+        while not self.stop.wait(0.5):
+            for job in self.jobs:
+                if job.key not in done and (self.stagings[job.key] / MODULE_FILE).exists():
+                    done.add(job.key)
+                    if bar:
+                        bar.update(1)
+                    else:
+                        print(f"cutlassgen: built {len(done)}/{len(self.jobs)} ({time.monotonic() - self.started:.0f} s):"
+                              f" {job.label}", file=sys.stderr, flush=True)
+        if bar:
+            bar.close()
+
+    def __exit__(self, *exc):
+        if self.verbose:
+            self.stop.set()
+            self.thread.join()
+            print(f"cutlassgen: build finished in {time.monotonic() - self.started:.0f} s", file=sys.stderr, flush=True)
+        return False
