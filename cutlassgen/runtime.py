@@ -1,0 +1,394 @@
+"""The kernel callable: check every argument, allocate outputs, launch on torch's current stream.
+
+torch is imported on first call, not at import time, so a cached build(spec) stays fast in a fresh process.
+"""
+from __future__ import annotations
+
+import collections
+import importlib.machinery
+import importlib.util
+import json
+import pathlib
+
+from . import epilogue as epi
+from .dtypes import storage
+from .jit.flags import MODULE_NAME
+from .lower import lower_epilogue
+from .spec import GemmSpec
+from .tiles import alignment
+
+_INT32_MAX = 2**31 - 1
+torch = None  # bound on first call
+
+
+def _torch():
+    global torch
+    if torch is None:
+        import torch as _t
+
+        torch = _t
+    return torch
+
+
+def _load_module(path: pathlib.Path):
+    loader = importlib.machinery.ExtensionFileLoader(MODULE_NAME, str(path))
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, str(path), loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+class Kernel:
+    """kernel(a, b, c=None, *, out=None, **epilogue_inputs) -> D, or a named tuple (d, <extra outputs>)."""
+
+    def __init__(self, spec: GemmSpec, module_path, target_arch: int, source: str):
+        self.spec = spec
+        self.binary_path = pathlib.Path(module_path)
+        self.target_arch = target_arch
+        self.source = source
+        self._mod = _load_module(self.binary_path)
+        lo = lower_epilogue(spec)
+        self._in_slots = [s for s in lo.slots if not s.is_output]
+        self._out_slots = [s for s in lo.slots if s.is_output]
+        self._n_ptrs, self._n_scalars = lo.n_ptrs, lo.n_scalars
+        self._input_names = {s.name for s in self._in_slots}
+        self._workspace = {}
+        self.Result = collections.namedtuple("Result", ["d", *(s.name for s in self._out_slots)]) \
+            if self._out_slots else None
+        self._align = {n: alignment(getattr(spec, n)) for n in ("a", "b", "d")}
+        if spec.c is not None:
+            self._align["c"] = alignment(spec.c)
+        self._op = None
+        self._fd = None  # fast-path constants, filled on the first call (torch is imported then)
+
+    @property
+    def build_info(self) -> dict:
+        """meta.json of the cache entry: key parts, compile time, flags, compiler warnings."""
+        try:
+            return json.loads((self.binary_path.parent / "meta.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    @property
+    def inputs(self) -> dict:
+        """Epilogue inputs the call takes: name -> (kind, dtype)."""
+        return {s.name: (s.kind, s.dtype) for s in self._in_slots}
+
+    def __repr__(self):
+        return f"<cutlassgen.Kernel {self.spec.name or self.spec.key} sm_{self.target_arch} {self.binary_path}>"
+
+    # ---- argument checks ------------------------------------------------------------------------------------------
+    def _matrix(self, t, name, rows, cols, dtype, layout, align, device):
+        T = torch
+        if not isinstance(t, T.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        if t.device != device:
+            raise ValueError(f"{name} is on {t.device} but a is on {device}; all tensors must share one CUDA device")
+        if t.dtype != dtype:
+            raise ValueError(f"{name} has dtype {t.dtype}; this kernel takes {dtype}")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+        if rows is not None and (t.shape[0] != rows or t.shape[1] != cols):
+            raise ValueError(f"{name} has shape {tuple(t.shape)}; expected ({rows}, {cols})")
+        r, c = t.shape
+        s0, s1 = t.stride()
+        if layout == "row":
+            if c > 1 and s1 != 1:
+                raise ValueError(f"{name} must be row-major (stride[1] == 1); got strides {t.stride()}."
+                                 " Pass .contiguous(), or build a spec with the column layout")
+            ld, inner = (s0 if r > 1 else c), c
+        else:
+            if r > 1 and s0 != 1:
+                raise ValueError(f"{name} must be column-major (stride[0] == 1, e.g. W.t()); got strides {t.stride()}."
+                                 " Pass .t().contiguous().t(), or build a spec with the row layout")
+            ld, inner = (s1 if c > 1 else r), r
+        ld = max(ld, inner, 1)
+        if ld < inner:
+            raise ValueError(f"{name}'s leading dimension {ld} is smaller than its rows ({inner})")
+        if inner % align or ld % align:
+            raise ValueError(f"{name}: its contiguous extent ({inner}) and leading dimension ({ld}) must be multiples "
+                             f"of the spec's alignment ({align} elements); pad it or build a spec with a smaller "
+                             "alignment (sm80 path)")
+        if t.numel() and t.data_ptr() % (align * t.element_size()):
+            raise ValueError(f"{name}'s data pointer is not {align * t.element_size()}-byte aligned "
+                             "(a sliced view?); pass a .clone()")
+        return ld
+
+    def _vector_or_scalar(self, slot, value, M, N, device, ptrs, scalars):
+        T = torch
+        if slot.kind == "scalar":
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                scalars[slot.scalar] = float(value)
+                return
+            if isinstance(value, T.Tensor):
+                if value.device != device or value.dtype != T.float32 or value.numel() != 1:
+                    raise ValueError(f"{slot.name} must be a number or a one-element float32 tensor on {device}; got "
+                                     f"{value.dtype} {tuple(value.shape)} on {value.device}")
+                ptrs[slot.ptr] = value.data_ptr()
+                return
+            raise TypeError(f"{slot.name} must be a number or a one-element float32 tensor, not {type(value).__name__}")
+        length, what = (M, "M (one per row)") if slot.kind == "per_row" else (N, "N (one per column)")
+        if not isinstance(value, T.Tensor):
+            raise TypeError(f"{slot.name} must be a torch.Tensor of shape ({length},), not {type(value).__name__}")
+        want = getattr(T, storage(slot.dtype).torch)
+        if value.device != device:
+            raise ValueError(f"{slot.name} is on {value.device}; expected {device}")
+        if value.dtype != want:
+            raise ValueError(f"{slot.name} has dtype {value.dtype}; the spec says {want}")
+        if value.dim() != 1 or value.shape[0] != length:
+            raise ValueError(f"{slot.name} must have shape ({length},) = {what}; got {tuple(value.shape)}")
+        if length > 1 and value.stride(0) != 1:
+            raise ValueError(f"{slot.name} must be contiguous")
+        if value.data_ptr() % 16:
+            raise ValueError(f"{slot.name}'s data pointer is not 16-byte aligned (a sliced view?); pass a .clone()")
+        ptrs[slot.ptr] = value.data_ptr()
+
+    def _prepare_fast_path(self):
+        """Per-kernel constants for the common call, so that it costs a few attribute reads per tensor."""
+        T = _torch()
+        spec = self.spec
+        dt = lambda name: getattr(T, storage(name).torch)  # noqa: E731
+
+        def m(op, name):
+            return (dt(op.dtype), op.layout == "row", self._align[name],
+                    self._align[name] * storage(op.dtype).bits // 8)
+
+        self._fa, self._fb = m(spec.a, "a"), m(spec.b, "b")
+        self._fc = m(spec.c, "c") if spec.c is not None else None
+        self._fd = m(spec.d, "d")
+        self._fslots = tuple((s.name, s.kind, s.ptr, s.scalar, dt(s.dtype)) for s in self._in_slots)
+        self._fouts = tuple((s.kind, s.ptr, dt(s.dtype)) for s in self._out_slots)
+        # A CPU-only torch has neither; then no call takes the fast path (and none could launch).
+        self._raw_stream = getattr(T._C, "_cuda_getCurrentRawStream", None)
+        self._current_device = getattr(T._C, "_cuda_getDevice", lambda: -2)
+
+    def __call__(self, a, b, c=None, *, out=None, **inputs):
+        T = torch or _torch()
+        if T.compiler.is_compiling():
+            return self.op(a, b, c, out=out, **inputs)
+        if self._fd is None:
+            self._prepare_fast_path()
+        launch = self._fast_arguments(a, b, c, out, inputs)
+        if launch is None:  # anything unusual: the thorough path explains what is wrong, or handles it
+            return self._checked_call(a, b, c, out, inputs)
+        dev, M, N, K, lda, ldb, ldc, d, ldd, ptrs, scalars, extras, aux_ld = launch
+        ws = self._workspace.get((M, N, K))
+        if ws is None:
+            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K)
+        workspace = T.empty(ws, dtype=T.uint8, device=d.device) if ws else None
+        self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
+                      d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev))
+        return self.Result(d, *extras) if self.Result else d
+
+    @staticmethod
+    def _fast_matrix(t, rows, cols, info, dev):
+        """ld of a well-formed matrix on device dev, or None (then the thorough path decides)."""
+        dtype, row_major, align, align_bytes = info
+        if t.dtype is not dtype or t.get_device() != dev or t.dim() != 2:
+            return None
+        r, c = t.shape
+        if r != rows or c != cols:
+            return None
+        s0, s1 = t.stride()
+        ld, unit, inner = (s0, s1, c) if row_major else (s1, s0, r)
+        if unit != 1 or ld < inner or ld % align or inner % align or t.data_ptr() % align_bytes:
+            return None
+        return ld
+
+    def _fast_arguments(self, a, b, c, out, inputs):
+        T = torch
+        if type(a) is not T.Tensor or type(b) is not T.Tensor or a.dim() != 2 or b.dim() != 2:
+            return None
+        dev = a.get_device()
+        if dev < 0 or dev != self._current_device():
+            return None
+        M, K = a.shape
+        K2, N = b.shape
+        if K2 != K or M < 2 or N < 2 or K < 1 or M > _INT32_MAX or N > _INT32_MAX or K > _INT32_MAX:
+            return None
+        lda = self._fast_matrix(a, M, K, self._fa, dev)
+        ldb = self._fast_matrix(b, K, N, self._fb, dev)
+        if lda is None or ldb is None:
+            return None
+        ldc = 0
+        if self._fc is not None:
+            if c is None or type(c) is not T.Tensor:
+                return None
+            ldc = self._fast_matrix(c, M, N, self._fc, dev)
+            if ldc is None:
+                return None
+        elif c is not None:
+            return None
+        if len(inputs) != len(self._fslots):
+            return None
+        ptrs = [0] * self._n_ptrs
+        scalars = [0.0] * self._n_scalars
+        for name, kind, ptr, scalar, dtype in self._fslots:
+            v = inputs.get(name)
+            if kind == "scalar":
+                if type(v) is float or type(v) is int:
+                    scalars[scalar] = float(v)
+                    continue
+                if type(v) is not T.Tensor or v.dtype is not T.float32 or v.numel() != 1 or v.get_device() != dev:
+                    return None
+            else:
+                if type(v) is not T.Tensor or v.dtype is not dtype or v.get_device() != dev or v.dim() != 1 or \
+                        v.shape[0] != (M if kind == "per_row" else N) or v.stride(0) != 1 or v.data_ptr() % 16:
+                    return None
+            ptrs[ptr] = v.data_ptr()
+        row_d = self._fd[1]
+        if out is None:
+            d = T.empty((M, N) if row_d else (N, M), dtype=self._fd[0], device=a.device)
+            if not row_d:
+                d = d.t()
+            if N % self._fd[2] if row_d else M % self._fd[2]:
+                return None
+            ldd = N if row_d else M
+        else:
+            if type(out) is not T.Tensor:
+                return None
+            d = out
+            ldd = self._fast_matrix(out, M, N, self._fd, dev)
+            if ldd is None:
+                return None
+        extras, aux_ld = [], 0
+        for kind, ptr, dtype in self._fouts:
+            if kind == "amax":
+                e = T.zeros(1, dtype=T.float32, device=d.device)
+            else:
+                aux_ld = N if row_d else M
+                if aux_ld % (16 // dtype.itemsize):
+                    return None
+                e = T.empty((M, N) if row_d else (N, M), dtype=dtype, device=d.device)
+                if not row_d:
+                    e = e.t()
+            ptrs[ptr] = e.data_ptr()
+            extras.append(e)
+        return dev, M, N, K, lda, ldb, ldc, d, ldd, ptrs, scalars, extras, aux_ld
+
+    def _checked_call(self, a, b, c, out, inputs):
+        """Every check with a message naming the argument; also the rare shapes (empty, M or N = 1, other device)."""
+        T = torch
+        spec = self.spec
+        if not isinstance(a, T.Tensor):
+            raise TypeError(f"a must be a torch.Tensor, not {type(a).__name__}")
+        device = a.device
+        tdt = lambda name: getattr(T, storage(name).torch)  # noqa: E731
+        if a.dim() != 2:
+            raise ValueError(f"a must be 2-D (M, K), got shape {tuple(a.shape)}")
+        M, K = a.shape
+        if not isinstance(b, T.Tensor):
+            raise TypeError(f"b must be a torch.Tensor, not {type(b).__name__}")
+        if b.dim() != 2 or b.shape[0] != K:
+            raise ValueError(f"b must be (K, N) with K={K} (a is {tuple(a.shape)}); got {tuple(b.shape)}."
+                             " For an nn.Linear weight W[N, K], pass W.t()")
+        N = b.shape[1]
+        if max(M, N, K) > _INT32_MAX:
+            raise ValueError(f"problem ({M}, {N}, {K}) exceeds 2**31-1 in one dimension")
+        lda = self._matrix(a, "a", M, K, tdt(spec.a.dtype), spec.a.layout, self._align["a"], device)
+        ldb = self._matrix(b, "b", K, N, tdt(spec.b.dtype), spec.b.layout, self._align["b"], device)
+        ldc = 0
+        if spec.c is not None:
+            if c is None:
+                raise ValueError("c is required: this kernel's epilogue reads C (beta or a tensor source)")
+            ldc = self._matrix(c, "c", M, N, tdt(spec.c.dtype), spec.c.layout, self._align["c"], device)
+        elif c is not None:
+            raise ValueError("c was given but this kernel's spec has no C operand")
+        unknown = set(inputs) - self._input_names
+        if unknown:
+            raise TypeError(f"unexpected epilogue input(s) {sorted(unknown)}; this kernel takes "
+                            f"{sorted(self._input_names) or 'none'}")
+        missing = self._input_names - set(inputs)
+        if missing:
+            raise TypeError(f"missing epilogue input(s) {sorted(missing)} ({self._describe(missing)})")
+        ptrs = [0] * self._n_ptrs
+        scalars = [0.0] * self._n_scalars
+        for slot in self._in_slots:
+            self._vector_or_scalar(slot, inputs[slot.name], M, N, device, ptrs, scalars)
+        # Device last, so that every shape/dtype/layout mistake is reported the same way on any machine.
+        if device.type != "cuda":
+            raise ValueError(f"a is on {device}; kernels run on CUDA tensors (move the operands with .cuda())")
+        d_dtype = tdt(spec.d.dtype)
+        if out is None:
+            out = (T.empty((M, N), dtype=d_dtype, device=device) if spec.d.layout == "row"
+                   else T.empty((N, M), dtype=d_dtype, device=device).t())
+        ldd = self._matrix(out, "out", M, N, d_dtype, spec.d.layout, self._align["d"], device)
+        extras, aux_ld = [], 0
+        for slot in self._out_slots:
+            if slot.kind == "amax":
+                t = T.zeros(1, dtype=T.float32, device=device)
+            else:
+                t = (T.empty((M, N), dtype=tdt(slot.dtype), device=device) if spec.d.layout == "row"
+                     else T.empty((N, M), dtype=tdt(slot.dtype), device=device).t())
+                aux_ld = N if spec.d.layout == "row" else M
+                if (M * N) and (aux_ld % (16 // t.element_size())):
+                    raise ValueError(f"the aux output {slot.name} needs its rows ({aux_ld}) to be a multiple of "
+                                     f"{16 // t.element_size()} elements")
+            ptrs[slot.ptr] = t.data_ptr()
+            extras.append(t)
+        if M == 0 or N == 0:
+            return self._result(out, extras)
+        if K == 0:  # no products: the epilogue over a zero accumulator, as torch would compute it
+            from .reference import reference
+
+            ref = reference(spec, a, b, c, **inputs)
+            return self._result(out.copy_(ref.d if self.Result else ref), [
+                t.copy_(getattr(ref, s.name).reshape(t.shape)) for t, s in zip(extras, self._out_slots)])
+        ws = self._workspace.get((M, N, K))
+        if ws is None:
+            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K)
+        workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
+        with T.cuda.device(device):
+            stream = T.cuda.current_stream(device).cuda_stream
+            self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
+                          out.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, stream)
+        return self._result(out, extras)
+
+    def _result(self, d, extras):
+        return self.Result(d, *extras) if self.Result else d
+
+    def _describe(self, names):
+        return ", ".join(f"{s.name}: {s.kind} {s.dtype}" for s in self._in_slots if s.name in names)
+
+    # ---- torch.library registration ---------------------------------------------------------------------------------
+    @property
+    def op(self):
+        """This kernel as a torch.library custom op (with a fake implementation), for torch.compile graphs."""
+        if self._op is None:
+            self._op = _register_op(self)
+        return self._op
+
+
+def _register_op(kernel: Kernel):
+    T = _torch()
+    name = f"cutlassgen::k{kernel.spec.key}_sm{kernel.target_arch}"
+    in_names = [s.name for s in kernel._in_slots]
+
+    @T.library.custom_op(name, mutates_args=())
+    def launch(a: T.Tensor, b: T.Tensor, c: T.Tensor | None, tensors: list[T.Tensor | None],
+               numbers: list[float]) -> list[T.Tensor]:
+        kwargs = {n: (t if t is not None else v) for n, t, v in zip(in_names, tensors, numbers)}
+        # When the op runs for real (not traced), is_compiling() is False, so this takes the direct path.
+        res = Kernel.__call__(kernel, a, b, c, **kwargs)
+        return list(res) if kernel.Result else [res]
+
+    @launch.register_fake
+    def _(a, b, c, tensors, numbers):
+        M, N = a.shape[0], b.shape[1]
+        d_dtype = getattr(T, storage(kernel.spec.d.dtype).torch)
+        outs = [a.new_empty((M, N), dtype=d_dtype)]
+        for s in kernel._out_slots:
+            outs.append(a.new_empty((1,), dtype=T.float32) if s.kind == "amax"
+                        else a.new_empty((M, N), dtype=getattr(T, storage(s.dtype).torch)))
+        return outs
+
+    def call(a, b, c=None, *, out=None, **inputs):
+        tensors = [inputs[n] if isinstance(inputs[n], T.Tensor) else None for n in in_names]
+        numbers = [0.0 if isinstance(inputs[n], T.Tensor) else float(inputs[n]) for n in in_names]
+        res = launch(a, b, c, tensors, numbers)
+        if out is not None:
+            out.copy_(res[0])
+            res[0] = out
+        return kernel.Result(*res) if kernel.Result else res[0]
+
+    return call
