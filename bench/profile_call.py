@@ -1,0 +1,49 @@
+"""Where a kernel call's host time goes: the Python checks, the C++ launch path, and torch.mm for scale.
+
+Run: python bench/profile_call.py   (needs a GPU)
+"""
+import time
+
+import torch
+
+import cutlassgen as cg
+
+
+def us(fn, n=20000):
+    for _ in range(500):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / n * 1e6
+
+
+def main():
+    cc = torch.cuda.get_device_capability()
+    spec = cg.GemmSpec(arch=90 if cc == (9, 0) else 80, a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
+                       d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
+    k = cg.build(spec)
+    a = torch.randn(64, 64, device="cuda").bfloat16()
+    w = torch.randn(64, 64, device="cuda").bfloat16()
+    b = w.t()
+    bias = torch.randn(64, device="cuda").bfloat16()
+    out = torch.empty(64, 64, device="cuda", dtype=torch.bfloat16)
+    stream = torch.cuda.current_stream().cuda_stream
+    raw = (64, 64, 64, 64, 64, 0, 64, a.data_ptr(), b.data_ptr(), 0, out.data_ptr(), [bias.data_ptr()], [], 0, 0, 0,
+           stream)
+    mod = k._mod
+    print(f"torch.mm                 {us(lambda: torch.mm(a, b)):7.2f} us")
+    print(f"torch.empty(64x64)       {us(lambda: torch.empty(64, 64, device='cuda', dtype=torch.bfloat16)):7.2f} us")
+    print(f"module.run (C++ only)    {us(lambda: mod.run(*raw)):7.2f} us")
+    print(f"kernel(a, b, bias, out=) {us(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
+    print(f"kernel(a, b, bias)       {us(lambda: k(a, b, bias=bias)):7.2f} us")
+    k._mod = type("NoLaunch", (), {"run": staticmethod(lambda *args: None),
+                                    "workspace_size": staticmethod(mod.workspace_size)})
+    print(f"python checks only, out= {us(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
+    k._mod = mod
+
+
+if __name__ == "__main__":
+    main()

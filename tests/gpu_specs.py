@@ -1,0 +1,63 @@
+"""The kernels the GPU suite builds (in one parallel ninja run) and checks against the float64 reference.
+
+Together they cover every epilogue node, every activation, every legal operand dtype, both layouts of A and B,
+both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, and stream-K.
+"""
+from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
+                        Sm90Tile, StoreAux)
+
+ROW, COL = "row", "column"
+
+GPU_SPECS = {
+    # The ANCHORS.md kernel: nn.Linear + bias + gelu_tanh, bf16.
+    "sm90_bf16_bias_gelu": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),
+                                    epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
+    # Linear + bias + gelu -> fp8 with the pre-activation saved and amax recorded (delayed scaling).
+    "sm90_bf16_gelu_fp8": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("e4m3"),
+                                   epilogue=[Add("per_col", "bias", "bf16"), StoreAux("pre_act", "bf16"),
+                                             Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
+    # fp8 GEMM with per-token x per-channel dequant scales and bias, the vLLM/TRT-LLM epilogue.
+    "sm90_fp8_scaled": GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", COL), d=Operand("bf16"),
+                                epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                                          Add("per_col", "bias", "bf16")]),
+    # fp16 NN/TT layouts, C residual via beta and a runtime alpha; pingpong; column-major output.
+    "sm90_fp16_residual_colD": GemmSpec(arch=90, a=Operand("fp16", COL), b=Operand("fp16", ROW),
+                                        c=Operand("fp16", COL), d=Operand("fp16", COL),
+                                        tile=Sm90Tile(cta=(64, 128, 64), mainloop="pingpong", cluster=(1, 1, 1)),
+                                        epilogue=[LinearCombination(alpha="runtime", beta=0.5),
+                                                  Activation("leaky_relu", slope=0.1),
+                                                  Activation("clamp", lo=-3.0, hi=3.0)]),
+    # Every remaining activation in one chain, rescaled between steps; stream-K.
+    "sm90_bf16_act_chain_streamk": GemmSpec(
+        arch=90, a=Operand("bf16"), b=Operand("bf16", ROW), d=Operand("fp32"),
+        tile=Sm90Tile(cta=(128, 128, 64), scheduler="stream_k", cluster=(1, 2, 1)),
+        epilogue=[Activation("silu"), Multiply("scalar", "s1", "fp32"), Activation("hardswish"), Activation("sigmoid"),
+                  Multiply("scalar", "s2", "fp32"), Activation("tanh"), Add("per_row", "row_bias", "fp32"),
+                  Activation("relu")]),
+    # int8 x int8 -> int32 accumulate, dequant to bf16, then requantize to int8 per channel.
+    "sm90_int8_requant": GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int8"),
+                                  epilogue=[Multiply("scalar", "dequant", "fp32"), Add("per_col", "bias", "fp32"),
+                                            Quantize("int8", "per_col", "qscale")]),
+    # tf32 math from fp32 operands, residual added as a tensor source.
+    "sm90_tf32_residual": GemmSpec(arch=90, a=Operand("fp32"), b=Operand("fp32", COL), c=Operand("fp32"),
+                                   d=Operand("fp32"), tile=Sm90Tile(cta=(128, 128, 32)),
+                                   epilogue=[Add("tensor", "residual"), Activation("gelu_tanh")]),
+    # --- the sm80 path, compiled for the GPU at hand ---
+    "sm80_fp16_bias_relu": GemmSpec(arch=80, a=Operand("fp16"), b=Operand("fp16", COL), d=Operand("fp16"),
+                                    epilogue=[Add("per_col", "bias", "fp16"), Activation("relu")]),
+    "sm80_int8_dequant": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("bf16"),
+                                  epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                                            Add("per_col", "bias", "bf16"), Activation("silu")]),
+    # fp8 output from the sm80 path needs sm89+: arch=89 on the sm80 path.
+    "sm80_bf16_residual_aux_amax": GemmSpec(
+        arch=89, path="sm80", a=Operand("bf16", COL), b=Operand("bf16", ROW), c=Operand("bf16"), d=Operand("e5m2"),
+        tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32), stages=3),
+        epilogue=[LinearCombination(alpha=2.0, beta="runtime"), StoreAux("pre_act", "bf16"), Activation("gelu"),
+                  Amax("amax"), Quantize("e5m2", "per_row", "qscale")]),
+    "sm80_tf32_acts": GemmSpec(arch=80, a=Operand("fp32"), b=Operand("fp32"), d=Operand("fp32"),
+                               epilogue=[Activation("leaky_relu", slope=0.2), Activation("clamp", lo=-1.5, hi=4.0),
+                                         Activation("hardswish"), Activation("tanh"), Activation("sigmoid"),
+                                         Activation("gelu_tanh")]),
+    "sm89_fp8_scaled": GemmSpec(arch=89, a=Operand("e4m3"), b=Operand("e4m3", COL), d=Operand("bf16"),
+                                epilogue=[Multiply("scalar", "scale", "fp32"), Add("per_col", "bias", "fp32")]),
+}

@@ -1,0 +1,110 @@
+"""Every GPU-suite kernel against the float64 reference, on fresh random inputs and poisoned outputs."""
+import pytest
+
+from gpu_specs import GPU_SPECS
+from tolerances import INT_MAX_ABS_DIFF, REL_ERR
+
+pytestmark = pytest.mark.gpu
+
+# (M, N, K): tile-aligned, M = 1, M = 7, M = 4097, K not a multiple of any CTA K, N at the alignment edge.
+SHAPES = [(256, 512, 1024), (1, 128, 64), (7, 144, 80), (4097, 272, 528), (300, 16, 1040)]
+
+
+def make_inputs(spec, kernel, M, N, K, gen):
+    import torch
+
+    from cutlassgen.dtypes import storage
+
+    dev = "cuda"
+
+    def matrix(rows, cols, op, scale=1.0):
+        shape = (rows, cols) if op.layout == "row" else (cols, rows)
+        if op.dtype == "int8":
+            t = torch.randint(-8, 8, shape, generator=gen, device=dev, dtype=torch.int8)
+        else:
+            t = (torch.randn(shape, generator=gen, device=dev) * scale).to(getattr(torch, storage(op.dtype).torch))
+        return t if op.layout == "row" else t.t()
+
+    a = matrix(M, K, spec.a, 1.0)
+    b = matrix(K, N, spec.b, 1.0 / K ** 0.5)
+    if spec.a.dtype == "int8":
+        b = matrix(K, N, spec.b)
+    c = matrix(M, N, spec.c) if spec.c is not None else None
+    inputs = {}
+    for name, (kind, dtype) in kernel.inputs.items():
+        tdt = getattr(torch, storage(dtype).torch)
+        if kind == "scalar":
+            v = 0.5 + torch.rand((), generator=gen).item()
+            if name in ("dequant",):
+                v = 2e-3
+            # Alternate a Python number and a device tensor, the two ways a scalar may come.
+            inputs[name] = v if len(inputs) % 2 else torch.tensor([v], device=dev)
+        else:
+            n = M if kind == "per_row" else N
+            v = torch.randn(n, generator=gen, device=dev)
+            if "scale" in name:
+                v = v.abs() + 0.5
+            if name == "qscale" and spec.d.dtype == "int8":
+                v = v * 20
+            inputs[name] = v.to(tdt)
+    return a, b, c, inputs
+
+
+def poisoned_out(spec, M, N):
+    import torch
+
+    from cutlassgen.dtypes import storage
+
+    dt = getattr(torch, storage(spec.d.dtype).torch)
+    shape = (M, N) if spec.d.layout == "row" else (N, M)
+    if spec.d.dtype == "int8":
+        t = torch.full(shape, 77, dtype=dt, device="cuda")
+    else:
+        t = torch.full(shape, float("nan"), device="cuda").to(dt)
+    return t if spec.d.layout == "row" else t.t()
+
+
+def assert_close(out, ref, dtype, what):
+    import torch
+
+    assert out.shape == ref.shape, what
+    o, r = out.double(), ref.double()
+    assert not torch.isnan(o).any() or torch.isnan(r).any(), f"{what}: NaN (unwritten or poisoned) in output"
+    if dtype in ("int8", "int32"):
+        diff = (o - r).abs().max().item()
+        assert diff <= INT_MAX_ABS_DIFF, f"{what}: max |out - ref| = {diff}"
+        return
+    err = ((o - r).norm() / r.norm().clamp_min(1e-30)).item()
+    assert err <= REL_ERR[dtype], f"{what}: relative error {err:.3g} > {REL_ERR[dtype]}"
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(GPU_SPECS))
+def test_matches_reference(gpu_kernel, name, shape):
+    import torch
+
+    import cutlassgen as cg
+
+    spec = GPU_SPECS[name]
+    kernel = gpu_kernel(name)
+    M, N, K = shape
+    align = 16 if spec.a.dtype in ("int8", "e4m3", "e5m2") or spec.d.dtype in ("int8", "e4m3", "e5m2") else 8
+    N = -(-N // align) * align
+    K = -(-K // align) * align
+    if spec.d.layout == "column" or (spec.a.layout == "column"):
+        M = -(-M // align) * align  # M is then a contiguous extent and must meet the alignment
+    gen = torch.Generator(device="cuda").manual_seed(hash((name, shape)) % 2**31)
+    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+    out = poisoned_out(spec, M, N)
+    res = kernel(a, b, c, out=out, **inputs)
+    torch.cuda.synchronize()
+    ref = cg.reference(spec, a, b, c, **inputs)
+    d = res.d if kernel.Result else res
+    assert d.data_ptr() == out.data_ptr()
+    assert_close(d, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} {M}x{N}x{K} D")
+    for slot in kernel._out_slots:
+        got, want = getattr(res, slot.name), getattr(ref, slot.name)
+        if slot.kind == "amax":
+            assert abs(got.item() - want.item()) <= 1e-2 * want.item() + 1e-6, f"amax {got.item()} vs {want.item()}"
+        else:
+            assert_close(got, want, slot.dtype, f"{name} {M}x{N}x{K} {slot.name}")

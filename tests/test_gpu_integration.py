@@ -1,0 +1,105 @@
+"""The callable inside PyTorch: CUDA graphs, torch.compile, streams, empty problems, GPU-only argument checks."""
+import pytest
+
+from gpu_specs import GPU_SPECS
+from tolerances import REL_ERR
+
+pytestmark = pytest.mark.gpu
+NAME = "sm90_bf16_bias_gelu"
+
+
+def _inputs(M=256, N=512, K=384, seed=0):
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(M, K, generator=g, device="cuda").bfloat16()
+    w = (torch.randn(N, K, generator=g, device="cuda") / K ** 0.5).bfloat16()
+    bias = torch.randn(N, generator=g, device="cuda").bfloat16()
+    return a, w.t(), bias
+
+
+def _rel(x, y):
+    return ((x.double() - y.double()).norm() / y.double().norm()).item()
+
+
+def test_cuda_graph_capture_and_replay(gpu_kernel):
+    import torch
+
+    import cutlassgen as cg
+
+    k = gpu_kernel(NAME)
+    a, b, bias = _inputs()
+    k(a, b, bias=bias)  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = k(a, b, bias=bias)
+    a2, b2, bias2 = _inputs(seed=1)
+    a.copy_(a2), b.copy_(b2), bias.copy_(bias2)
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert _rel(out, cg.reference(GPU_SPECS[NAME], a2, b2, bias=bias2)) < REL_ERR["bf16"]
+
+
+def test_torch_compile_fullgraph(gpu_kernel):
+    import torch
+
+    import cutlassgen as cg
+
+    k = gpu_kernel(NAME)
+
+    def f(a, b, bias):
+        return k(a, b, bias=bias).float() * 2.0 + 1.0
+
+    compiled = torch.compile(f, fullgraph=True)
+    a, b, bias = _inputs(seed=3)
+    got = compiled(a, b, bias)
+    want = cg.reference(GPU_SPECS[NAME], a, b, bias=bias).float() * 2.0 + 1.0
+    assert _rel(got, want) < REL_ERR["bf16"]
+
+
+def test_runs_on_the_current_stream(gpu_kernel):
+    import torch
+
+    import cutlassgen as cg
+
+    k = gpu_kernel(NAME)
+    a, b, bias = _inputs(M=2048, N=2048, K=2048, seed=4)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        out = k(a, b, bias=bias)
+        done = torch.cuda.Event()
+        done.record(side)
+    done.synchronize()
+    assert _rel(out, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
+
+
+def test_empty_problems_behave_like_torch(gpu_kernel):
+    import torch
+    import torch.nn.functional as F
+
+    k = gpu_kernel(NAME)
+    a, b, bias = _inputs(M=0, N=512, K=384)
+    assert k(a, b, bias=bias).shape == (0, 512)
+    a, b, bias = _inputs(M=64, N=512, K=0)
+    got = k(a, b, bias=bias)
+    want = F.gelu(bias.double().expand(64, 512), approximate="tanh").bfloat16()
+    assert torch.equal(got, want)
+
+
+def test_gpu_only_argument_checks(gpu_kernel):
+    import torch
+
+    k = gpu_kernel(NAME)
+    a, b, bias = _inputs()
+    with pytest.raises(ValueError, match="bias is on cpu"):
+        k(a, b, bias=bias.cpu())
+    with pytest.raises(ValueError, match="out has dtype"):
+        k(a, b, bias=bias, out=torch.empty(256, 512, device="cuda"))
+    with pytest.raises(ValueError, match="out has shape"):
+        k(a, b, bias=bias, out=torch.empty(256, 256, device="cuda", dtype=torch.bfloat16))
+    with pytest.raises(ValueError, match="a's data pointer is not 16-byte aligned"):
+        big = torch.randn(256 * 384 + 1, device="cuda").bfloat16()
+        k(big[1:].view(256, 384), b, bias=bias)
