@@ -40,7 +40,7 @@ def main():
     print(f"kernel(a, b, bias, out=) {us(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
     print(f"kernel(a, b, bias)       {us(lambda: k(a, b, bias=bias)):7.2f} us")
     k._mod = type("NoLaunch", (), {"run": staticmethod(lambda *args: None),
-                                    "workspace_size": staticmethod(mod.workspace_size)})
+                                    "workspace_size": staticmethod(mod.workspace_size)})  # noqa: E501
     print(f"python checks only, out= {us(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
     k._mod = mod
 

@@ -60,16 +60,17 @@ PYBIND11_MODULE(CUTLASSGEN_MODULE_NAME, m) {
           }
           raise_for(code, msg);
         });
-  m.def("can_implement", [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, int64_t ldd) {
-    cg_problem p{};
-    p.m = M; p.n = N; p.k = K; p.lda = lda; p.ldb = ldb; p.ldc = ldc; p.ldd = ldd;
+  // Both take the call's epilogue pointers and scalars: the arguments CUTLASS builds read them.
+  m.def("can_implement", [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, int64_t ldd,
+                            const std::vector<uintptr_t>& ptrs, const std::vector<float>& scalars) {
+    cg_problem p = make_problem(M, N, K, lda, ldb, ldc, ldd, 0, 0, 0, 0, ptrs, scalars, 0, 0, 0, 0);
     char msg[512] = {0};
     int code = cg_can_implement(&p, msg, sizeof msg);
     return code == CG_OK ? std::string() : std::string(msg);
   });
-  m.def("workspace_size", [](int64_t M, int64_t N, int64_t K) {
-    cg_problem p{};
-    p.m = M; p.n = N; p.k = K; p.lda = K; p.ldb = K; p.ldc = N; p.ldd = N;
+  m.def("workspace_size", [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, int64_t ldd,
+                             const std::vector<uintptr_t>& ptrs, const std::vector<float>& scalars) {
+    cg_problem p = make_problem(M, N, K, lda, ldb, ldc, ldd, 0, 0, 0, 0, ptrs, scalars, 0, 0, 0, 0);
     return cg_workspace_size(&p);
   });
   m.def("spec_json", []() { return std::string(cg_spec_json()); });

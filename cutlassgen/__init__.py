@@ -26,7 +26,7 @@ def build_many(specs, arch=None, **kwargs):
 
 
 def reference(spec: GemmSpec, a, b, c=None, **inputs):
-    from .reference import reference as _reference
+    from .golden import reference as _reference
 
     return _reference(spec, a, b, c, **inputs)
 

@@ -9,6 +9,7 @@ import importlib.machinery
 import importlib.util
 import json
 import pathlib
+import sys
 
 from . import epilogue as epi
 from .dtypes import storage
@@ -31,8 +32,12 @@ def _torch():
 
 
 def _load_module(path: pathlib.Path):
-    loader = importlib.machinery.ExtensionFileLoader(MODULE_NAME, str(path))
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, str(path), loader=loader)
+    # Every kernel's PyInit is PyInit_cutlassgen_kernel, but CPython caches extension modules by their full name:
+    # loading a second kernel under the same name would hand back the first one. A unique dotted name keeps the
+    # symbol (its last part) and makes each kernel its own module.
+    name = f"cutlassgen.kernels.k{path.parent.name}.{MODULE_NAME}"
+    loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+    spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module
@@ -59,6 +64,9 @@ class Kernel:
         if spec.c is not None:
             self._align["c"] = alignment(spec.c)
         self._op = None
+        self.op_name = f"cutlassgen::k{spec.key}_sm{target_arch}"
+        if "torch" in sys.modules:  # register now, outside any torch.compile trace (registering is not traceable)
+            self._op = _register_op(self)
         self._fd = None  # fast-path constants, filled on the first call (torch is imported then)
 
     @property
@@ -91,6 +99,8 @@ class Kernel:
         if rows is not None and (t.shape[0] != rows or t.shape[1] != cols):
             raise ValueError(f"{name} has shape {tuple(t.shape)}; expected ({rows}, {cols})")
         r, c = t.shape
+        if r == 0 or c == 0:
+            return self._align[name if name in self._align else "d"]  # nothing is read or written
         s0, s1 = t.stride()
         if layout == "row":
             if c > 1 and s1 != 1:
@@ -174,7 +184,7 @@ class Kernel:
         dev, M, N, K, lda, ldb, ldc, d, ldd, ptrs, scalars, extras, aux_ld = launch
         ws = self._workspace.get((M, N, K))
         if ws is None:
-            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K)
+            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=d.device) if ws else None
         self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
                       d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev))
@@ -329,14 +339,14 @@ class Kernel:
         if M == 0 or N == 0:
             return self._result(out, extras)
         if K == 0:  # no products: the epilogue over a zero accumulator, as torch would compute it
-            from .reference import reference
+            from .golden import reference
 
             ref = reference(spec, a, b, c, **inputs)
             return self._result(out.copy_(ref.d if self.Result else ref), [
                 t.copy_(getattr(ref, s.name).reshape(t.shape)) for t, s in zip(extras, self._out_slots)])
         ws = self._workspace.get((M, N, K))
         if ws is None:
-            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K)
+            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
         with T.cuda.device(device):
             stream = T.cuda.current_stream(device).cuda_stream
@@ -361,12 +371,13 @@ class Kernel:
 
 def _register_op(kernel: Kernel):
     T = _torch()
-    name = f"cutlassgen::k{kernel.spec.key}_sm{kernel.target_arch}"
+    name = kernel.op_name
     in_names = [s.name for s in kernel._in_slots]
 
-    @T.library.custom_op(name, mutates_args=())
-    def launch(a: T.Tensor, b: T.Tensor, c: T.Tensor | None, tensors: list[T.Tensor | None],
-               numbers: list[float]) -> list[T.Tensor]:
+    # The schema is spelled out: this module's annotations are strings (from __future__ import annotations).
+    @T.library.custom_op(name, mutates_args=(),
+                         schema="(Tensor a, Tensor b, Tensor? c, Tensor?[] tensors, float[] numbers) -> Tensor[]")
+    def launch(a, b, c, tensors, numbers):
         kwargs = {n: (t if t is not None else v) for n, t, v in zip(in_names, tensors, numbers)}
         # When the op runs for real (not traced), is_compiling() is False, so this takes the direct path.
         res = Kernel.__call__(kernel, a, b, c, **kwargs)

@@ -50,8 +50,10 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
     t = spec.tile
     bytes_ab = max(operand_bytes(spec))
     k = 128 // (bytes_ab * 8) * 4  # 64 bytes of K per stage: 32 for 16-bit, 64 for 8-bit, 16 for tf32
-    tb = (128, 128, k) if t.threadblock == AUTO else t.threadblock
-    warp = (64, 64, tb[2]) if t.warp == AUTO else t.warp
+    fp8 = spec.a.dtype in ("e4m3", "e5m2")
+    # fp8 mma.sync with 64x64 warp tiles spills registers (seen with ptxas -warn-spills): use 64x32 warps.
+    tb = ((128, 64, k) if fp8 else (128, 128, k)) if t.threadblock == AUTO else t.threadblock
+    warp = ((64, 32, tb[2]) if fp8 else (64, 64, tb[2])) if t.warp == AUTO else t.warp
     inst = SM80_INSTRUCTION[spec.a.dtype] if t.instruction == AUTO else t.instruction
     per_stage = tb[0] * tb[2] * operand_bytes(spec)[0] + tb[1] * tb[2] * operand_bytes(spec)[1]
     if t.stages == AUTO:

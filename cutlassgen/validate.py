@@ -83,6 +83,10 @@ def _layouts_and_alignment(spec):
                 raise SpecError(f"{nm}.layout", op.layout,
                                 f"wgmma reads {op.dtype} only K-major, so {nm} must be {want}-major on the sm90 path",
                                 f"set {nm}.layout={want!r} (pass a contiguous copy, or W.t() for an nn.Linear weight)")
+    if not sm90 and DTYPES[spec.d.dtype].bits == 8:
+        raise SpecError("d.dtype", spec.d.dtype, "the sm80 path's visitor epilogue does not store 8-bit outputs "
+                        "correctly (wrong values in cutlassgen's H200 tests), so quantized outputs are sm90-only",
+                        "use arch=90, or a 16-bit output on the sm80 path")
     if not sm90 and spec.d.layout != "row":
         raise SpecError("d.layout", spec.d.layout, "the sm80 path's visitor epilogue stores row-major D",
                         "use d.layout='row' (D^T = B^T A^T gives the column-major result), or arch=90")
@@ -176,6 +180,10 @@ def _sm80_tile(spec):
         if warp[i] % inst[i]:
             raise _tile_err("warp", warp, f"instruction {axis}={inst[i]} must divide warp {axis}={warp[i]}",
                             f"use a multiple of {inst[i]}")
+    k_steps = warp[2] // inst[2]
+    if k_steps < 2 or k_steps % 2:
+        raise _tile_err("warp", warp, f"warp K / instruction K = {k_steps}; the pipelined mainloop needs an even "
+                        "number of at least 2 warp-level MMA steps", f"use K={2 * inst[2]} or {4 * inst[2]}")
     if warp[2] != tb[2]:
         raise _tile_err("warp", warp, f"warp K must equal threadblock K={tb[2]} (no sliced-K in this path)",
                         f"warp=({warp[0]}, {warp[1]}, {tb[2]})")
@@ -185,10 +193,6 @@ def _sm80_tile(spec):
                         f"e.g. warp=({tb[0] // 2}, {tb[1] // 2}, {tb[2]}) for 4 warps")
     if warp[0] * warp[1] > 64 * 64 * (2 if spec.accumulator == "fp32" else 2):
         raise _tile_err("warp", warp, "more than 8192 accumulators per warp spills registers", "use at most 64x128")
-    if DTYPES[spec.d.dtype].bits == 8 and warp[1] < 64:
-        raise _tile_err("warp", warp, "an 8-bit output on the sm80 path needs warp N >= 64 (CUTLASS's 8-bit epilogue "
-                        "thread map has no rows below that)", f"use warp=({warp[0]}, 64, {warp[2]}) with threadblock N "
-                        ">= 64")
     kbytes = tb[2] * DTYPES[spec.a.dtype].bits // 8
     if kbytes % 32:
         raise _tile_err("threadblock", tb, f"threadblock K of {kbytes} bytes; must be a multiple of 32 bytes",

@@ -48,12 +48,11 @@ GPU_SPECS = {
     "sm80_int8_dequant": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("bf16"),
                                   epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
                                             Add("per_col", "bias", "bf16"), Activation("silu")]),
-    # fp8 output from the sm80 path needs sm89+: arch=89 on the sm80 path.
     "sm80_bf16_residual_aux_amax": GemmSpec(
-        arch=89, path="sm80", a=Operand("bf16", COL), b=Operand("bf16", ROW), c=Operand("bf16"), d=Operand("e5m2"),
-        tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32), stages=3),
+        arch=80, a=Operand("bf16", COL), b=Operand("bf16", ROW), c=Operand("bf16"), d=Operand("bf16"),
+        tile=Sm80Tile(threadblock=(128, 64, 32), warp=(64, 32, 32), stages=3),
         epilogue=[LinearCombination(alpha=2.0, beta="runtime"), StoreAux("pre_act", "bf16"), Activation("gelu"),
-                  Amax("amax"), Quantize("e5m2", "per_row", "qscale")]),
+                  Amax("amax"), Multiply("per_row", "row_scale", "fp32")]),
     "sm80_tf32_acts": GemmSpec(arch=80, a=Operand("fp32"), b=Operand("fp32"), d=Operand("fp32"),
                                epilogue=[Activation("leaky_relu", slope=0.2), Activation("clamp", lo=-1.5, hi=4.0),
                                          Activation("hardswish"), Activation("tanh"), Activation("sigmoid"),

@@ -34,7 +34,7 @@ def make_inputs(spec, kernel, M, N, K, gen):
     for name, (kind, dtype) in kernel.inputs.items():
         tdt = getattr(torch, storage(dtype).torch)
         if kind == "scalar":
-            v = 0.5 + torch.rand((), generator=gen).item()
+            v = 0.5 + torch.rand((), generator=gen, device=dev).item()
             if name in ("dequant",):
                 v = 2e-3
             # Alternate a Python number and a device tensor, the two ways a scalar may come.
@@ -48,6 +48,17 @@ def make_inputs(spec, kernel, M, N, K, gen):
                 v = v * 20
             inputs[name] = v.to(tdt)
     return a, b, c, inputs
+
+
+def aligned_shape(spec, shape):
+    """The suite's shape, rounded up where an extent is contiguous and must meet the spec's 16-byte alignment."""
+    M, N, K = shape
+    align = 16 if spec.a.dtype in ("int8", "e4m3", "e5m2") or spec.d.dtype in ("int8", "e4m3", "e5m2") else 8
+    N = -(-N // align) * align
+    K = -(-K // align) * align
+    if spec.d.layout == "column" or spec.a.layout == "column":
+        M = -(-M // align) * align
+    return M, N, K
 
 
 def poisoned_out(spec, M, N):
@@ -87,12 +98,7 @@ def test_matches_reference(gpu_kernel, name, shape):
 
     spec = GPU_SPECS[name]
     kernel = gpu_kernel(name)
-    M, N, K = shape
-    align = 16 if spec.a.dtype in ("int8", "e4m3", "e5m2") or spec.d.dtype in ("int8", "e4m3", "e5m2") else 8
-    N = -(-N // align) * align
-    K = -(-K // align) * align
-    if spec.d.layout == "column" or (spec.a.layout == "column"):
-        M = -(-M // align) * align  # M is then a contiguous extent and must meet the alignment
+    M, N, K = aligned_shape(spec, shape)
     gen = torch.Generator(device="cuda").manual_seed(hash((name, shape)) % 2**31)
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
     out = poisoned_out(spec, M, N)

@@ -343,21 +343,23 @@ class _Progress:
         return self
 
     def _watch(self):
-        done = set()
+        self.done = set()
         bar = None
         if sys.stderr.isatty():
             from tqdm import tqdm
 
             bar = tqdm(total=len(self.jobs), desc="cutlassgen", unit="kernel", file=sys.stderr)
-        while not self.stop.wait(0.5):
+        stopping = False
+        while not stopping:
+            stopping = self.stop.wait(0.5)  # one last scan after ninja returns, so no finished kernel goes unsaid
             for job in self.jobs:
-                if job.key not in done and (self.stagings[job.key] / MODULE_FILE).exists():
-                    done.add(job.key)
+                if job.key not in self.done and (self.stagings[job.key] / MODULE_FILE).exists():
+                    self.done.add(job.key)
                     if bar:
                         bar.update(1)
                     else:
-                        print(f"cutlassgen: built {len(done)}/{len(self.jobs)} ({time.monotonic() - self.started:.0f} s):"
-                              f" {job.label}", file=sys.stderr, flush=True)
+                        print(f"cutlassgen: built {len(self.done)}/{len(self.jobs)} "
+                              f"({time.monotonic() - self.started:.0f} s): {job.label}", file=sys.stderr, flush=True)
         if bar:
             bar.close()
 

@@ -1,4 +1,8 @@
-"""The float64 PyTorch reference of a spec: what the kernel must compute, node by node."""
+"""The float64 PyTorch reference of a spec: what the kernel must compute, node by node.
+
+(Named golden.py, not reference.py: a submodule named like the public function cutlassgen.reference would replace
+that function on the package once imported.)
+"""
 from __future__ import annotations
 
 import collections

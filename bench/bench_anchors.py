@@ -1,0 +1,156 @@
+"""Generated kernels against the anchors of ANCHORS.md, in one process, on the same inputs.
+
+Run: python bench/bench_anchors.py [--shapes small] [--out results.md]   (needs an sm90 GPU)
+Times are the median of device-event timings of many runs after warm-up; TFLOP/s = 2*M*N*K / time.
+"""
+import argparse
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import cutlassgen as cg
+from cutlassgen import Activation, Add, Amax, GemmSpec, Multiply, Operand, Quantize, Sm90Tile
+
+SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
+BF16_TILES = {
+    "128x256x64 c2x1 coop": Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1), mainloop="cooperative"),
+    "128x128x64 c1x2 coop": Sm90Tile(cta=(128, 128, 64), cluster=(1, 2, 1), mainloop="cooperative"),
+    "64x128x64 pingpong": Sm90Tile(cta=(64, 128, 64), cluster=(1, 1, 1), mainloop="pingpong"),
+    "128x128x64 stream-K": Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), scheduler="stream_k"),
+}
+FP8_TILES = {
+    "128x128x128 c1x2": Sm90Tile(cta=(128, 128, 128), cluster=(1, 2, 1)),
+    "128x256x128 c2x1 fastacc": Sm90Tile(cta=(128, 256, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
+}
+
+
+def specs():
+    out = {}
+    for name, tile in BF16_TILES.items():
+        out[("bias_gelu", name)] = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"),
+                                            d=Operand("bf16"), tile=tile,
+                                            epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
+    for name in ("128x256x64 c2x1 coop", "128x128x64 c1x2 coop", "64x128x64 pingpong"):
+        out[("bias_gelu_fp8", name)] = GemmSpec(
+            arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("e4m3"), tile=BF16_TILES[name],
+            epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh"), Amax("amax"),
+                      Quantize("e4m3", "per_tensor", "scale")])
+    for name, tile in FP8_TILES.items():
+        out[("fp8_scaled", name)] = GemmSpec(
+            arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile,
+            epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                      Add("per_col", "bias", "bf16")])
+    return out
+
+
+def median_ms(fn, reps=30, warmup=5):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--compile", action="store_true", help="also time torch.compile(max-autotune-no-cudagraphs)")
+    args = ap.parse_args()
+    table = specs()
+    kernels = dict(zip(table, cg.build_many(list(table.values()))))
+    rows = []
+    for M, N, K in SHAPES:
+        flop = 2 * M * N * K
+        tf = lambda ms: flop / ms / 1e9  # noqa: E731
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
+        w = (torch.randn(N, K, device="cuda", generator=g) / K ** 0.5).bfloat16()
+        bias = torch.randn(N, device="cuda", generator=g).bfloat16()
+        r = {"shape": f"{M}x{N}x{K}"}
+        r["cublas_mm"] = tf(median_ms(lambda: torch.mm(a, w.t())))
+        r["unfused_bias_gelu"] = tf(median_ms(lambda: F.gelu(torch.mm(a, w.t()) + bias, approximate="tanh")))
+        r["cublaslt_fused"] = tf(median_ms(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)))
+        ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+        best = (0, "")
+        for (kind, name), k in kernels.items():
+            if kind != "bias_gelu":
+                continue
+            out = k(a, w.t(), bias=bias)
+            err = ((out.double() - ref).norm() / ref.norm()).item()
+            assert err < 1.5e-2, (name, err)
+            t = tf(median_ms(lambda: k(a, w.t(), bias=bias)))
+            r[f"ours {name}"] = t
+            best = max(best, (t, name))
+        r["ours_best"], r["ours_best_tile"] = best
+        scale = torch.tensor([0.5], device="cuda")
+
+        def unfused_fp8():
+            y = F.gelu(torch.mm(a, w.t()) + bias, approximate="tanh")
+            amax = y.abs().amax()
+            return (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn), amax
+
+        r["unfused_fp8"] = tf(median_ms(unfused_fp8))
+        if args.compile and M in (8192, 256):
+            compiled = torch.compile(unfused_fp8, mode="max-autotune-no-cudagraphs")
+            r["torch_compile_fp8"] = tf(median_ms(compiled))
+        best8 = (0, "")
+        for (kind, name), k in kernels.items():
+            if kind != "bias_gelu_fp8":
+                continue
+            res = k(a, w.t(), bias=bias, scale=scale)
+            t = tf(median_ms(lambda: k(a, w.t(), bias=bias, scale=scale)))
+            best8 = max(best8, (t, name))
+        r["ours_fp8_best"], r["ours_fp8_tile"] = best8
+        a8 = a.float().clamp(-448, 448).to(torch.float8_e4m3fn)
+        w8 = (w.float() * 16).to(torch.float8_e4m3fn)
+        sa = torch.rand(M, 1, device="cuda") + 0.5
+        sb = torch.rand(1, N, device="cuda") / 16
+        r["scaled_mm"] = tf(median_ms(lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias,
+                                                               out_dtype=torch.bfloat16)))
+        want = torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias, out_dtype=torch.bfloat16)
+        bestf = (0, "")
+        for (kind, name), k in kernels.items():
+            if kind != "fp8_scaled":
+                continue
+            got = k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)
+            err = ((got.double() - want.double()).norm() / want.double().norm()).item()
+            assert err < 2e-2, (name, err)
+            t = tf(median_ms(lambda: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)))
+            bestf = max(bestf, (t, name))
+        r["ours_fp8_scaled_best"], r["ours_fp8_scaled_tile"] = bestf
+        rows.append(r)
+        print(r, flush=True)
+        del a, w, ref
+    lines = ["| M x N x K | cuBLAS mm | unfused bias+gelu | cuBLASLt fused | ours bias+gelu (tile) | vs cuBLASLt |"
+             " unfused +fp8 | ours +fp8 (tile) | vs unfused | _scaled_mm | ours fp8 scaled (tile) | vs _scaled_mm |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['shape']} | {r['cublas_mm']:.0f} | {r['unfused_bias_gelu']:.0f} | {r['cublaslt_fused']:.0f} | "
+            f"{r['ours_best']:.0f} ({r['ours_best_tile']}) | {r['ours_best'] / r['cublaslt_fused']:.2f}x | "
+            f"{r['unfused_fp8']:.0f} | {r['ours_fp8_best']:.0f} ({r['ours_fp8_tile']}) | "
+            f"{r['ours_fp8_best'] / r['unfused_fp8']:.2f}x | {r['scaled_mm']:.0f} | "
+            f"{r['ours_fp8_scaled_best']:.0f} ({r['ours_fp8_scaled_tile']}) | "
+            f"{r['ours_fp8_scaled_best'] / r['scaled_mm']:.2f}x |")
+    detail = ["", "Every bf16 bias+gelu_tanh tile (TFLOP/s):", ""]
+    for r in rows:
+        detail.append(f"- {r['shape']}: " + ", ".join(f"{k[5:]} {v:.0f}" for k, v in r.items()
+                                                       if k.startswith("ours ")))
+    text = "\n".join(lines + detail) + "\n"
+    print(text)
+    if args.out:
+        open(args.out, "w").write(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__}; "
+                                  f"command: python bench/bench_anchors.py {' '.join(sys.argv[1:])}\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()
