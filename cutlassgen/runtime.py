@@ -315,14 +315,16 @@ class Kernel:
         scalars = [0.0] * self._n_scalars
         for slot in self._in_slots:
             self._vector_or_scalar(slot, inputs[slot.name], M, N, device, ptrs, scalars)
+        d_dtype = tdt(spec.d.dtype)
+        if out is not None:
+            ldd = self._matrix(out, "out", M, N, d_dtype, spec.d.layout, self._align["d"], device)
         # Device last, so that every shape/dtype/layout mistake is reported the same way on any machine.
         if device.type != "cuda":
             raise ValueError(f"a is on {device}; kernels run on CUDA tensors (move the operands with .cuda())")
-        d_dtype = tdt(spec.d.dtype)
         if out is None:
             out = (T.empty((M, N), dtype=d_dtype, device=device) if spec.d.layout == "row"
                    else T.empty((N, M), dtype=d_dtype, device=device).t())
-        ldd = self._matrix(out, "out", M, N, d_dtype, spec.d.layout, self._align["d"], device)
+            ldd = self._matrix(out, "out", M, N, d_dtype, spec.d.layout, self._align["d"], device)
         extras, aux_ld = [], 0
         for slot in self._out_slots:
             if slot.kind == "amax":

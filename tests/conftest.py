@@ -70,3 +70,15 @@ def gpu_kernel(gpu_kernels, request):
             raise k
         return k
     return get
+
+
+@pytest.fixture(scope="session")
+def ci_kernels(cache_dir):
+    """SM80_ALL and SM90_ALL, compiled once for the session in one ninja run.
+
+    Without a GPU each builds for its own arch; on a GPU machine both build for the GPU at hand."""
+    import cutlassgen as cg
+    from ci_specs import SM80_ALL, SM90_ALL
+
+    sm80, sm90 = cg.build_many([SM80_ALL, SM90_ALL])
+    return {"sm80": sm80, "sm90": sm90}

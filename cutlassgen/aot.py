@@ -1,0 +1,81 @@
+"""Ahead of time: a manifest of specs -> a prebuilt directory (modules + index.json) the runtime searches first.
+
+Manifest (TOML):
+
+    archs = [80, 90]                 # compile targets; each spec is built for those its path can run on
+    [[spec]]
+    file = "specs/linear_gelu.toml"  # relative to the manifest
+    archs = [90]                     # optional: this spec's own targets
+    [[spec]]                         # or a spec inline, as in a spec file
+    arch = 80
+    a = {dtype = "fp16"} ...
+
+Kernels already in the JIT cache (same key) are copied instead of compiled again.
+"""
+from __future__ import annotations
+
+import pathlib
+import shutil
+import tomllib
+
+from .errors import SpecError
+from .spec import GemmSpec, load_spec
+
+
+def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
+    path = pathlib.Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise SpecError("manifest", str(path), f"cannot be read as TOML: {e}") from None
+    archs = data.get("archs", [80, 90])
+    if not isinstance(archs, list) or not archs or not all(isinstance(a, int) for a in archs):
+        raise SpecError("manifest.archs", archs, "must be a list of compute capabilities", "e.g. [80, 90]")
+    out = []
+    for i, entry in enumerate(data.get("spec", [])):
+        entry = dict(entry)
+        own = entry.pop("archs", archs)
+        spec = load_spec(path.parent / entry["file"]) if "file" in entry else GemmSpec.from_dict(entry)
+        chosen = targets(spec, own)
+        if not chosen:
+            raise SpecError(f"manifest.spec[{i}].archs", own, f"none of these can run {spec.name or spec.key} "
+                            f"({spec.resolved_path} path, arch {spec.arch})", "list 90 for sm90-path specs")
+        out.append((spec, chosen))
+    if not out:
+        raise SpecError("manifest.spec", None, "lists no specs", "add [[spec]] tables with file = '...'")
+    return out
+
+
+def targets(spec: GemmSpec, archs: list[int]) -> list[int]:
+    """The manifest's archs this spec can be compiled for."""
+    if spec.resolved_path == "sm90":
+        return [a for a in archs if a == 90]
+    return [a for a in archs if a >= spec.arch]
+
+
+def build_prebuilt(manifest, out, jobs: int | None = None) -> pathlib.Path:
+    from . import prebuilt
+    from .jit import MODULE_FILE, build_many, cache, plan
+
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    pairs = [(s, a) for s, arch_list in read_manifest(manifest) for a in arch_list]
+    for spec, arch in pairs:  # reuse what the JIT cache already holds
+        job = plan(spec, arch).with_cache_key()
+        src = cache.entry_dir(job.key, arch)
+        dst = cache.entry_dir(job.key, arch, out)
+        if cache.lookup(src, MODULE_FILE) and not cache.lookup(dst, MODULE_FILE):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+    index = {}
+    by_arch: dict[int, list] = {}
+    for spec, arch in pairs:
+        by_arch.setdefault(arch, []).append(spec)
+    for arch, group in by_arch.items():
+        paths = build_many(group, arch=arch, root=out, load=False, jobs=jobs)
+        for spec, path in zip(group, paths):
+            index[prebuilt.index_key(plan(spec, arch).source_key, arch)] = path
+    for leftover in ("tmp", "locks", "failed"):
+        shutil.rmtree(out / leftover, ignore_errors=True)
+    prebuilt.write_index(out, index)
+    return out

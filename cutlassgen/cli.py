@@ -1,0 +1,134 @@
+"""The `cutlassgen` command (also `python -m cutlassgen`)."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+
+
+def _load_specs(paths):
+    from .spec import load_spec
+
+    return [load_spec(p) for p in paths]
+
+
+def cmd_render(args):
+    from .emit import render
+
+    (spec,) = _load_specs([args.spec])
+    sys.stdout.write(render(spec, args.arch))
+    return 0
+
+
+def cmd_build(args):
+    from .jit import build_many
+
+    specs = _load_specs(args.specs)
+    paths = build_many(specs, arch=args.arch, jobs=args.jobs, load=False)
+    for spec, path in zip(specs, paths):
+        print(f"{spec.name or spec.key}: {path}")
+    return 0
+
+
+def cmd_cache(args):
+    from .jit import cache
+
+    root = cache.cache_root()
+    if args.action == "ls":
+        rows = []
+        for entry in cache.entries(root):
+            meta = cache.read_meta(entry)
+            ok = (entry / cache.COMPLETE).exists()
+            name = meta.get("spec", {}).get("name") or meta.get("spec_key", "?")
+            rows.append(f"{entry.parent.name}/{entry.name}  {'ok ' if ok else 'BAD'}  {name}  "
+                        f"{meta.get('compile_seconds', '?')} s  {meta.get('built_at', '')}")
+        print("\n".join(rows) if rows else f"(empty: {root})")
+    elif args.action == "info":
+        matches = [e for e in cache.entries(root) if e.name.startswith(args.key or "")]
+        if len(matches) != 1:
+            print(f"{len(matches)} entries match {args.key!r}; give a longer key prefix", file=sys.stderr)
+            return 1
+        print(json.dumps(cache.read_meta(matches[0]), indent=2))
+    elif args.action == "clear":
+        if root.exists():
+            shutil.rmtree(root)
+        print(f"removed {root}")
+    elif args.action == "prune":
+        removed = 0
+        cutoff = time.time() - args.older_than * 86400
+        for entry in cache.entries(root):
+            stale = not (entry / cache.COMPLETE).exists() or entry.stat().st_mtime < cutoff
+            if stale:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed += 1
+        for leftover in ("tmp", "failed"):
+            if (root / leftover).exists():
+                shutil.rmtree(root / leftover, ignore_errors=True)
+        print(f"removed {removed} entries and build leftovers from {root}")
+    return 0
+
+
+def cmd_doctor(args):
+    from .doctor import report
+
+    lines, problems = report()
+    print("\n".join(lines))
+    if problems:
+        print("\nproblems:")
+        print("\n".join(f"- {p}" for p in problems))
+        return 1
+    print("\nno problems found")
+    return 0
+
+
+def cmd_aot(args):
+    from .aot import build_prebuilt
+
+    out = build_prebuilt(args.manifest, args.out, jobs=args.jobs)
+    print(f"prebuilt kernels and index in {out}")
+    return 0
+
+
+def cmd_demo(args):
+    from .demo import run
+
+    return run(arch=args.arch)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="cutlassgen", description="Fused CUTLASS GEMMs from Python specs.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("render", help="print the CUTLASS C++ for a spec file")
+    r.add_argument("spec")
+    r.add_argument("--arch", type=int, default=None, help="compile target (default: the spec's arch)")
+    r.set_defaults(fn=cmd_render)
+    b = sub.add_parser("build", help="compile spec files into the cache (one parallel ninja run)")
+    b.add_argument("specs", nargs="+")
+    b.add_argument("--arch", type=int, default=None)
+    b.add_argument("--jobs", type=int, default=None)
+    b.set_defaults(fn=cmd_build)
+    c = sub.add_parser("cache", help="inspect or clean the kernel cache")
+    c.add_argument("action", choices=["ls", "info", "clear", "prune"])
+    c.add_argument("key", nargs="?", help="entry key prefix (info)")
+    c.add_argument("--older-than", type=float, default=30.0, help="prune: days since last build")
+    c.set_defaults(fn=cmd_cache)
+    d = sub.add_parser("doctor", help="check the toolchain, GPU and cache set-up")
+    d.set_defaults(fn=cmd_doctor)
+    a = sub.add_parser("aot", help="build a manifest's kernels into a prebuilt directory")
+    a.add_argument("manifest")
+    a.add_argument("--out", required=True)
+    a.add_argument("--jobs", type=int, default=None)
+    a.set_defaults(fn=cmd_aot)
+    m = sub.add_parser("demo", help="build, check and time the built-in default spec")
+    m.add_argument("--arch", type=int, default=None)
+    m.set_defaults(fn=cmd_demo)
+    args = p.parse_args(argv)
+    from .errors import BuildError, SpecError
+
+    try:
+        return args.fn(args)
+    except (SpecError, BuildError) as e:
+        print(f"cutlassgen: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,30 @@
+"""The few kernels CI compiles (no GPU needed): together they hold every epilogue node and every activation."""
+from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
+                        Sm90Tile, StoreAux)
+
+ALL_ACTIVATIONS = [Activation("relu"), Activation("gelu"), Activation("gelu_tanh"), Activation("silu"),
+                   Activation("sigmoid"), Activation("tanh"), Activation("leaky_relu", slope=0.1),
+                   Activation("hardswish"), Activation("clamp", lo=-4.0, hi=4.0), Activation("identity")]
+
+
+def _chain(quantize):
+    chain = [LinearCombination(alpha="runtime", beta=0.5), Add("per_col", "bias", "bf16"),
+             Multiply("per_row", "token_scale", "fp32"), Add("scalar", "shift", "fp32"), Multiply("tensor", "gate"),
+             StoreAux("pre_act", "bf16"), *ALL_ACTIVATIONS, Amax("amax")]
+    return chain + ([Quantize("e4m3", "per_col", "out_scale")] if quantize else [])
+
+
+# sm90: every node, quantize to fp8 included.
+SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Operand("bf16", "column"),
+                    c=Operand("bf16"), d=Operand("e4m3"), tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1)),
+                    epilogue=_chain(quantize=True))
+# sm80: every node the sm80 path has (it stores no 8-bit outputs, so no quantize).
+SM80_ALL = GemmSpec(arch=80, name="ci_sm80_all_nodes", a=Operand("bf16"), b=Operand("bf16", "column"),
+                    c=Operand("bf16"), d=Operand("bf16"), tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32)),
+                    epilogue=_chain(quantize=False))
+
+
+def small_sm80(tag: str) -> GemmSpec:
+    """A cheap sm80 kernel (about 20 s on 2 cores), unique per tag, for the cache and lock tests."""
+    return GemmSpec(arch=80, name=f"ci_small_{tag}", a=Operand("fp16"), b=Operand("fp16", "column"),
+                    d=Operand("fp16"), epilogue=[Activation("relu")])

@@ -1,0 +1,175 @@
+"""The JIT's promises, with real nvcc compiles: one compile under concurrency, a killed build blocks nobody and
+leaves nothing half-written, a corrupt entry is rebuilt, the key sees every input, errors are clear, warm is fast."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import cutlassgen as cg
+from ci_specs import small_sm80
+from cutlassgen import jit
+from cutlassgen.jit import MODULE_FILE, cache, toolchain
+
+TESTS = str(pathlib.Path(__file__).resolve().parent)
+ROOT = str(pathlib.Path(__file__).resolve().parents[1])
+BUILD_SCRIPT = """
+import json, sys
+sys.path.insert(0, {tests!r})
+import cutlassgen as cg
+from ci_specs import small_sm80
+k = cg.build(small_sm80({tag!r}), arch=80)
+print(json.dumps({{"path": str(k.binary_path), "spec": k._mod.spec_json()}}))
+"""
+
+
+def _env(cache_dir, **extra):
+    env = dict(os.environ, CUTLASSGEN_CACHE_DIR=str(cache_dir), PYTHONPATH=ROOT, CUTLASSGEN_JOBS="2")
+    env.update(extra)
+    return env
+
+
+@pytest.mark.compile
+def test_eight_processes_compile_once(tmp_path):
+    script = BUILD_SCRIPT.format(tests=TESTS, tag="concurrent")
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=_env(tmp_path), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    results = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [r[1][-2000:] for r in results]
+    outs = [json.loads(r[0].strip().splitlines()[-1]) for r in results]
+    assert len({o["path"] for o in outs}) == 1
+    assert all(json.loads(o["spec"]) == small_sm80("concurrent").to_dict() for o in outs)
+    compiles = sum(r[1].count("cutlassgen: compiling") for r in results)
+    assert compiles == 1, [r[1] for r in results]
+    assert len(cache.entries(tmp_path)) == 1
+
+
+@pytest.mark.compile
+def test_killed_build_blocks_nobody_and_corrupt_entries_are_rebuilt(tmp_path, monkeypatch):
+    spec = small_sm80("lifecycle")
+    env = _env(tmp_path)
+    victim = subprocess.Popen([sys.executable, "-c", BUILD_SCRIPT.format(tests=TESTS, tag="lifecycle")], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not list((tmp_path / "tmp").glob("build-*/kernel.cu")):  # nvcc is about to run
+        assert time.monotonic() < deadline and victim.poll() is None
+        time.sleep(0.05)
+    time.sleep(2)  # mid-compile
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    assert not [e for e in cache.entries(tmp_path) if (e / cache.COMPLETE).exists()], "a half-built entry appeared"
+
+    # The dead holder's flock is gone with it: a short lock timeout proves nobody waits for it.
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUTLASSGEN_LOCK_TIMEOUT", "30")
+    # Paths only (load=False): this process must not map a module that the test then corrupts in place.
+    (first,) = cg.build_many([spec], arch=80, verbose=False, load=False)
+    assert cache.lookup(first.parent, MODULE_FILE) == first
+    meta = cache.read_meta(first.parent)
+    assert meta["spec"] == spec.to_dict() and meta["compile_seconds"] > 0
+
+    # One flipped byte: the checksum makes it a miss.
+    data = bytearray(first.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    first.write_bytes(bytes(data))
+    assert cache.lookup(first.parent, MODULE_FILE) is None
+    # Truncated: build() compiles it again and publishes a sound entry in its place.
+    first.write_bytes(bytes(data[:1000]))
+    again = cg.build(spec, arch=80, verbose=False)
+    assert again.binary_path == first and cache.lookup(first.parent, MODULE_FILE) == first
+    assert json.loads(again._mod.spec_json()) == spec.to_dict()
+    assert cache.read_meta(first.parent)["key"] == meta["key"]
+
+
+def test_cache_key_sees_every_input(monkeypatch):
+    spec = small_sm80("key")
+    job = jit.plan(spec, 80)
+    base = jit.key_parts(job.source_key, 80)
+    key = jit.cache_key(base)
+    for field, value in (("nvcc", "13.1.0"), ("cutlass", "4.3.0"), ("pybind11", "9.9"), ("python_abi", ".cpython-312"),
+                         ("cutlassgen", "0.0.1"), ("flags", base["flags"] + ["-G"]), ("target_arch", 90)):
+        assert jit.cache_key({**base, field: value}) != key, field
+    assert jit.source_key(job.source, 86) != job.source_key
+    assert jit.source_key(job.source + "\n", 80) != job.source_key
+    monkeypatch.setattr(toolchain, "nvcc_version", lambda nvcc: "12.9.0")
+    assert jit.cache_key(jit.key_parts(job.source_key, 80)) != key
+    assert not any("/" in str(v) for k, v in base.items() if k != "flags"), "no paths in the key"
+
+
+def test_cache_key_is_the_same_in_another_process():
+    code = ("import sys; sys.path.insert(0, %r); from cutlassgen import jit; from ci_specs import small_sm80; "
+            "j = jit.plan(small_sm80('key'), 80); print(jit.cache_key(jit.key_parts(j.source_key, 80)))" % TESTS)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=ROOT)).stdout.strip()
+    job = jit.plan(small_sm80("key"), 80)
+    assert out == jit.cache_key(jit.key_parts(job.source_key, 80))
+
+
+def test_compile_error_raises_build_error_and_caches_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    real = jit._render_source
+    monkeypatch.setattr(jit, "_render_source",
+                        lambda spec, arch: "#error injected failure for the test\n" + real(spec, arch))
+    with pytest.raises(cg.BuildError) as info:
+        cg.build(small_sm80("broken"), arch=80, verbose=False)
+    err = info.value
+    assert any("injected failure" in line for line in err.first_errors)
+    assert "nvcc" in err.command and "-gencode=arch=compute_80,code=sm_80" in err.command
+    assert pathlib.Path(err.source_path).is_file() and pathlib.Path(err.log_path).is_file()
+    assert "injected failure" in str(err) and err.log_path in str(err)
+    assert cache.entries(tmp_path) == []
+
+
+def test_missing_toolchain_pieces_are_named(monkeypatch):
+    toolchain.find_nvcc.cache_clear()
+    monkeypatch.setenv("CUTLASSGEN_NVCC", "/nonexistent/nvcc")
+    with pytest.raises(cg.BuildError, match="CUTLASSGEN_NVCC=/nonexistent/nvcc does not exist"):
+        toolchain.find_nvcc()
+    toolchain.find_nvcc.cache_clear()
+    monkeypatch.delenv("CUTLASSGEN_NVCC")
+    toolchain.find_cutlass.cache_clear()
+    monkeypatch.setenv("CUTLASS_PATH", "/nonexistent/cutlass")
+    with pytest.raises(cg.BuildError, match="point CUTLASS_PATH at the root of a CUTLASS checkout"):
+        toolchain.find_cutlass()
+    toolchain.find_cutlass.cache_clear()
+
+
+def test_arch_mismatches_are_spec_errors():
+    with pytest.raises(cg.SpecError, match="runs only on sm_90a"):
+        jit.plan(cg.load_spec(pathlib.Path(ROOT, "examples/specs/linear_bias_gelu_fp8_sm90.toml")), 80)
+    spec89 = cg.GemmSpec(arch=89, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    with pytest.raises(cg.SpecError, match="needs sm89 features"):
+        jit.plan(spec89, 80)
+
+
+@pytest.mark.compile
+def test_repeated_build_in_process_is_memoized(ci_kernels):
+    from ci_specs import SM80_ALL
+
+    k = cg.build(SM80_ALL)
+    assert k is ci_kernels["sm80"]
+    n = 2000
+    t = time.perf_counter()
+    for _ in range(n):
+        cg.build(SM80_ALL)
+    per_call = (time.perf_counter() - t) / n
+    assert per_call < 50e-6, f"{per_call * 1e6:.1f} us per cached build()"
+
+
+@pytest.mark.compile
+def test_warm_start_in_a_new_process(ci_kernels):
+    # The arch is explicit: without it, build() asks torch for the GPU, and importing torch alone takes longer.
+    arch = ci_kernels["sm80"].target_arch
+    code = ("import time; t = time.perf_counter(); import sys; sys.path.insert(0, %r); import cutlassgen as cg; "
+            "from ci_specs import SM80_ALL; k = cg.build(SM80_ALL, arch=%d); "
+            "print(time.perf_counter() - t, k._mod.target_arch())" % (TESTS, arch))
+    times = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, PYTHONPATH=ROOT)).stdout.split()
+        times.append(float(out[0]))
+    assert min(times) < 0.2, times  # import cutlassgen + render + key + checksum + load, no torch, no compile

@@ -1,0 +1,94 @@
+"""Wrong calls raise before any launch, with the type the contract names and a message naming the argument.
+
+These run anywhere: the kernel is compiled (no GPU needed) and the checks come before the device check, which is
+the last one. Calls that need CUDA tensors to go wrong are in test_gpu_integration.py.
+"""
+import pytest
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.compile
+
+M, N, K = 64, 128, 96
+
+
+def good():
+    a = torch.randn(M, K).bfloat16()
+    b = torch.randn(N, K).bfloat16().t()  # column-major (K, N): an nn.Linear weight passed as W.t()
+    c = torch.randn(M, N).bfloat16()
+    inputs = dict(alpha=1.5, bias=torch.randn(N).bfloat16(), token_scale=torch.rand(M), shift=0.25)
+    return a, b, c, inputs
+
+
+def call(kernel, a=None, b=None, c=None, **changes):
+    ga, gb, gc, inputs = good()
+    inputs.update(changes)
+    inputs = {k: v for k, v in inputs.items() if v is not DROP}
+    return kernel(ga if a is None else a, gb if b is None else b, gc if c is None else c, **inputs)
+
+
+DROP = object()
+BAD = [
+    # (id, how to call, exception type, fragment of the message)
+    ("a not a tensor", lambda k: call(k, a=[[1.0]]), TypeError, "a must be a torch.Tensor"),
+    ("b not a tensor", lambda k: call(k, b=3), TypeError, "b must be a torch.Tensor"),
+    ("a 1-D", lambda k: call(k, a=torch.randn(K).bfloat16()), ValueError, "a must be 2-D"),
+    ("a 3-D", lambda k: call(k, a=torch.randn(2, M, K).bfloat16()), ValueError, "a must be 2-D"),
+    ("K mismatch", lambda k: call(k, b=torch.randn(N, K + 8).bfloat16().t()), ValueError, "b must be (K, N) with K=96"),
+    ("a wrong dtype", lambda k: call(k, a=torch.randn(M, K).half()), ValueError, "a has dtype torch.float16"),
+    ("a fp32", lambda k: call(k, a=torch.randn(M, K)), ValueError, "a has dtype torch.float32"),
+    ("b wrong dtype", lambda k: call(k, b=torch.randn(N, K).half().t()), ValueError, "b has dtype"),
+    ("b row-major", lambda k: call(k, b=torch.randn(K, N).bfloat16()), ValueError, "b must be column-major"),
+    ("a column-major", lambda k: call(k, a=torch.randn(K, M).bfloat16().t()), ValueError, "a must be row-major"),
+    ("a strided columns", lambda k: call(k, a=torch.randn(M, 2 * K).bfloat16()[:, ::2]), ValueError,
+     "a must be row-major"),
+    ("K off alignment", lambda k: call(k, a=torch.randn(M, K + 1).bfloat16(),
+                                      b=torch.randn(N, K + 1).bfloat16().t()), ValueError, "multiples of the spec's "
+                                                                                             "alignment"),
+    ("lda off alignment", lambda k: call(k, a=torch.randn(M, K + 4).bfloat16()[:, :K]), ValueError,
+     "leading dimension (100)"),
+    ("a misaligned pointer", lambda k: call(k, a=torch.randn(M * K + 1).bfloat16()[1:].view(M, K)), ValueError,
+     "a's data pointer is not 16-byte aligned"),
+    ("c missing", lambda k: k(*good()[:2], **good()[3]), ValueError, "c is required"),
+    ("c wrong shape", lambda k: call(k, c=torch.randn(M, N + 8).bfloat16()), ValueError, "c has shape"),
+    ("c wrong dtype", lambda k: call(k, c=torch.randn(M, N).half()), ValueError, "c has dtype"),
+    ("c column-major", lambda k: call(k, c=torch.randn(N, M).bfloat16().t()), ValueError, "c must be row-major"),
+    ("c not a tensor", lambda k: call(k, c="residual"), TypeError, "c must be a torch.Tensor"),
+    ("missing bias", lambda k: call(k, bias=DROP), TypeError, "missing epilogue input(s) ['bias']"),
+    ("missing alpha", lambda k: call(k, alpha=DROP), TypeError, "missing epilogue input(s) ['alpha']"),
+    ("unexpected input", lambda k: call(k, residual=torch.randn(M, N)), TypeError, "unexpected epilogue input(s) "
+                                                                                   "['residual']"),
+    ("misspelled input", lambda k: call(k, bais=torch.randn(N).bfloat16(), bias=DROP), TypeError, "['bais']"),
+    ("bias wrong length", lambda k: call(k, bias=torch.randn(N + 1).bfloat16()), ValueError,
+     "bias must have shape (128,)"),
+    ("bias 2-D", lambda k: call(k, bias=torch.randn(1, N).bfloat16()), ValueError, "bias must have shape (128,)"),
+    ("bias wrong dtype", lambda k: call(k, bias=torch.randn(N)), ValueError, "bias has dtype torch.float32"),
+    ("bias not a tensor", lambda k: call(k, bias=[0.0] * N), TypeError, "bias must be a torch.Tensor"),
+    ("bias strided", lambda k: call(k, bias=torch.randn(2 * N).bfloat16()[::2]), ValueError, "bias must be "
+                                                                                             "contiguous"),
+    ("per-row scale is per-col length", lambda k: call(k, token_scale=torch.rand(N)), ValueError,
+     "token_scale must have shape (64,) = M (one per row)"),
+    ("per-row scale wrong dtype", lambda k: call(k, token_scale=torch.rand(M).bfloat16()), ValueError,
+     "token_scale has dtype"),
+    ("scalar as a string", lambda k: call(k, alpha="2"), TypeError, "alpha must be a number or a one-element"),
+    ("scalar as a bool", lambda k: call(k, shift=True), TypeError, "shift must be a number"),
+    ("scalar tensor of two", lambda k: call(k, alpha=torch.ones(2)), ValueError, "alpha must be a number or a "
+                                                                                 "one-element float32 tensor"),
+    ("scalar tensor fp16", lambda k: call(k, alpha=torch.ones(1).half()), ValueError, "one-element float32"),
+    ("out wrong shape", lambda k: call(k, out=torch.empty(M, N + 8).bfloat16()), ValueError, "out has shape"),
+    ("out wrong dtype", lambda k: call(k, out=torch.empty(M, N)), ValueError, "out has dtype"),
+    ("out column-major", lambda k: call(k, out=torch.empty(N, M).bfloat16().t()), ValueError, "out must be row-major"),
+    ("cpu tensors", lambda k: call(k), ValueError, "a is on cpu"),
+]
+
+
+@pytest.mark.parametrize("case", BAD, ids=[b[0] for b in BAD])
+def test_bad_call_is_refused_with_a_named_argument(ci_kernels, case):
+    _, how, exc, fragment = case
+    with pytest.raises(exc) as info:
+        how(ci_kernels["sm80"])
+    assert fragment in str(info.value), str(info.value)
+
+
+def test_there_are_at_least_thirty_bad_calls():
+    assert len(BAD) >= 30
