@@ -1,0 +1,84 @@
+"""The command line: render, build, cache, doctor, and errors as messages (exit 2), not tracebacks."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import cutlassgen as cg
+from cutlassgen.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples/specs/fp16_bias_relu_sm80.toml"
+
+
+def test_render_prints_the_source(capsys):
+    assert main(["render", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert out == cg.render(cg.load_spec(EXAMPLE))
+    assert "cutlass::gemm::kernel::DefaultGemmWithVisitor" in out
+
+
+def test_render_for_another_target(capsys):
+    assert main(["render", str(EXAMPLE), "--arch", "90"]) == 0
+    assert "#define CUTLASSGEN_TARGET_ARCH 90" in capsys.readouterr().out
+
+
+def test_python_dash_m_and_the_script_agree():
+    out = subprocess.run([sys.executable, "-m", "cutlassgen", "render", str(EXAMPLE)], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True).stdout
+    assert out == cg.render(cg.load_spec(EXAMPLE))
+
+
+def test_invalid_spec_is_a_message_not_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(EXAMPLE.read_text().replace('fn = "relu"', 'fn = "rleu"'))
+    assert main(["render", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "SpecError" in err and "did you mean 'relu'" in err and "Traceback" not in err
+
+
+@pytest.mark.compile
+def test_cache_ls_info_prune_clear(ci_kernels, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from cutlassgen.jit import cache
+
+    src = ci_kernels["sm80"].binary_path.parent
+    root = tmp_path / "c"
+    shutil.copytree(src, root / src.parent.name / src.name)
+    broken = root / src.parent.name / "0123456789abcdef"
+    broken.mkdir()
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(root))
+    assert main(["cache", "ls"]) == 0
+    out = capsys.readouterr().out
+    assert "ci_sm80_all_nodes" in out and "BAD" in out
+    assert main(["cache", "info", src.name[:8]]) == 0
+    assert '"compile_seconds"' in capsys.readouterr().out
+    assert main(["cache", "prune"]) == 0
+    assert not broken.exists() and (root / src.parent.name / src.name).exists()
+    assert main(["cache", "clear"]) == 0
+    assert not root.exists()
+    assert cache.entries(root) == []
+
+
+def test_doctor_reports_the_toolchain(capsys):
+    code = main(["doctor"])
+    out = capsys.readouterr().out
+    assert "nvcc" in out and "CUTLASS" in out and "cache" in out
+    assert code in (0, 1)
+    if code == 1:
+        assert "problems:" in out
+
+
+def test_doctor_flags_a_missing_compiler(monkeypatch, capsys):
+    from cutlassgen.jit import toolchain
+
+    toolchain.find_nvcc.cache_clear()
+    monkeypatch.setenv("CUTLASSGEN_NVCC", "/nonexistent/nvcc")
+    try:
+        assert main(["doctor"]) == 1
+        assert "CUTLASSGEN_NVCC=/nonexistent/nvcc does not exist" in capsys.readouterr().out
+    finally:
+        toolchain.find_nvcc.cache_clear()
