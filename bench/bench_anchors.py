@@ -4,7 +4,6 @@ Run: python bench/bench_anchors.py [--shapes small] [--out results.md]   (needs 
 Times are the median of device-event timings of many runs after warm-up; TFLOP/s = 2*M*N*K / time.
 """
 import argparse
-import statistics
 import sys
 
 import torch
@@ -12,6 +11,7 @@ import torch.nn.functional as F
 
 import cutlassgen as cg
 from cutlassgen import Activation, Add, Amax, GemmSpec, Multiply, Operand, Quantize, Sm90Tile
+from cutlassgen.timing import median_ms
 
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
 BF16_TILES = {
@@ -43,21 +43,6 @@ def specs():
             epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
                       Add("per_col", "bias", "bf16")])
     return out
-
-
-def median_ms(fn, reps=30, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 def main():

@@ -2,22 +2,12 @@
 
 Run: python bench/host_overhead.py   (needs a GPU; builds the sm90 or sm80 bias+gelu kernel first)
 """
-import time
-
 import torch
 
 import cutlassgen as cg
+from cutlassgen.timing import host_us_per_call
 
 
-def per_call_us(fn, n=20000):
-    for _ in range(200):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) / n * 1e6
 
 
 def main():
@@ -32,8 +22,8 @@ def main():
     out = torch.empty(64, 64, device="cuda", dtype=torch.bfloat16)
     rows = []
     for _ in range(3):
-        rows.append((per_call_us(lambda: torch.mm(a, w.t())), per_call_us(lambda: k(a, w.t(), bias=bias)),
-                     per_call_us(lambda: k(a, w.t(), bias=bias, out=out))))
+        rows.append((host_us_per_call(lambda: torch.mm(a, w.t())), host_us_per_call(lambda: k(a, w.t(), bias=bias)),
+                     host_us_per_call(lambda: k(a, w.t(), bias=bias, out=out))))
     rows.sort(key=lambda r: r[1])
     mm, ours, ours_out = rows[len(rows) // 2]
     print(f"torch.mm: {mm:.2f} us/call; cutlassgen kernel: {ours:.2f} us/call (+{ours - mm:.2f}); "

@@ -2,22 +2,12 @@
 
 Run: python bench/profile_call.py   (needs a GPU)
 """
-import time
-
 import torch
 
 import cutlassgen as cg
+from cutlassgen.timing import host_us_per_call
 
 
-def us(fn, n=20000):
-    for _ in range(500):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) / n * 1e6
 
 
 def main():
@@ -34,14 +24,14 @@ def main():
     raw = (64, 64, 64, 64, 64, 0, 64, a.data_ptr(), b.data_ptr(), 0, out.data_ptr(), [bias.data_ptr()], [], 0, 0, 0,
            stream)
     mod = k._mod
-    print(f"torch.mm                 {us(lambda: torch.mm(a, b)):7.2f} us")
-    print(f"torch.empty(64x64)       {us(lambda: torch.empty(64, 64, device='cuda', dtype=torch.bfloat16)):7.2f} us")
-    print(f"module.run (C++ only)    {us(lambda: mod.run(*raw)):7.2f} us")
-    print(f"kernel(a, b, bias, out=) {us(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
-    print(f"kernel(a, b, bias)       {us(lambda: k(a, b, bias=bias)):7.2f} us")
+    print(f"torch.mm                 {host_us_per_call(lambda: torch.mm(a, b)):7.2f} us")
+    print(f"torch.empty(64x64)       {host_us_per_call(lambda: torch.empty(64, 64, device='cuda', dtype=torch.bfloat16)):7.2f} us")
+    print(f"module.run (C++ only)    {host_us_per_call(lambda: mod.run(*raw)):7.2f} us")
+    print(f"kernel(a, b, bias, out=) {host_us_per_call(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
+    print(f"kernel(a, b, bias)       {host_us_per_call(lambda: k(a, b, bias=bias)):7.2f} us")
     k._mod = type("NoLaunch", (), {"run": staticmethod(lambda *args: None),
                                     "workspace_size": staticmethod(mod.workspace_size)})  # noqa: E501
-    print(f"python checks only, out= {us(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
+    print(f"python checks only, out= {host_us_per_call(lambda: k(a, b, bias=bias, out=out)):7.2f} us")
     k._mod = mod
 
 

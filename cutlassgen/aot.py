@@ -9,11 +9,15 @@ Manifest (TOML):
     [[spec]]                         # or a spec inline, as in a spec file
     arch = 80
     a = {dtype = "fp16"} ...
+    [[matrix]]                       # a spec template crossed with lists of values
+    file = "specs/linear_gelu.toml"
+    vary = {"d.dtype" = ["bf16", "fp16"], "tile.cta" = [[128, 128, 64], [128, 256, 64]]}
 
 Kernels already in the JIT cache (same key) are copied instead of compiled again.
 """
 from __future__ import annotations
 
+import itertools
 import pathlib
 import shutil
 import tomllib
@@ -41,9 +45,38 @@ def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
             raise SpecError(f"manifest.spec[{i}].archs", own, f"none of these can run {spec.name or spec.key} "
                             f"({spec.resolved_path} path, arch {spec.arch})", "list 90 for sm90-path specs")
         out.append((spec, chosen))
+    for i, entry in enumerate(data.get("matrix", [])):
+        entry = dict(entry)
+        own = entry.pop("archs", archs)
+        vary = entry.pop("vary", {})
+        if not isinstance(vary, dict) or not vary or not all(isinstance(v, list) and v for v in vary.values()):
+            raise SpecError(f"manifest.matrix[{i}].vary", vary, "must map dotted fields to non-empty lists",
+                            "e.g. vary = {\"d.dtype\" = [\"bf16\", \"fp16\"]}")
+        base = load_spec(path.parent / entry.pop("file")).to_dict() if "file" in entry else entry
+        for values in itertools.product(*vary.values()):
+            d = _deep_copy(base)
+            for dotted, value in zip(vary, values):
+                _set_dotted(d, dotted, value)
+            spec = GemmSpec.from_dict(d)
+            out.append((spec, targets(spec, own)))
     if not out:
         raise SpecError("manifest.spec", None, "lists no specs", "add [[spec]] tables with file = '...'")
     return out
+
+
+def _deep_copy(d):
+    return {k: _deep_copy(v) if isinstance(v, dict) else (list(v) if isinstance(v, list) else v)
+            for k, v in d.items()}
+
+
+def _set_dotted(d: dict, dotted: str, value) -> None:
+    *parents, leaf = dotted.split(".")
+    for key in parents:
+        node = d.get(key)
+        if not isinstance(node, dict):
+            node = d[key] = {}
+        d = node
+    d[leaf] = value
 
 
 def targets(spec: GemmSpec, archs: list[int]) -> list[int]:

@@ -5,7 +5,6 @@ cuBLASLt's fused epilogue. Without one it validates, renders and compiles the ke
 """
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 
@@ -20,22 +19,9 @@ def default_spec(arch: int) -> GemmSpec:
                     epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
 
 
-def _median_ms(torch, fn, reps=50):
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
-
-
 def run(arch: int | None = None) -> int:
     from . import build, reference
+    from .timing import median_ms
 
     try:
         import torch
@@ -65,9 +51,9 @@ def run(arch: int | None = None) -> int:
     err = ((out.double() - ref).norm() / ref.norm()).item()
     print(f"relative error vs float64 reference: {err:.2e} ({'ok' if err < 1.5e-2 else 'TOO LARGE'})")
     flop = 2 * M * N * K
-    ours = _median_ms(torch, lambda: kernel(a, w.t(), bias=bias))
-    unfused = _median_ms(torch, lambda: torch.nn.functional.gelu(a @ w.t() + bias, approximate="tanh"))
-    fused = _median_ms(torch, lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
+    ours = median_ms(lambda: kernel(a, w.t(), bias=bias))
+    unfused = median_ms(lambda: torch.nn.functional.gelu(a @ w.t() + bias, approximate="tanh"))
+    fused = median_ms(lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True))
     for name, ms in (("cutlassgen", ours), ("unfused torch", unfused), ("cuBLASLt fused", fused)):
         print(f"{name:>14}: {ms:.3f} ms  {flop / ms / 1e9:.0f} TFLOP/s")
     return 0 if err < 1.5e-2 else 1

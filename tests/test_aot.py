@@ -93,3 +93,19 @@ def test_manifest_errors_are_clear(tmp_path):
     bad.write_text('archs = [80]\n[[spec]]\nfile = "s.toml"\n')
     with pytest.raises(cg.SpecError, match="list 90 for sm90-path specs"):
         read_manifest(bad)
+
+
+def test_manifest_matrix_crosses_a_template(tmp_path):
+    from cutlassgen.aot import read_manifest
+
+    (tmp_path / "base.toml").write_text(cg.dump_toml(SM90_ALL.replace(name="base")))
+    m = tmp_path / "m.toml"
+    m.write_text('archs = [90]\n[[matrix]]\nfile = "base.toml"\n'
+                 'vary = {"tile.cta" = [[128, 128, 64], [128, 256, 64]], "tile.cluster" = [[1, 1, 1], [2, 1, 1]]}\n')
+    entries = read_manifest(m)
+    assert len(entries) == 4 and all(archs == [90] for _, archs in entries)
+    assert {(s.tile.cta, s.tile.cluster) for s, _ in entries} == {
+        (cta, cl) for cta in ((128, 128, 64), (128, 256, 64)) for cl in ((1, 1, 1), (2, 1, 1))}
+    m.write_text('archs = [90]\n[[matrix]]\nfile = "base.toml"\nvary = {"tile.cta" = [[128, 128, 48]]}\n')
+    with pytest.raises(cg.SpecError, match="CTA K"):
+        read_manifest(m)
