@@ -37,6 +37,7 @@ class Lowered:
     slots: list = field(default_factory=list)
     n_ptrs: int = 0
     n_scalars: int = 0
+    root: dict | None = None  # the node whose value becomes D
 
     def node(self, kind, children=(), **attrs):
         n = {"id": f"Epi{len(self.nodes)}", "kind": kind, "children": list(children), **attrs}

@@ -371,9 +371,14 @@ class Kernel:
         return self._op
 
 
+_OPS: dict = {}  # op name -> caller; torch.library refuses a second registration of a name
+
+
 def _register_op(kernel: Kernel):
     T = _torch()
     name = kernel.op_name
+    if name in _OPS:  # the same spec and target loaded again (e.g. after a rebuild): same function
+        return _OPS[name]
     in_names = [s.name for s in kernel._in_slots]
 
     # The schema is spelled out: this module's annotations are strings (from __future__ import annotations).
@@ -388,11 +393,15 @@ def _register_op(kernel: Kernel):
     @launch.register_fake
     def _(a, b, c, tensors, numbers):
         M, N = a.shape[0], b.shape[1]
-        d_dtype = getattr(T, storage(kernel.spec.d.dtype).torch)
-        outs = [a.new_empty((M, N), dtype=d_dtype)]
+        row = kernel.spec.d.layout == "row"
+
+        def matrix(dtype):  # the same layout the real call allocates
+            return a.new_empty((M, N), dtype=dtype) if row else a.new_empty((N, M), dtype=dtype).t()
+
+        outs = [matrix(getattr(T, storage(kernel.spec.d.dtype).torch))]
         for s in kernel._out_slots:
             outs.append(a.new_empty((1,), dtype=T.float32) if s.kind == "amax"
-                        else a.new_empty((M, N), dtype=getattr(T, storage(s.dtype).torch)))
+                        else matrix(getattr(T, storage(s.dtype).torch)))
         return outs
 
     def call(a, b, c=None, *, out=None, **inputs):
@@ -404,4 +413,5 @@ def _register_op(kernel: Kernel):
             res[0] = out
         return kernel.Result(*res) if kernel.Result else res[0]
 
+    _OPS[name] = call
     return call

@@ -20,15 +20,14 @@ _LAYOUT_ALIASES = {"row_major": "row", "rowmajor": "row", "r": "row", "t": "row"
                    "col": "column", "column_major": "column", "colmajor": "column", "c": "column", "n": "column"}
 
 
-def _shape(field_name: str, value, n: int):
-    """A tuple of n positive ints, or 'auto'."""
+def _shape(field_name: str, value, example: tuple):
+    """A tuple of len(example) positive ints, or 'auto'."""
     if value == AUTO or value is None:
         return AUTO
-    if isinstance(value, (list, tuple)) and len(value) == n and all(
+    if isinstance(value, (list, tuple)) and len(value) == len(example) and all(
             isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
         return tuple(int(v) for v in value)
-    raise SpecError(field_name, value, f"must be {n} positive integers or 'auto'",
-                    "e.g. " + repr((128, 128, 64)[:n]) if n == 3 else "e.g. (2, 1, 1)")
+    raise SpecError(field_name, value, f"must be {len(example)} positive integers or 'auto'", f"e.g. {example}")
 
 
 def _int_or_auto(field_name: str, value, lo: int = 1):
@@ -64,8 +63,8 @@ class Sm80Tile:
     path = "sm80"
 
     def normalized(self) -> "Sm80Tile":
-        return Sm80Tile(_shape("tile.threadblock", self.threadblock, 3), _shape("tile.warp", self.warp, 3),
-                        _shape("tile.instruction", self.instruction, 3), _int_or_auto("tile.stages", self.stages, 2),
+        return Sm80Tile(_shape("tile.threadblock", self.threadblock, (128, 128, 32)),
+                        _shape("tile.warp", self.warp, (64, 64, 32)), _shape("tile.instruction", self.instruction, (16, 8, 16)), _int_or_auto("tile.stages", self.stages, 2),
                         _int_or_auto("tile.swizzle", self.swizzle), _int_or_auto("tile.split_k", self.split_k))
 
 
@@ -90,7 +89,7 @@ class Sm90Tile:
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
-        return Sm90Tile(_shape("tile.cta", self.cta, 3), _shape("tile.cluster", self.cluster, 3),
+        return Sm90Tile(_shape("tile.cta", self.cta, (128, 256, 64)), _shape("tile.cluster", self.cluster, (2, 1, 1)),
                         choose("tile.mainloop", self.mainloop, MAINLOOPS, {"ping-pong": "pingpong", "ping_pong": "pingpong"}),
                         choose("tile.epilogue", self.epilogue, EPILOGUE_SCHEDULES),
                         choose("tile.scheduler", self.scheduler, SCHEDULERS, {"streamk": "stream_k", "stream-k": "stream_k"}),

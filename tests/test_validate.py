@@ -128,6 +128,7 @@ def test_rule(rule):
     (lambda: GemmSpec.from_dict({"arch": 80, "a": "fp16", "b": "fp16", "d": "fp16", "tiel": {}}),
      ["tiel", "did you mean 'tile'"]),
     (lambda: sm80(epilogue=[Add("per_colum")]), ["did you mean 'per_col'"]),
+    (lambda: sm90(tile=Sm90Tile(cluster=(2, 1))), ["tile.cluster=(2, 1)", "e.g. (2, 1, 1)"]),
 ])
 def test_unknown_names_suggest_the_closest(make, fragments):
     with pytest.raises(cg.SpecError) as info:

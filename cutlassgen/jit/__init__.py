@@ -233,7 +233,8 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     cutlass = toolchain.find_cutlass()
     pyb_inc, _ = toolchain.find_pybind11()
     includes = [str(toolchain.CSRC), *cutlass.include_dirs]
-    work = pathlib.Path(tempfile.mkdtemp(prefix="ninja-", dir=cache.new_staging_dir(root).parent))
+    (root / "tmp").mkdir(parents=True, exist_ok=True)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="ninja-", dir=root / "tmp"))
     stagings = {}
     lines = [
         "ninja_required_version = 1.3",
