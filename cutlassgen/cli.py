@@ -91,6 +91,31 @@ def cmd_aot(args):
     return 0
 
 
+def cmd_tune(args):
+    from .tune import configs, label, study, write_report
+
+    (spec,) = _load_specs([args.spec])
+    variants = configs(spec, args.limit)
+    print(f"{len(variants)} valid configurations of {spec.name or spec.key}")
+    if args.list:
+        print("\n".join(label(v) for v in variants))
+        return 0
+    try:
+        import torch
+
+        gpu = torch.cuda.is_available()
+    except ImportError:
+        gpu = False
+    if not gpu:
+        print("no CUDA GPU: timing needs one (use --list to see the configurations)", file=sys.stderr)
+        return 1
+    shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shape]
+    rows = study(spec, shapes, limit=args.limit, reps=args.reps)
+    for path in write_report(rows, args.out, args.peak):
+        print(path)
+    return 0
+
+
 def cmd_demo(args):
     from .demo import run
 
@@ -121,6 +146,15 @@ def main(argv=None) -> int:
     a.add_argument("--out", required=True)
     a.add_argument("--jobs", type=int, default=None)
     a.set_defaults(fn=cmd_aot)
+    t = sub.add_parser("tune", help="compile and time every valid tile configuration of a spec (a tile study)")
+    t.add_argument("spec")
+    t.add_argument("--shape", action="append", default=[], metavar="MxNxK", help="problem shape (repeatable)")
+    t.add_argument("--limit", type=int, default=None, help="at most this many configurations")
+    t.add_argument("--reps", type=int, default=20)
+    t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
+    t.add_argument("--out", default="tune-report")
+    t.add_argument("--list", action="store_true", help="only list the valid configurations")
+    t.set_defaults(fn=cmd_tune)
     m = sub.add_parser("demo", help="build, check and time the built-in default spec")
     m.add_argument("--arch", type=int, default=None)
     m.set_defaults(fn=cmd_demo)

@@ -1,0 +1,160 @@
+"""Tile-shape study and tuning: enumerate the valid configurations of a spec, compile them in one parallel build,
+time each on the GPU, check each against the reference, and write a report (CSV, JSON, plots).
+
+Every configuration is validated before anything compiles; invalid ones never reach nvcc.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import itertools
+import json
+import pathlib
+
+from .dtypes import DTYPES
+from .errors import SpecError
+from .spec import GemmSpec, Sm80Tile, Sm90Tile
+
+
+def configs(spec: GemmSpec, limit: int | None = None) -> list[GemmSpec]:
+    """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order."""
+    kb = 128 // (DTYPES[spec.a.dtype].bits // 8) // 2  # K of 64 bytes; x2 below gives 128 bytes
+    out, seen = [], set()
+    if spec.resolved_path == "sm90":
+        space = itertools.product((64, 128, 256), (64, 128, 192, 256), (kb, 2 * kb),
+                                  ((1, 1, 1), (2, 1, 1), (1, 2, 1)), ("cooperative", "pingpong"),
+                                  ("persistent", "stream_k"))
+        tiles = (Sm90Tile(cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch)
+                 for m, n, k, cl, ml, sch in space)
+    else:
+        inst_k = {8: 32, 16: 16, 32: 8}[DTYPES[spec.a.dtype].bits]
+        space = itertools.product(((128, 128), (128, 256), (256, 128), (128, 64), (64, 128), (64, 64)),
+                                  ((64, 64), (64, 32), (32, 64), (32, 32)), (2 * inst_k, 4 * inst_k), (3, 4))
+        tiles = (Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=st)
+                 for (tm, tn), (wm, wn), k, st in space)
+    for tile in tiles:
+        try:
+            candidate = dataclasses.replace(spec, tile=tile)
+        except SpecError:
+            continue
+        if candidate.key not in seen:
+            seen.add(candidate.key)
+            out.append(candidate)
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def label(spec: GemmSpec) -> str:
+    t = spec.tile
+    if spec.resolved_path == "sm90":
+        return (f"{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
+                f"{' stream-K' if t.scheduler == 'stream_k' else ''}")
+    return f"{'x'.join(map(str, t.threadblock))} w{'x'.join(map(str, t.warp[:2]))} s{t.stages}"
+
+
+@dataclasses.dataclass
+class Row:
+    config: str
+    shape: str
+    ms: float
+    tflops: float
+    rel_err: float
+    compile_seconds: float
+    warnings: int
+    spec_key: str
+
+
+def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None) -> list[Row]:
+    """Compile every valid configuration of spec in one ninja run, then time and check each at each shape (GPU)."""
+    import torch
+
+    from .golden import reference
+    from .jit import build_many
+    from .timing import median_ms
+
+    variants = configs(spec, limit)
+    kernels = build_many(variants)
+    rows = []
+    for M, N, K in shapes:
+        args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
+        ref = reference(spec, *args, **inputs)
+        ref = ref.d if isinstance(ref, tuple) else ref
+        flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")  # 512 MiB: larger than L2, so each
+        for variant, kernel in zip(variants, kernels):                    # timed run starts cold, as in a model
+            out = kernel(*args, **inputs)
+            out = out.d if isinstance(out, tuple) else out
+            err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
+
+            def run():
+                flush.zero_()
+                kernel(*args, **inputs)
+
+            ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
+            info = kernel.build_info
+            rows.append(Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
+                            info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key))
+    return rows
+
+
+def _random_inputs(spec: GemmSpec, M: int, N: int, K: int):
+    """Fresh random operands and epilogue inputs in the layouts and dtypes spec asks for."""
+    import torch
+
+    from .dtypes import storage
+    from .epilogue import inputs_of
+
+    def matrix(rows, cols, op, scale):
+        shape = (rows, cols) if op.layout == "row" else (cols, rows)
+        t = (torch.randint(-8, 8, shape, device="cuda", dtype=torch.int8) if op.dtype == "int8"
+             else (torch.randn(shape, device="cuda") * scale).to(getattr(torch, storage(op.dtype).torch)))
+        return t if op.layout == "row" else t.t()
+
+    args = [matrix(M, K, spec.a, 1.0), matrix(K, N, spec.b, K ** -0.5)]
+    if spec.c is not None:
+        args.append(matrix(M, N, spec.c, 1.0))
+    inputs = {}
+    for name, kind, dtype in inputs_of(spec.epilogue):
+        if kind == "scalar":
+            inputs[name] = 0.5
+        else:
+            n = M if kind == "per_row" else N
+            inputs[name] = (torch.rand(n, device="cuda") + 0.5).to(getattr(torch, storage(dtype).torch))
+    return args, inputs
+
+
+def write_report(rows: list[Row], out_dir, peak_tflops: float | None = None) -> list[pathlib.Path]:
+    """rows -> study.csv, study.json and (with matplotlib) study.png: TFLOP/s per configuration per shape."""
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "study.csv", out / "study.json"]
+    with open(paths[0], "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[fl.name for fl in dataclasses.fields(Row)])
+        writer.writeheader()
+        writer.writerows(dataclasses.asdict(r) for r in rows)
+    best = {}
+    for r in rows:
+        if r.shape not in best or r.tflops > best[r.shape]["tflops"]:
+            best[r.shape] = dataclasses.asdict(r)
+    paths[1].write_text(json.dumps({"rows": [dataclasses.asdict(r) for r in rows], "best": best}, indent=1))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return paths
+    shapes = sorted({r.shape for r in rows}, key=lambda s: [int(x) for x in s.split("x")])
+    fig, ax = plt.subplots(figsize=(max(6, len(shapes) * 1.5), 4.5))
+    for config in sorted({r.config for r in rows}):
+        pts = {r.shape: r.tflops for r in rows if r.config == config}
+        ax.plot([shapes.index(s) for s in pts], list(pts.values()), marker="o", label=config)
+    if peak_tflops:
+        ax.axhline(peak_tflops, color="black", linestyle="--", label=f"measured peak {peak_tflops:.0f}")
+    ax.set_xticks(range(len(shapes)), shapes, rotation=20)
+    ax.set_ylabel("TFLOP/s")
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out / "study.png", dpi=120)
+    plt.close(fig)
+    return paths + [out / "study.png"]

@@ -1,0 +1,70 @@
+"""Tile study: the enumeration holds only valid, distinct configurations; the report is written from rows.
+Timing itself needs a GPU (test marked gpu)."""
+import csv
+import json
+import pathlib
+
+import pytest
+
+import cutlassgen as cg
+from cutlassgen.tune import Row, configs, label, write_report
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ["linear_bias_gelu_fp8_sm90", "fp8_per_token_channel_sm90", "fp16_bias_relu_sm80",
+                                  "int8_dequant_sm80"])
+def test_configs_are_valid_distinct_and_keep_the_epilogue(name):
+    spec = cg.load_spec(ROOT / f"examples/specs/{name}.toml")
+    variants = configs(spec)
+    assert len(variants) >= 20
+    assert len({v.key for v in variants}) == len(variants)
+    assert len({label(v) for v in variants}) == len(variants)
+    for v in variants:
+        assert v.epilogue == spec.epilogue and v.a == spec.a and v.d == spec.d
+        assert isinstance(v, cg.GemmSpec)  # constructed, hence validated
+    assert len(configs(spec, limit=5)) == 5
+
+
+def test_sm90_space_has_both_schedules_and_stream_k():
+    spec = cg.load_spec(ROOT / "examples/specs/linear_bias_gelu_fp8_sm90.toml")
+    tiles = [v.tile for v in configs(spec)]
+    assert {t.mainloop for t in tiles} == {"cooperative", "pingpong"}
+    assert any(t.scheduler == "stream_k" for t in tiles)
+    assert all(t.mainloop == "cooperative" for t in tiles if t.scheduler == "stream_k")
+
+
+def test_report_files(tmp_path):
+    rows = [Row("128x256x64 c2x1 cooperative", "8192x8192x8192", 1.6, 687.0, 1e-3, 50.0, 0, "k1"),
+            Row("128x128x64 c1x2 cooperative", "8192x8192x8192", 1.8, 610.0, 1e-3, 48.0, 0, "k2"),
+            Row("64x128x64 c1x1 pingpong", "32x8192x8192", 0.07, 58.0, 1e-3, 45.0, 1, "k3")]
+    paths = write_report(rows, tmp_path, peak_tflops=790)
+    with open(tmp_path / "study.csv") as f:
+        got = list(csv.DictReader(f))
+    assert [r["config"] for r in got] == [r.config for r in rows]
+    best = json.loads((tmp_path / "study.json").read_text())["best"]
+    assert best["8192x8192x8192"]["config"] == "128x256x64 c2x1 cooperative"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert len(paths) == 2
+    else:
+        assert (tmp_path / "study.png").stat().st_size > 1000
+
+
+def test_cli_lists_configurations(capsys):
+    from cutlassgen.cli import main
+
+    assert main(["tune", str(ROOT / "examples/specs/fp16_bias_relu_sm80.toml"), "--list", "--limit", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("3 valid configurations") and len(out) == 4
+
+
+@pytest.mark.gpu
+def test_study_times_and_checks_on_the_gpu(cache_dir, tmp_path):
+    from cutlassgen.tune import study
+
+    spec = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")
+    rows = study(spec, [(512, 512, 512)], limit=2, reps=5)
+    assert len(rows) == 2
+    assert all(r.ms > 0 and r.tflops > 0 and r.rel_err < 5e-3 for r in rows)
