@@ -5,7 +5,6 @@ import pathlib
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SPEC = ROOT / "examples/specs/linear_bias_gelu_fp8_sm90.toml"

@@ -11,7 +11,6 @@ import json
 import pathlib
 import sys
 
-from . import epilogue as epi
 from .dtypes import storage
 from .jit.flags import MODULE_NAME
 from .lower import lower_epilogue

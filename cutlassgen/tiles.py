@@ -82,12 +82,12 @@ def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
     if spec.c is not None:
         total += 2 * em * en * DTYPES[spec.c.dtype].bits // 8  # C load stages
     total += 2 * em * en * DTYPES[spec.d.dtype].bits // 8  # D store stages
-    for name, kind, dtype in epi.extra_outputs_of(spec.epilogue):
+    for _, kind, dtype in epi.extra_outputs_of(spec.epilogue):
         if kind == "tensor":
             total += 2 * em * en * DTYPES[dtype].bits // 8
     cta_n = spec.tile.cta[1] if spec.tile.cta != AUTO else 256
     cta_m = spec.tile.cta[0] if spec.tile.cta != AUTO else 128
-    for name, kind, dtype in epi.inputs_of(spec.epilogue):
+    for _, kind, _ in epi.inputs_of(spec.epilogue):
         if kind == "per_col":
             total += 2 * cta_n * 4
         elif kind == "per_row":

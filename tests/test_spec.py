@@ -56,7 +56,9 @@ def test_round_trip_of_every_node_type():
 
 def test_specs_are_frozen_and_hashable():
     spec = full_chain_spec()
-    with pytest.raises(Exception):
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
         spec.arch = 80
     assert len({spec, full_chain_spec()}) == 1
 

@@ -303,7 +303,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         shutil.rmtree(failed, ignore_errors=True)
         failed.parent.mkdir(parents=True, exist_ok=True)
         os.rename(st, failed)
-        for other_job, other_st, _ in failures[1:]:
+        for _, other_st, _ in failures[1:]:
             shutil.rmtree(other_st, ignore_errors=True)
         if not log.strip():
             log = binding_log or proc.stdout + proc.stderr
