@@ -111,9 +111,9 @@ class Kernel:
                 raise ValueError(f"{name} must be column-major (stride[0] == 1, e.g. W.t()); got strides {t.stride()}."
                                  " Pass .t().contiguous().t(), or build a spec with the row layout")
             ld, inner = (s1 if c > 1 else r), r
-        ld = max(ld, inner, 1)
-        if ld < inner:
-            raise ValueError(f"{name}'s leading dimension {ld} is smaller than its rows ({inner})")
+        if ld < inner:  # overlapping rows (as_strided, expand): the kernel would read past the storage
+            raise ValueError(f"{name}'s leading dimension {ld} is smaller than its contiguous extent ({inner}); "
+                             "pass a .contiguous() copy")
         if inner % align or ld % align:
             raise ValueError(f"{name}: its contiguous extent ({inner}) and leading dimension ({ld}) must be multiples "
                              f"of the spec's alignment ({align} elements); pad it or build a spec with a smaller "
@@ -247,12 +247,12 @@ class Kernel:
             ptrs[ptr] = v.data_ptr()
         row_d = self._fd[1]
         if out is None:
+            ldd = N if row_d else M
+            if ldd % self._fd[2]:
+                return None
             d = T.empty((M, N) if row_d else (N, M), dtype=self._fd[0], device=a.device)
             if not row_d:
                 d = d.t()
-            if N % self._fd[2] if row_d else M % self._fd[2]:
-                return None
-            ldd = N if row_d else M
         else:
             if type(out) is not T.Tensor:
                 return None

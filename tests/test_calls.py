@@ -47,6 +47,8 @@ BAD = [
                                                                                              "alignment"),
     ("lda off alignment", lambda k: call(k, a=torch.randn(M, K + 4).bfloat16()[:, :K]), ValueError,
      "leading dimension (100)"),
+    ("a with overlapping rows", lambda k: call(k, a=torch.randn(M * 8 + K).bfloat16().as_strided((M, K), (8, 1))),
+     ValueError, "a's leading dimension 8 is smaller than its contiguous extent (96)"),
     ("a misaligned pointer", lambda k: call(k, a=torch.randn(M * K + 1).bfloat16()[1:].view(M, K)), ValueError,
      "a's data pointer is not 16-byte aligned"),
     ("c missing", lambda k: k(*good()[:2], **good()[3]), ValueError, "c is required"),
