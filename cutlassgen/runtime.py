@@ -42,6 +42,18 @@ def _load_module(path: pathlib.Path):
     return module
 
 
+def _as_tensor(x):
+    """x as a torch tensor sharing its memory if it speaks DLPack or the CUDA array interface; else x unchanged."""
+    T = torch
+    if x is None or isinstance(x, (T.Tensor, int, float, str, bool, list, tuple)):
+        return x
+    if hasattr(x, "__dlpack__"):
+        return T.from_dlpack(x)
+    if hasattr(x, "__cuda_array_interface__"):
+        return T.as_tensor(x, device="cuda")
+    return x
+
+
 class Kernel:
     """kernel(a, b, c=None, *, out=None, **epilogue_inputs) -> D, or a named tuple (d, <extra outputs>)."""
 
@@ -279,6 +291,9 @@ class Kernel:
         """Every check with a message naming the argument; also the rare shapes (empty, M or N = 1, other device)."""
         T = torch
         spec = self.spec
+        # Arrays from other libraries come in through DLPack or __cuda_array_interface__, sharing their memory.
+        a, b, c, out = (_as_tensor(x) for x in (a, b, c, out))
+        inputs = {k: _as_tensor(v) for k, v in inputs.items()}
         if not isinstance(a, T.Tensor):
             raise TypeError(f"a must be a torch.Tensor, not {type(a).__name__}")
         device = a.device

@@ -94,3 +94,14 @@ def test_bad_call_is_refused_with_a_named_argument(ci_kernels, case):
 
 def test_there_are_at_least_thirty_bad_calls():
     assert len(BAD) >= 30
+
+
+def test_dlpack_arrays_are_taken_as_tensors(ci_kernels):
+    np = pytest.importorskip("numpy")
+    a, b, c, inputs = good()
+    arr = np.zeros((M, K), dtype=np.float32)  # a DLPack producer: converted, then refused for its dtype
+    with pytest.raises(ValueError, match="a has dtype torch.float32"):
+        ci_kernels["sm80"](arr, b, c, **inputs)
+    bias = np.zeros(N, dtype=np.float32)
+    with pytest.raises(ValueError, match="bias has dtype torch.float32"):
+        ci_kernels["sm80"](a, b, c, **{**inputs, "bias": bias})
