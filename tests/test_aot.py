@@ -51,6 +51,11 @@ def test_wheel_from_manifest_serves_prebuilt_kernels_without_jit(ci_kernels, tmp
     (wheel,) = wheels.glob("cutlassgen-*.whl")
     print(f"wheel {wheel.name}: {wheel.stat().st_size / 2**20:.1f} MiB in {time.monotonic() - started:.0f} s")
 
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert sum(n.endswith(".so") for n in names) == 2, "exactly the manifest's kernels, nothing from earlier builds"
+
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = str(venv / "bin" / "python")
