@@ -2,15 +2,115 @@
 // Included at the end of each generated source, after CUTLASSGEN_TARGET_ARCH and CUTLASSGEN_SPEC_JSON are defined.
 #include "cutlassgen/driver_shim.inl"
 
+namespace cutlassgen {
+
+// The helpers below are templates over the kernel so that `if constexpr` discards the 3.x-only code for 2.x kernels.
+template <class Kernel>
+constexpr bool is_cutlass3 = cutlass::gemm::detail::IsCutlass3GemmKernel<Kernel>::value;
+
+// One-time, per-device set-up of a 3.x kernel: allow its dynamic shared memory (the adapter would call
+// cudaFuncSetAttribute on every launch) and ask how many of its clusters fit on the device at once, so that the
+// persistent scheduler sizes its grid to one wave of co-resident clusters.
+struct DeviceSetup {
+  int status = -1;  // -1: not yet done; else the cudaError_t of the set-up
+  int max_active_clusters = 0;
+};
+
+template <class Kernel>
+DeviceSetup const& device_setup(int dev) {
+  static DeviceSetup per_device[64];
+  static DeviceSetup out_of_range;
+  DeviceSetup& s = (dev >= 0 && dev < 64) ? per_device[dev] : out_of_range;
+  if (s.status >= 0) return s;
+  if constexpr (is_cutlass3<Kernel>) {
+    void const* fn = reinterpret_cast<void const*>(cutlass::device_kernel<Kernel>);
+    int smem = Kernel::SharedStorageSize;
+    cudaError_t err = cudaSuccess;
+    if (smem >= (48 << 10)) err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err == cudaSuccess) {
+      using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = cute::size<0>(Cluster{});
+      attr[0].val.clusterDim.y = cute::size<1>(Cluster{});
+      attr[0].val.clusterDim.z = cute::size<2>(Cluster{});
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(attr[0].val.clusterDim.x, attr[0].val.clusterDim.y, attr[0].val.clusterDim.z);
+      cfg.blockDim = dim3(Kernel::MaxThreadsPerBlock, 1, 1);
+      cfg.dynamicSmemBytes = smem;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      // A failed query only loses the tighter grid: the scheduler falls back to its own estimate.
+      if (cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg) != cudaSuccess) {
+        cudaGetLastError();
+        clusters = 0;
+      }
+      s.max_active_clusters = clusters;
+    } else {
+      cudaGetLastError();  // clear it, so that the next CUDA call does not report it
+    }
+    s.status = static_cast<int>(err);
+  } else {
+    s.status = 0;  // the 2.x adapter caches its own per-device attributes
+  }
+  return s;
+}
+
+inline int current_device() {
+  int dev = 0;
+  cudaGetDevice(&dev);
+  return dev;
+}
+
+// make_arguments plus what the device set-up learned. Every entry point uses it, so that the workspace size asked
+// before a call is the one the call needs.
+template <class Kernel, class Args>
+void add_device_setup(Args& args) {
+  if constexpr (is_cutlass3<Kernel>)
+    args.hw_info.max_active_clusters = device_setup<Kernel>(current_device()).max_active_clusters;
+}
+
+template <class Kernel>
+auto arguments_for(cg_problem const& p) {
+  auto args = make_arguments(p);
+  add_device_setup<Kernel>(args);
+  return args;
+}
+
+// The adapter's initialize() and run(), minus the per-call cudaFuncSetAttribute for 3.x kernels (done once above).
+template <class Kernel, class Adapter, class Args>
+cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t len, int* code) {
+  auto stream = static_cast<cudaStream_t>(p.stream);
+  if constexpr (is_cutlass3<Kernel>) {
+    if (int err = device_setup<Kernel>(current_device()).status) {
+      *code = report(msg, len, CG_LAUNCH_FAILED, "cannot set the kernel's shared memory size: %s",
+                     cudaGetErrorString(static_cast<cudaError_t>(err)));
+      return cutlass::Status::kErrorInternal;
+    }
+    cutlass::Status st = Kernel::initialize_workspace(args, p.workspace, stream, nullptr);
+    if (st != cutlass::Status::kSuccess) return st;
+    auto params = Kernel::to_underlying_arguments(args, p.workspace);
+    return Adapter::run(params, stream);
+  } else {
+    Adapter gemm;
+    return gemm(args, p.workspace, stream);
+  }
+}
+
+}  // namespace cutlassgen
+
 extern "C" {
 
 int cg_target_arch() { return CUTLASSGEN_TARGET_ARCH; }
 const char* cg_spec_json() { return CUTLASSGEN_SPEC_JSON; }
 
-size_t cg_workspace_size(const cg_problem* p) { return Gemm::get_workspace_size(make_arguments(*p)); }
+size_t cg_workspace_size(const cg_problem* p) {
+  return Gemm::get_workspace_size(cutlassgen::arguments_for<GemmKernel>(*p));
+}
 
 int cg_can_implement(const cg_problem* p, char* msg, size_t len) {
-  cutlass::Status st = Gemm::can_implement(make_arguments(*p));
+  cutlass::Status st = Gemm::can_implement(cutlassgen::arguments_for<GemmKernel>(*p));
   if (st != cutlass::Status::kSuccess)
     return cutlassgen::report(msg, len, CG_INVALID, "CUTLASS cannot run this problem: %s", cutlassGetStatusString(st));
   return CG_OK;
@@ -18,14 +118,15 @@ int cg_can_implement(const cg_problem* p, char* msg, size_t len) {
 
 int cg_run(const cg_problem* p, char* msg, size_t len) {
   if (int rc = cutlassgen::check_device_arch(CUTLASSGEN_TARGET_ARCH, msg, len)) return rc;
-  auto args = make_arguments(*p);
+  auto args = cutlassgen::arguments_for<GemmKernel>(*p);
   cutlass::Status st = Gemm::can_implement(args);
   if (st != cutlass::Status::kSuccess)
     return cutlassgen::report(msg, len, CG_INVALID, "CUTLASS cannot run this problem: %s", cutlassGetStatusString(st));
   if (Gemm::get_workspace_size(args) > p->workspace_bytes)
     return cutlassgen::report(msg, len, CG_INVALID, "%s", "workspace smaller than workspace_size()");
-  Gemm gemm;
-  st = gemm(args, p->workspace, static_cast<cudaStream_t>(p->stream));
+  int code = CG_OK;
+  st = cutlassgen::launch<GemmKernel, Gemm>(args, *p, msg, len, &code);
+  if (code != CG_OK) return code;
   if (st != cutlass::Status::kSuccess)
     return cutlassgen::report(msg, len, CG_LAUNCH_FAILED, "kernel launch failed: %s", cutlassGetStatusString(st));
   cudaError_t err = cudaGetLastError();
