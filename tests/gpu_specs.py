@@ -59,4 +59,17 @@ GPU_SPECS = {
                                          Activation("gelu_tanh")]),
     "sm89_fp8_scaled": GemmSpec(arch=89, a=Operand("e4m3"), b=Operand("e4m3", COL), d=Operand("bf16"),
                                 epilogue=[Multiply("scalar", "scale", "fp32"), Add("per_col", "bias", "fp32")]),
+    # 8-bit outputs on the sm80 path: int8 requantize, and an fp8 e5m2 output with amax (sm89 for fp8).
+    "sm80_int8_requant": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int8"),
+                                  epilogue=[Multiply("scalar", "dequant", "fp32"), Add("per_col", "bias", "fp32"),
+                                            Quantize("int8", "per_col", "qscale")]),
+    "sm89_bf16_gelu_e5m2": GemmSpec(arch=89, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("e5m2"),
+                                    epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"),
+                                              Quantize("e5m2", "per_tensor", "scale")]),
+    # fp8 operand mixes on the sm90 path: e4m3 x e5m2 and e5m2 x e5m2 (fast accumulation), 8-bit e5m2 output.
+    "sm90_fp8_mixed": GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", COL), d=Operand("bf16"),
+                               epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32")]),
+    "sm90_e5m2_fast_accum": GemmSpec(arch=90, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e5m2"),
+                                     tile=Sm90Tile(fp8_fast_accum=True),
+                                     epilogue=[Multiply("scalar", "scale_ab", "fp32"), Quantize("e5m2", "per_tensor", "out_scale")]),
 }

@@ -16,7 +16,8 @@ def good():
     a = torch.randn(M, K).bfloat16()
     b = torch.randn(N, K).bfloat16().t()  # column-major (K, N): an nn.Linear weight passed as W.t()
     c = torch.randn(M, N).bfloat16()
-    inputs = dict(alpha=1.5, bias=torch.randn(N).bfloat16(), token_scale=torch.rand(M), shift=0.25)
+    inputs = dict(alpha=1.5, bias=torch.randn(N).bfloat16(), token_scale=torch.rand(M), shift=0.25,
+                  out_scale=torch.rand(N) + 0.5)
     return a, b, c, inputs
 
 
@@ -77,9 +78,10 @@ BAD = [
     ("scalar tensor of two", lambda k: call(k, alpha=torch.ones(2)), ValueError, "alpha must be a number or a "
                                                                                  "one-element float32 tensor"),
     ("scalar tensor fp16", lambda k: call(k, alpha=torch.ones(1).half()), ValueError, "one-element float32"),
-    ("out wrong shape", lambda k: call(k, out=torch.empty(M, N + 8).bfloat16()), ValueError, "out has shape"),
+    ("out wrong shape", lambda k: call(k, out=torch.empty(M, N + 16, dtype=torch.int8)), ValueError, "out has shape"),
     ("out wrong dtype", lambda k: call(k, out=torch.empty(M, N)), ValueError, "out has dtype"),
-    ("out column-major", lambda k: call(k, out=torch.empty(N, M).bfloat16().t()), ValueError, "out must be row-major"),
+    ("out column-major", lambda k: call(k, out=torch.empty(N, M, dtype=torch.int8).t()), ValueError,
+     "out must be row-major"),
     ("cpu tensors", lambda k: call(k), ValueError, "a is on cpu"),
 ]
 

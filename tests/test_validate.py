@@ -100,8 +100,6 @@ RULES = [
      ["stream_k", "cooperative"]),
     ("sm90 stages fit", lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=4)),
      lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=8)), ["tile.stages=8", "shared memory"]),
-    ("sm80 path has no 8-bit output", lambda: sm90(d=Operand("int8"), epilogue=[Quantize("int8")]),
-     lambda: sm80(d=Operand("int8"), epilogue=[Quantize("int8")]), ["d.dtype='int8'", "sm90-only"]),
     ("clamp bounds", lambda: sm80(epilogue=[Activation("clamp", lo=-1, hi=1)]),
      lambda: sm80(epilogue=[Activation("clamp", lo=1, hi=-1)]), ["lo < hi"]),
 ]
