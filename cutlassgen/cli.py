@@ -92,7 +92,7 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
-    from .tune import configs, label, study, write_report
+    from .tune import configs, label, write_report
 
     (spec,) = _load_specs([args.spec])
     variants = configs(spec, args.limit)
@@ -110,9 +110,23 @@ def cmd_tune(args):
         print("no CUDA GPU: timing needs one (use --list to see the configurations)", file=sys.stderr)
         return 1
     shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shape]
-    rows = study(spec, shapes, limit=args.limit, reps=args.reps)
-    for path in write_report(rows, args.out, args.peak):
+    if not shapes:
+        print("give at least one --shape MxNxK", file=sys.stderr)
+        return 1
+    from .dispatch import tile_is_auto
+    from .tune import tune
+
+    save = not args.no_save and tile_is_auto(spec)
+    result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save)
+    for path in write_report(result.rows, args.out, args.peak):
         print(path)
+    for w in result.winners:
+        base = f" (default {w['default_tflops']:.0f})" if w["default_tflops"] else ""
+        print(f"{'x'.join(map(str, w['shape']))}: {w['label']} {w['tflops']:.0f} TFLOP/s{base}")
+    if result.record:
+        print(f"tuning record (build(spec) dispatches by M from now on): {result.record}")
+    elif not args.no_save:
+        print("no tuning record: the spec fixes its tile (only all-'auto' specs dispatch)")
     return 0
 
 
@@ -154,6 +168,7 @@ def main(argv=None) -> int:
     t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
     t.add_argument("--out", default="tune-report")
     t.add_argument("--list", action="store_true", help="only list the valid configurations")
+    t.add_argument("--no-save", action="store_true", help="a study only: write no tuning record")
     t.set_defaults(fn=cmd_tune)
     m = sub.add_parser("demo", help="build, check and time the built-in default spec")
     m.add_argument("--arch", type=int, default=None)

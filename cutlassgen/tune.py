@@ -24,13 +24,16 @@ def configs(spec: GemmSpec, limit: int | None = None) -> list[GemmSpec]:
         space = itertools.product((64, 128, 256), (64, 128, 192, 256), (kb, 2 * kb),
                                   ((1, 1, 1), (2, 1, 1), (1, 2, 1)), ("cooperative", "pingpong"),
                                   ("persistent", "stream_k"))
-        tiles = (Sm90Tile(cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch)
+        # replace() keeps the fields the study does not vary (fp8_fast_accum, raster, swizzle, epilogue).
+        base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
+        tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto")
                  for m, n, k, cl, ml, sch in space)
     else:
         inst_k = {8: 32, 16: 16, 32: 8}[DTYPES[spec.a.dtype].bits]
         space = itertools.product(((128, 128), (128, 256), (256, 128), (128, 64), (64, 128), (64, 64)),
                                   ((64, 64), (64, 32), (32, 64), (32, 32)), (2 * inst_k, 4 * inst_k), (3, 4))
-        tiles = (Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=st)
+        base = spec.tile if isinstance(spec.tile, Sm80Tile) else Sm80Tile()
+        tiles = (dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=st)
                  for (tm, tn), (wm, wn), k, st in space)
     for tile in tiles:
         try:
@@ -46,7 +49,11 @@ def configs(spec: GemmSpec, limit: int | None = None) -> list[GemmSpec]:
 
 
 def label(spec: GemmSpec) -> str:
+    from .dispatch import tile_is_auto
+
     t = spec.tile
+    if tile_is_auto(spec):
+        return "default (auto)"
     if spec.resolved_path == "sm90":
         return (f"{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
                 f"{' stream-K' if t.scheduler == 'stream_k' else ''}")
@@ -65,8 +72,10 @@ class Row:
     spec_key: str
 
 
-def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None) -> list[Row]:
-    """Compile every valid configuration of spec in one ninja run, then time and check each at each shape (GPU)."""
+def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None,
+          include_default: bool = False) -> list[Row]:
+    """Compile every valid configuration of spec in one ninja run, then time and check each at each shape (GPU).
+    include_default: also time spec itself as given (its "auto" tile), the baseline a tuned choice must beat."""
     import torch
 
     from .golden import reference
@@ -74,6 +83,8 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
     from .timing import median_ms
 
     variants = configs(spec, limit)
+    if include_default and spec.key not in {v.key for v in variants}:
+        variants.insert(0, spec)
     kernels = build_many(variants)
     rows = []
     for M, N, K in shapes:
@@ -95,6 +106,52 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
             rows.append(Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
                             info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key))
     return rows
+
+
+# The largest relative error a configuration may show and still win (fp8 outputs carry 2-3 mantissa bits).
+MAX_REL_ERR = {8: 0.15, 16: 2e-2, 32: 1e-2}
+
+
+@dataclasses.dataclass
+class TuneResult:
+    rows: list  # every configuration at every shape (Row)
+    winners: list  # per shape: the record's entry (shape, tile, label, tflops, default_tflops)
+    record: pathlib.Path | None  # where build(spec) will find it
+
+
+def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, save: bool = True) -> TuneResult:
+    """Time every valid configuration of spec at each shape on this GPU, keep the fastest one that matches the
+    reference, and (save=True) record the winners so that build(spec) dispatches to them by M."""
+    import torch
+
+    from . import dispatch
+    from .jit import _built, default_target_arch
+
+    if save and not dispatch.tile_is_auto(spec):
+        raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
+                        "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
+    shapes = [tuple(int(x) for x in s) for s in shapes]
+    rows = study(spec, shapes, limit=limit, reps=reps, include_default=True)
+    by_key = {v.key: v for v in [spec, *configs(spec, limit)]}
+    max_err = MAX_REL_ERR[DTYPES[spec.d.dtype].bits if DTYPES[spec.d.dtype].bits in MAX_REL_ERR else 32]
+    winners = []
+    for M, N, K in shapes:
+        here = [r for r in rows if r.shape == f"{M}x{N}x{K}"]
+        ok = [r for r in here if r.rel_err <= max_err]
+        if not ok:
+            raise RuntimeError(f"no configuration of {spec.name or spec.key} matched the reference at {M}x{N}x{K}")
+        best = max(ok, key=lambda r: r.tflops)
+        default = next((r.tflops for r in here if r.spec_key == spec.key), None)
+        winners.append({"shape": [M, N, K], "tile": dispatch.tile_to_dict(by_key[best.spec_key].tile),
+                        "label": best.config, "tflops": round(best.tflops, 1),
+                        "default_tflops": None if default is None else round(default, 1)})
+    path = None
+    if save:
+        target = default_target_arch(spec)
+        path = dispatch.write_record(spec, target, torch.cuda.get_device_name(), winners)
+        for key in [k for k in _built if k[0] == spec]:
+            _built.pop(key, None)  # the next build(spec) reads the new record
+    return TuneResult(rows, winners, path)
 
 
 def _random_inputs(spec: GemmSpec, M: int, N: int, K: int):

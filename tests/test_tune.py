@@ -68,3 +68,41 @@ def test_study_times_and_checks_on_the_gpu(cache_dir, tmp_path):
     rows = study(spec, [(512, 512, 512)], limit=2, reps=5)
     assert len(rows) == 2
     assert all(r.ms > 0 and r.tflops > 0 and r.rel_err < 5e-3 for r in rows)
+
+
+def test_configs_keep_the_fields_the_study_does_not_vary():
+    spec = cg.load_spec(ROOT / "examples/specs/fp8_per_token_channel_sm90.toml")
+    fast = cg.GemmSpec.from_dict({**spec.to_dict(), "tile": {"fp8_fast_accum": True, "raster": "along_n"}})
+    variants = configs(fast, limit=10)
+    assert variants and all(v.tile.fp8_fast_accum and v.tile.raster == "along_n" for v in variants)
+
+
+@pytest.mark.gpu
+def test_tune_records_winners_and_build_dispatches_by_m(cache_dir):
+    import torch
+
+    from cutlassgen.dispatch import DispatchKernel, read_record
+    from cutlassgen.tune import tune
+
+    spec = cg.GemmSpec(arch=80, name="tune_dispatch_test", a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"),
+                       d=cg.Operand("fp16"), epilogue=[cg.Add("per_col", "bias", "fp16"), cg.Activation("relu")])
+    result = tune(spec, [(64, 1024, 1024), (2048, 1024, 1024)], limit=3, reps=5)
+    assert len(result.rows) == 2 * 4  # three configurations plus the default, at two shapes
+    assert [w["shape"][0] for w in result.winners] == [64, 2048]
+    record = read_record(spec, result.winners and torch.cuda.get_device_capability()[0] * 10
+                         + torch.cuda.get_device_capability()[1])
+    assert record["gpu"] == torch.cuda.get_device_name() and len(record["winners"]) == 2
+    kernel = cg.build(spec)
+    assert isinstance(kernel, DispatchKernel)
+    assert kernel.choose(64).spec.tile == cg.GemmSpec.from_dict(
+        {**spec.to_dict(), "tile": record["winners"][0]["tile"]}).tile
+    assert kernel.choose(100000).spec.tile == cg.GemmSpec.from_dict(
+        {**spec.to_dict(), "tile": record["winners"][1]["tile"]}).tile
+    assert not isinstance(cg.build(spec, dispatch=False), DispatchKernel)
+    for M in (5, 64, 700, 2048):
+        a = torch.randn(M, 1024, device="cuda").half()
+        w = (torch.randn(1024, 1024, device="cuda") / 32).half()
+        bias = torch.randn(1024, device="cuda").half()
+        got = kernel(a, w.t(), bias=bias)
+        want = cg.reference(spec, a, w.t(), bias=bias)
+        assert ((got.double() - want.double()).norm() / want.double().norm()).item() < 5e-3

@@ -49,7 +49,8 @@ class Job:
 
 
 MODULE_FILE = flags.MODULE_NAME + toolchain.ext_suffix()
-_loaded: dict = {}
+_loaded: dict = {}  # (spec, arch) -> Kernel
+_built: dict = {}  # (spec, arch, dispatch) -> what build() returned: a Kernel or a DispatchKernel
 _loaded_lock = threading.Lock()
 
 
@@ -116,14 +117,24 @@ def plan(spec: GemmSpec, arch: int | None = None) -> Job:
     return Job(spec, target, source, source_key(source, target))
 
 
-def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = None):
-    """A callable kernel for spec: from memory, a prebuilt directory, the cache, or a fresh compile."""
+def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = None, dispatch: bool = True):
+    """A callable kernel for spec: from memory, a prebuilt directory, the cache, or a fresh compile.
+
+    dispatch: when `cutlassgen tune` recorded winners for this all-"auto" spec on this arch, return a
+    DispatchKernel that runs the tuned tile for each call's M (see dispatch.py); False: always the default tile.
+    """
     if not isinstance(spec, GemmSpec):
         raise TypeError(f"build() takes a GemmSpec, not {type(spec).__name__}")
-    memo = _loaded.get((spec, arch))
+    memo = _built.get((spec, arch, dispatch))
     if memo is not None:
         return memo
-    return build_many([spec], arch=arch, verbose=verbose)[0]
+    kernel = build_many([spec], arch=arch, verbose=verbose)[0]
+    if dispatch:
+        from ..dispatch import tuned
+
+        kernel = tuned(kernel, kernel.target_arch, build_many)
+    with _loaded_lock:
+        return _built.setdefault((spec, arch, dispatch), kernel)
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,

@@ -1,0 +1,131 @@
+"""Tuned dispatch: `cutlassgen.tune` records, per spec, target arch and GPU, which tile won at which problem size;
+`build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M on each call.
+
+A record lives in <cache>/tuning/<spec key>-sm<arch>.json. It holds the GPU's name: on another GPU the record is
+ignored (with one warning) and the default kernel runs. Buckets split at the geometric mean of neighbouring tuned
+M's, so a record tuned at M = 32 and M = 4096 sends M <= 362 to the first winner and larger M to the second.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pathlib
+import warnings
+
+from .jit import cache
+from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
+
+RECORD_VERSION = 1
+
+
+def tile_is_auto(spec: GemmSpec) -> bool:
+    """True when every field a tuning varies is left to cutlassgen (so a tuned choice may replace it)."""
+    t = spec.tile
+    if isinstance(t, Sm90Tile):
+        return t.cta == AUTO and t.cluster == AUTO and t.mainloop == "auto" and t.stages == AUTO and \
+            t.scheduler == "persistent"
+    return t.threadblock == AUTO and t.warp == AUTO and t.stages == AUTO
+
+
+def record_path(spec: GemmSpec, target_arch: int) -> pathlib.Path:
+    return cache.cache_root() / "tuning" / f"{spec.key}-sm{target_arch}.json"
+
+
+def tile_to_dict(tile) -> dict:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(tile).items()}
+
+
+def tile_from_dict(d: dict):
+    cls = Sm90Tile if "cta" in d else Sm80Tile
+    return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+
+
+def write_record(spec: GemmSpec, target_arch: int, gpu: str, winners: list[dict]) -> pathlib.Path:
+    """winners: one dict per tuned shape: {"shape": [M, N, K], "tile": tile_to_dict(...), "label", "tflops",
+    "default_tflops"}. Written atomically (a reader sees the old record or the new one)."""
+    path = record_path(spec, target_arch)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {"version": RECORD_VERSION, "spec_key": spec.key, "target_arch": target_arch, "gpu": gpu,
+            "winners": sorted(winners, key=lambda w: w["shape"][0])}
+    tmp = path.with_suffix(f".{id(body)}.tmp")
+    tmp.write_text(json.dumps(body, indent=1))
+    tmp.replace(path)
+    return path
+
+
+def read_record(spec: GemmSpec, target_arch: int) -> dict | None:
+    path = record_path(spec, target_arch)
+    try:
+        body = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        warnings.warn(f"ignoring the unreadable tuning record {path}: {e}", stacklevel=3)
+        return None
+    if body.get("version") != RECORD_VERSION or body.get("spec_key") != spec.key or not body.get("winners"):
+        return None
+    return body
+
+
+def bucket_limits(ms: list[int]) -> list[float]:
+    """Upper M limit of each tuned M's bucket (the last is unbounded)."""
+    return [math.sqrt(lo * hi) for lo, hi in zip(ms, ms[1:])] + [math.inf]
+
+
+class DispatchKernel:
+    """Calls the kernel tuned for the nearest problem size; everything else (spec, inputs, op...) is the default
+    kernel's. `.choose(M)` says which kernel a call with M rows runs."""
+
+    def __init__(self, default, record: dict, kernels: list):
+        self.default = default
+        self.record = record
+        self.kernels = kernels
+        self.limits = bucket_limits([w["shape"][0] for w in record["winners"]])
+        self._gpu_checked = False
+
+    def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
+        return getattr(self.__dict__["default"], name)
+
+    def choose(self, M: int):
+        if not self._gpu_checked:
+            self._check_gpu()
+        if not self.kernels:
+            return self.default
+        for limit, kernel in zip(self.limits, self.kernels):
+            if M <= limit:
+                return kernel
+        return self.kernels[-1]
+
+    def _check_gpu(self):
+        import torch
+
+        self._gpu_checked = True
+        name = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+        if name != self.record["gpu"]:
+            warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
+                          f"{self.record['gpu']}, not on this {name}; running the default tile (re-run tune here)",
+                          stacklevel=4)
+            self.kernels = []
+
+    def __call__(self, a, b, c=None, *, out=None, **inputs):
+        shape = getattr(a, "shape", None)
+        M = shape[0] if shape is not None and len(shape) == 2 else None
+        kernel = self.choose(M) if isinstance(M, int) else self.default
+        return kernel(a, b, c, out=out, **inputs)
+
+    def __repr__(self):
+        tiles = ", ".join(f"M<={lim:.0f}: {w['label']}" for lim, w in zip(self.limits, self.record["winners"]))
+        return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
+
+
+def tuned(default, target_arch: int, build_many):
+    """default wrapped in a DispatchKernel when a tuning record exists for its spec; else default."""
+    spec = default.spec
+    if not tile_is_auto(spec):
+        return default
+    record = read_record(spec, target_arch)
+    if record is None:
+        return default
+    variants = [dataclasses.replace(spec, tile=tile_from_dict(w["tile"])) for w in record["winners"]]
+    return DispatchKernel(default, record, build_many(variants, arch=target_arch))
