@@ -1,8 +1,16 @@
-"""GPU timing used by the demo and the benchmarks: device events after warm-up, medians over many runs."""
+"""GPU timing used by the demo, the tile study and the benchmarks: device events after warm-up, medians of many runs.
+
+Each timed run starts behind a short GPU spin (torch.cuda._sleep), so that the host has enqueued the whole call
+before the start event fires: the time is the device's, not the host's launch latency (which bench/host_overhead.py
+measures on its own). Without the spin a 50 us kernel timed after a synchronize would count ~20 us of Python and
+driver work as GPU time, and the comparison with cuBLAS would measure launch paths, not kernels.
+"""
 from __future__ import annotations
 
 import statistics
 import time
+
+SPIN_CYCLES = 400_000  # ~200 us at H100/H200 clocks: longer than the host time of an unfused chain of torch ops
 
 
 def median_ms(fn, reps: int = 30, warmup: int = 5) -> float:
@@ -15,6 +23,7 @@ def median_ms(fn, reps: int = 30, warmup: int = 5) -> float:
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(SPIN_CYCLES)
         start.record()
         fn()
         end.record()
