@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# What a GPU session runs, stage by stage; every log lands in $OUT (default ./device-out) and the kernel cache is
+# copied there too, so that a later session (a fresh machine) can be handed it back and skip recompiling.
+#
+#   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests, demo, examples, overhead
+#   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
+#   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
+#   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
+#
+# CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
+set -uo pipefail
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+: "${CUTLASSGEN_CACHE_DIR:?set CUTLASSGEN_CACHE_DIR}"
+export CUTLASSGEN_TEST_CACHE=$CUTLASSGEN_CACHE_DIR
+if [ -n "${SEED_CACHE:-}" ] && [ -d "$SEED_CACHE" ]; then mkdir -p "$CUTLASSGEN_CACHE_DIR" && cp -r "$SEED_CACHE"/. "$CUTLASSGEN_CACHE_DIR"/; fi
+PY=${PYTHON:-python3}
+stamp() { echo "== $(date +%T) $*"; }
+
+save_cache() {  # kernels and tuning records only: no staging, locks or failed builds
+  mkdir -p "$OUT/cache"
+  for d in "$CUTLASSGEN_CACHE_DIR"/sm* "$CUTLASSGEN_CACHE_DIR"/tuning; do [ -d "$d" ] && cp -r "$d" "$OUT/cache/"; done
+}
+
+case "${1:-}" in
+suite)
+  stamp "build all suite kernels"
+  $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
+import sys, time, pathlib
+sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
+import cutlassgen as cg
+from gpu_specs import GPU_SPECS
+from bench_anchors import specs as bench_specs
+from cutlassgen.demo import default_spec
+specs = list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
+specs += [default_spec(90)] + (list(bench_specs().values()) if "--bench" in sys.argv else [])
+t = time.time()
+try:
+    cg.build_many(specs, verbose=False)
+except cg.BuildError as e:
+    print("BUILD ERROR (the suite reports it per kernel):", e)
+print(f"{len(specs)} kernels ready in {time.time() - t:.0f} s")
+PY
+  stamp "GPU tests"
+  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider 2>&1 | tail -40 > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
+  stamp "demo"; $PY -m cutlassgen demo > "$OUT/demo.log" 2>&1; tail -4 "$OUT/demo.log"
+  stamp "examples"
+  for ex in examples/linear_bias_gelu_fp8.py examples/fp8_scaled_mm.py examples/residual_add.py; do
+    echo "\$ python $ex"; $PY "$ex"; echo "exit $?"; done > "$OUT/examples.log" 2>&1; cat "$OUT/examples.log"
+  stamp "host overhead"; { $PY bench/host_overhead.py; $PY bench/profile_call.py; } 2>&1 | tail -9 | tee "$OUT/host_overhead.log"
+  save_cache ;;
+sweep)
+  stamp "tile study: 64 configurations (+ the default), decode and prefill shapes"
+  start=$(date +%s)
+  $PY -m cutlassgen tune examples/specs/bias_gelu_bf16_sm90.toml --limit 64 --reps 20 \
+      --shape 32x8192x8192 --shape 256x8192x8192 --shape 8192x8192x8192 --peak 790 --out "$OUT/study" > "$OUT/sweep.log" 2>&1
+  echo "exit $? after $(( $(date +%s) - start )) s (compile + time + check)" | tee -a "$OUT/sweep.log"
+  tail -8 "$OUT/sweep.log"; save_cache ;;
+bench)
+  stamp "anchors"; $PY bench/bench_anchors.py --out "$OUT/h200_anchors.md" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
+  echo "exit $?"; tail -30 "$OUT/bench.log"; save_cache ;;
+wheel)
+  stamp "sm90a wheel from a two-spec manifest"
+  which cmake || $PY -c "import cmake; print(cmake.__file__)"
+  m=$(mktemp -d); cp examples/specs/linear_bias_gelu_fp8_sm90.toml examples/specs/fp8_per_token_channel_sm90.toml "$m"/
+  printf 'archs = [90]\n[[spec]]\nfile = "linear_bias_gelu_fp8_sm90.toml"\n[[spec]]\nfile = "fp8_per_token_channel_sm90.toml"\n' > "$m/manifest.toml"
+  start=$(date +%s)
+  CUTLASSGEN_MANIFEST=$m/manifest.toml $PY -m pip wheel . --no-deps --no-build-isolation -w "$OUT/wheel" \
+    > "$OUT/wheel_build.log" 2>&1
+  echo "wheel build exit $? after $(( $(date +%s) - start )) s"; ls -la "$OUT/wheel"; tail -5 "$OUT/wheel_build.log"
+  $PY -m pip install -q --no-deps --target /tmp/wheelsite "$OUT"/wheel/*.whl
+  repo=$PWD
+  (cd /tmp && PYTHONPATH=/tmp/wheelsite:/tmp/site CUTLASSGEN_NO_JIT=1 CUTLASSGEN_CACHE_DIR=/tmp/empty-cache \
+    $PY "$repo/bench/check_wheel.py" "$m/manifest.toml") 2>&1 | tee "$OUT/wheel_check.log"
+  rm -f "$OUT"/wheel/*.whl ;;
+*) echo "usage: $0 suite|sweep|bench|wheel"; exit 2 ;;
+esac
