@@ -93,8 +93,8 @@ def test_cache_key_sees_every_input(monkeypatch):
     for field, value in (("nvcc", "13.1.0"), ("cutlass", "4.3.0"), ("pybind11", "9.9"), ("python_abi", ".cpython-312"),
                          ("cutlassgen", "0.0.1"), ("flags", base["flags"] + ["-G"]), ("target_arch", 90)):
         assert jit.cache_key({**base, field: value}) != key, field
-    assert jit.source_key(job.source, 86) != job.source_key
-    assert jit.source_key(job.source + "\n", 80) != job.source_key
+    assert jit.source_key(job.source, 86, job.spec.resolved_path) != job.source_key
+    assert jit.source_key(job.source + "\n", 80, job.spec.resolved_path) != job.source_key
     monkeypatch.setattr(toolchain, "nvcc_version", lambda nvcc: "12.9.0")
     assert jit.cache_key(jit.key_parts(job.source_key, 80)) != key
     assert not any("/" in str(v) for k, v in base.items() if k != "flags"), "no paths in the key"

@@ -8,12 +8,39 @@ namespace cutlassgen {
 template <class Kernel>
 constexpr bool is_cutlass3 = cutlass::gemm::detail::IsCutlass3GemmKernel<Kernel>::value;
 
+#if defined(CUTLASSGEN_SPLIT_DEVICE)
+// Split build (sm90): the kernel was compiled alone into a cubin (device_part.inl) that the build embeds in this
+// module (cubin_embed.S); this translation unit holds only host code, so nvcc's host passes run beside the device
+// compile instead of after it. The cubin loads once per process as a context-independent CUDA library.
+extern "C" __attribute__((visibility("hidden"))) const char cutlassgen_cubin_start[];
+
+inline cudaError_t kernel_handle(void const** fn) {
+  static cudaKernel_t kernel = nullptr;
+  static cudaError_t status = [] {
+    cudaLibrary_t library = nullptr;
+    cudaError_t err = cudaLibraryLoadData(&library, cutlassgen_cubin_start, nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (err == cudaSuccess) err = cudaLibraryGetKernel(&kernel, library, "cutlassgen_gemm_kernel");
+    if (err != cudaSuccess) cudaGetLastError();
+    return err;
+  }();
+  *fn = reinterpret_cast<void const*>(kernel);
+  return status;
+}
+#else
+template <class Kernel>
+cudaError_t kernel_handle_of(void const** fn) {
+  *fn = reinterpret_cast<void const*>(cutlass::device_kernel<Kernel>);
+  return cudaSuccess;
+}
+#endif
+
 // One-time, per-device set-up of a 3.x kernel: allow its dynamic shared memory (the adapter would call
 // cudaFuncSetAttribute on every launch) and ask how many of its clusters fit on the device at once, so that the
 // persistent scheduler sizes its grid to one wave of co-resident clusters.
 struct DeviceSetup {
   int status = -1;  // -1: not yet done; else the cudaError_t of the set-up
   int max_active_clusters = 0;
+  void const* kernel = nullptr;  // what cudaLaunchKernelExC launches (3.x kernels)
 };
 
 template <class Kernel>
@@ -23,10 +50,16 @@ DeviceSetup const& device_setup(int dev) {
   DeviceSetup& s = (dev >= 0 && dev < 64) ? per_device[dev] : out_of_range;
   if (s.status >= 0) return s;
   if constexpr (is_cutlass3<Kernel>) {
-    void const* fn = reinterpret_cast<void const*>(cutlass::device_kernel<Kernel>);
+    void const* fn = nullptr;
+#if defined(CUTLASSGEN_SPLIT_DEVICE)
+    cudaError_t err = kernel_handle(&fn);
+#else
+    cudaError_t err = kernel_handle_of<Kernel>(&fn);
+#endif
+    s.kernel = fn;
     int smem = Kernel::SharedStorageSize;
-    cudaError_t err = cudaSuccess;
-    if (smem >= (48 << 10)) err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err == cudaSuccess && smem >= (48 << 10))
+      err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (err == cudaSuccess) {
       using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
       cudaLaunchAttribute attr[1];
@@ -83,15 +116,37 @@ template <class Kernel, class Adapter, class Args>
 cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t len, int* code) {
   auto stream = static_cast<cudaStream_t>(p.stream);
   if constexpr (is_cutlass3<Kernel>) {
-    if (int err = device_setup<Kernel>(current_device()).status) {
-      *code = report(msg, len, CG_LAUNCH_FAILED, "cannot set the kernel's shared memory size: %s",
-                     cudaGetErrorString(static_cast<cudaError_t>(err)));
+    DeviceSetup const& setup = device_setup<Kernel>(current_device());
+    if (setup.status) {
+      *code = report(msg, len, CG_LAUNCH_FAILED, "cannot load the kernel or set its shared memory size: %s",
+                     cudaGetErrorString(static_cast<cudaError_t>(setup.status)));
       return cutlass::Status::kErrorInternal;
     }
     cutlass::Status st = Kernel::initialize_workspace(args, p.workspace, stream, nullptr);
     if (st != cutlass::Status::kSuccess) return st;
     auto params = Kernel::to_underlying_arguments(args, p.workspace);
-    return Adapter::run(params, stream);
+    // The launch the adapter's run() makes, through the handle set up above (the cubin's kernel when split).
+    using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cute::size<0>(Cluster{});
+    attr[0].val.clusterDim.y = cute::size<1>(Cluster{});
+    attr[0].val.clusterDim.z = cute::size<2>(Cluster{});
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = Kernel::get_grid_shape(params);
+    cfg.blockDim = Kernel::get_block_shape();
+    cfg.dynamicSmemBytes = Kernel::SharedStorageSize;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = cute::size(Cluster{}) > 1 ? 1 : 0;
+    void* kernel_args[] = {&params};
+    cudaError_t err = cudaLaunchKernelExC(&cfg, setup.kernel, kernel_args);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      *code = report(msg, len, CG_LAUNCH_FAILED, "kernel launch failed: %s", cudaGetErrorString(err));
+      return cutlass::Status::kErrorInternal;
+    }
+    return cutlass::Status::kSuccess;
   } else {
     Adapter gemm;
     return gemm(args, p.workspace, stream);

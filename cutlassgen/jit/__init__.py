@@ -44,6 +44,10 @@ class Job:
         return self
 
     @property
+    def split(self) -> bool:
+        return flags.split_build(self.spec.resolved_path)
+
+    @property
     def label(self) -> str:
         return f"{self.spec.name or self.spec.key} (sm_{self.target_arch}{'a' if self.target_arch == 90 else ''})"
 
@@ -60,10 +64,10 @@ def _render_source(spec: GemmSpec, target_arch: int) -> str:
     return render(spec, target_arch)
 
 
-def source_key(source: str, target_arch: int) -> str:
-    """Names what will be compiled: the source, the shared C++ it includes, the flags, the target."""
+def source_key(source: str, target_arch: int, path: str) -> str:
+    """Names what will be compiled: the source, the shared C++ it includes, the flags and recipe, the target."""
     h = hashlib.sha256()
-    for part in (source, toolchain.csrc_digest(), " ".join(flags.nvcc_flags(target_arch)), " ".join(flags.CXX_FLAGS),
+    for part in (source, toolchain.csrc_digest(), flags.recipe(target_arch, path), " ".join(flags.CXX_FLAGS),
                  str(target_arch), toolchain.ext_suffix()):
         h.update(part.encode())
         h.update(b"\0")
@@ -114,7 +118,7 @@ def plan(spec: GemmSpec, arch: int | None = None) -> Job:
     target = default_target_arch(spec) if arch is None else arch
     check_target(spec, target)
     source = _render_source(spec, target)
-    return Job(spec, target, source, source_key(source, target))
+    return Job(spec, target, source, source_key(source, target, spec.resolved_path))
 
 
 def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = None, dispatch: bool = True):
@@ -254,9 +258,15 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         "rule nvcc",
         "  command = $nvcc $flags -c $in -o $out > $log 2>&1",
         "  description = nvcc $desc",
+        "rule nvcc_cubin",
+        "  command = $nvcc $flags -cubin $in -o $out > $log 2>&1",
+        "  description = nvcc device part $desc",
         "rule cxx",
         "  command = $cxx $cxxflags -c $in -o $out > $log 2>&1",
         "  description = c++ binding",
+        "rule embed",
+        "  command = $cxx -c $in -o $out > $log 2>&1",
+        "  description = embed cubin $desc",
         "rule link",
         "  command = $nvcc -shared $in -o $out $ldflags > $log 2>&1",
         "  description = link $desc",
@@ -273,10 +283,23 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         stagings[job.key] = st
         (st / "kernel.cu").write_text(job.source)
         nv = [*flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)]
-        obj, mod = st / "kernel.o", st / MODULE_FILE
-        lines += [f"build {_ninja_escape(str(obj))}: nvcc {_ninja_escape(str(st / 'kernel.cu'))}",
+        obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
+        objs = [obj]
+        if job.split:
+            cubin, embed = st / "kernel.cubin", st / "cubin_embed.o"
+            quoted = str(cubin).replace("\\", "\\\\").replace('"', '\\"')  # an assembler string literal
+            (st / "cubin_embed.S").write_text(_EMBED_ASM.format(cubin=quoted))
+            lines += [f"build {_ninja_escape(str(cubin))}: nvcc_cubin {src}",
+                      f"  flags = {' '.join([*nv, flags.DEVICE_PART])}", f"  log = {st / 'device.log'}",
+                      f"  desc = {job.label}",
+                      f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))} | "
+                      f"{_ninja_escape(str(cubin))}", f"  log = {st / 'embed.log'}", f"  desc = {job.label}"]
+            nv.append(flags.HOST_PART)
+            objs.append(embed)
+        lines += [f"build {_ninja_escape(str(obj))}: nvcc {src}",
                   f"  flags = {' '.join(nv)}", f"  log = {st / 'build.log'}", f"  desc = {job.label}",
-                  f"build {_ninja_escape(str(mod))}: link {_ninja_escape(str(obj))} {_ninja_escape(str(binding_o))}",
+                  f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
+                  f"{_ninja_escape(str(binding_o))}",
                   f"  ldflags = {ldflags}", f"  log = {st / 'link.log'}", f"  desc = {job.label}"]
     (work / "build.ninja").write_text("\n".join(lines) + "\n")
     n = _parallel_jobs(len(jobs_))
@@ -290,7 +313,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     results, failures = {}, []
     for job in jobs_:
         st = stagings[job.key]
-        log = _read(st / "build.log") + _read(st / "link.log")
+        log = "".join(_read(st / f) for f in ("device.log", "build.log", "embed.log", "link.log"))
         (st / "build.log").write_text(log)
         if not (st / MODULE_FILE).exists():
             failures.append((job, st, log))
@@ -299,11 +322,12 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
                  ("ptxas" in ln.lower() or "C7510" in ln or "spill" in ln.lower())]
         for w in warns:
             warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=3)
-        for tmp in ("kernel.o", "link.log"):
+        for tmp in ("kernel.o", "link.log", "device.log", "embed.log", "cubin_embed.o", "cubin_embed.S",
+                    "kernel.cubin"):
             (st / tmp).unlink(missing_ok=True)
         meta = {"spec": job.spec.to_dict(), "spec_key": job.spec.key, "key": job.key, "key_parts": job.key_parts,
                 "compile_seconds": round(elapsed, 2), "kernels_in_build": len(jobs_),
-                "nvcc_command": f"{nvcc} {' '.join(flags.nvcc_flags(job.target_arch))} -c kernel.cu",
+                "nvcc_command": _commands_text(nvcc, job, "kernel.cu"),
                 "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         results[job.key] = cache.publish(st, cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE, meta)
     binding_log = _read(work / "binding.log")
@@ -320,12 +344,33 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             log = binding_log or proc.stdout + proc.stderr
             (failed / "build.log").write_text(log)
         errors = [ln.strip() for ln in log.splitlines() if "error" in ln.lower()][:8] or log.strip().splitlines()[:8]
-        cmd_text = (f"{nvcc} {' '.join(flags.nvcc_flags(job.target_arch))} "
-                    f"{' '.join('-I' + p for p in includes)} -c {failed / 'kernel.cu'}")
+        cmd_text = _commands_text(nvcc, job, str(failed / "kernel.cu"), includes)
         raise BuildError(f"nvcc failed to compile {job.label}" +
                          (f" (and {len(failures) - 1} more kernels)" if len(failures) > 1 else ""),
                          cmd_text, str(failed / "kernel.cu"), str(failed / "build.log"), errors)
     return results
+
+
+# The cubin of a split build, embedded in the module as read-only data (hidden: no other module sees the symbols).
+_EMBED_ASM = """\
+    .section .rodata
+    .balign 128
+    .globl cutlassgen_cubin_start
+    .hidden cutlassgen_cubin_start
+cutlassgen_cubin_start:
+    .incbin "{cubin}"
+    .byte 0
+    .section .note.GNU-stack,"",@progbits
+"""
+
+
+def _commands_text(nvcc, job: Job, source: str, includes=()) -> str:
+    """The nvcc command(s) that compile a kernel source, as a user would rerun them."""
+    base = f"{nvcc} {' '.join(flags.nvcc_flags(job.target_arch))}" + "".join(f" -I{p}" for p in includes)
+    if not job.split:
+        return f"{base} -c {source}"
+    return (f"{base} {flags.DEVICE_PART} -cubin {source} -o kernel.cubin   and   "
+            f"{base} {flags.HOST_PART} -c {source}")
 
 
 def _read(p: pathlib.Path) -> str:
