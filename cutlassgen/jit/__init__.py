@@ -392,7 +392,7 @@ class _Progress:
         if not self.verbose:
             return self
         names = ", ".join(j.label for j in self.jobs[:3]) + (" ..." if len(self.jobs) > 3 else "")
-        print(f"cutlassgen: compiling {len(self.jobs)} kernel(s): {names} (about a minute each on 2 cores)",
+        print(f"cutlassgen: compiling {len(self.jobs)} kernel(s): {names} (30-60 s each on 2 cores; in parallel)",
               file=sys.stderr, flush=True)
         self.started = time.monotonic()
         self.thread = threading.Thread(target=self._watch, daemon=True)
