@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# What a GPU session runs, stage by stage; every log lands in $OUT (default ./device-out) and the kernel cache is
-# copied there too, so that a later session (a fresh machine) can be handed it back and skip recompiling.
+# What a GPU session runs, stage by stage; every log lands in $OUT (default ./device-out), with the tuning records
+# (small JSON) that a later session can be handed back through SEED_CACHE. Compiled kernels stay behind: each
+# session's machine is fresh and rebuilds them (the cache is too large to bring back).
 #
 #   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests, demo, examples, overhead
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
@@ -17,9 +18,8 @@ if [ -n "${SEED_CACHE:-}" ] && [ -d "$SEED_CACHE" ]; then mkdir -p "$CUTLASSGEN_
 PY=${PYTHON:-python3}
 stamp() { echo "== $(date +%T) $*"; }
 
-save_cache() {  # kernels and tuning records only: no staging, locks or failed builds
-  mkdir -p "$OUT/cache"
-  for d in "$CUTLASSGEN_CACHE_DIR"/sm* "$CUTLASSGEN_CACHE_DIR"/tuning; do [ -d "$d" ] && cp -r "$d" "$OUT/cache/"; done
+save_cache() {  # tuning records only
+  if [ -d "$CUTLASSGEN_CACHE_DIR/tuning" ]; then mkdir -p "$OUT/cache" && cp -r "$CUTLASSGEN_CACHE_DIR/tuning" "$OUT/cache/"; fi
 }
 
 case "${1:-}" in
