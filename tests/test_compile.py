@@ -19,6 +19,7 @@ def test_every_node_compiles_on_both_paths_without_performance_warnings(ci_kerne
     fns = {n.fn for n in SM90_ALL.epilogue if n.op == "activation"}
     assert fns == set(cg.epilogue.ACTIVATIONS)
     assert {n.fn for n in SM80_ALL.epilogue if n.op == "activation"} == fns
+    assert {n.op for n in SM80_ALL.epilogue} == ops  # quantize included: 8-bit outputs on the sm80 path too
 
 
 def test_sm90_kernel_targets_sm90a(ci_kernels):
@@ -42,3 +43,33 @@ def test_kernel_introspection(ci_kernels):
     assert k.build_info["compile_seconds"] > 0
     assert set(k.inputs) == {"alpha", "bias", "token_scale", "shift", "out_scale"}
     assert k.Result._fields == ("d", "pre_act", "amax")
+
+
+def _program_header_flags(data: bytes, p_type: int):
+    """p_flags of every program header of type p_type in a little-endian ELF64 image."""
+    import struct
+
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    return [struct.unpack_from("<II", data, phoff + i * phentsize)[1] for i in range(phnum)
+            if struct.unpack_from("<I", data, phoff + i * phentsize)[0] == p_type]
+
+
+def test_split_sm90_module_embeds_its_kernel(ci_kernels):
+    """The sm90 build compiles the kernel alone into a cubin and embeds it: the module holds a second ELF image with
+    the kernel's fixed name, exports nothing but its init function, and asks for no executable stack (which some
+    loaders refuse)."""
+    k = ci_kernels["sm90"]
+    assert "-DCUTLASSGEN_DEVICE_PART -cubin" in k.build_info["nvcc_command"]
+    data = k.binary_path.read_bytes()
+    assert data.find(b"\x7fELF", 1) > 0 and b"cutlassgen_gemm_kernel" in data
+    pt_gnu_stack, pf_x = 0x6474E551, 1
+    assert all(not flags & pf_x for flags in _program_header_flags(data, pt_gnu_stack))
+    import ctypes
+
+    module = ctypes.CDLL(str(k.binary_path))  # already loaded: the same handle
+    assert hasattr(module, "PyInit_cutlassgen_kernel")
+    with pytest.raises(AttributeError):
+        module.cutlassgen_cubin_start  # hidden: two loaded kernels cannot see each other's cubin
+    sm80 = ci_kernels["sm80"]  # the sm80 path stays one translation unit
+    assert "-cubin" not in sm80.build_info["nvcc_command"]

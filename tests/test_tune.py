@@ -106,3 +106,12 @@ def test_tune_records_winners_and_build_dispatches_by_m(cache_dir):
         got = kernel(a, w.t(), bias=bias)
         want = cg.reference(spec, a, w.t(), bias=bias)
         assert ((got.double() - want.double()).norm() / want.double().norm()).item() < 5e-3
+
+
+def test_cli_tune_without_a_gpu_says_so(capsys, monkeypatch):
+    torch = pytest.importorskip("torch")
+    from cutlassgen.cli import main
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(["tune", str(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml"), "--shape", "32x8192x8192"]) == 1
+    assert "no CUDA GPU" in capsys.readouterr().err
