@@ -13,6 +13,7 @@ import math
 import pathlib
 import warnings
 
+from .errors import BuildError, SpecError
 from .jit import cache
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
 
@@ -127,5 +128,11 @@ def tuned(default, target_arch: int, build_many):
     record = read_record(spec, target_arch)
     if record is None:
         return default
-    variants = [dataclasses.replace(spec, tile=tile_from_dict(w["tile"])) for w in record["winners"]]
-    return DispatchKernel(default, record, build_many(variants, arch=target_arch))
+    try:
+        variants = [dataclasses.replace(spec, tile=tile_from_dict(w["tile"])) for w in record["winners"]]
+        kernels = build_many(variants, arch=target_arch)
+    except (SpecError, BuildError, TypeError, KeyError) as e:  # a record from another version, a failed build
+        warnings.warn(f"ignoring the tuning record {record_path(spec, target_arch)}: its tiles do not build here "
+                      f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile", stacklevel=3)
+        return default
+    return DispatchKernel(default, record, kernels)

@@ -92,3 +92,20 @@ def test_tune_refuses_to_record_a_fixed_tile():
 
     with pytest.raises(cg.SpecError, match="tile"):
         tune(dataclasses.replace(SPEC, tile=SMALL), [(32, 8192, 8192)])
+
+
+def test_a_record_whose_tiles_do_not_build_falls_back_to_the_default(cache_dir):
+    default = _fake_kernel(SPEC)
+    bad = _winners()
+    bad[0]["tile"]["cta"] = [128, 256, 48]  # not a valid CTA K: SpecError when the variant is made
+    dispatch.write_record(SPEC, 90, "NVIDIA H200", bad)
+    with pytest.warns(UserWarning, match="do not build here"):
+        assert dispatch.tuned(default, 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs]) is default
+
+    def failing_build(specs, arch=None):
+        raise cg.BuildError("nvcc failed to compile x", "nvcc ...", "k.cu", "build.log", ["error: boom"])
+
+    dispatch.write_record(SPEC, 90, "NVIDIA H200", _winners())
+    with pytest.warns(UserWarning, match="BuildError"):
+        assert dispatch.tuned(default, 90, failing_build) is default
+    dispatch.record_path(SPEC, 90).unlink()
