@@ -73,29 +73,51 @@ class Row:
 
 
 def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None,
-          include_default: bool = False) -> list[Row]:
+          include_default: bool = False, gpus: int | None = None) -> list[Row]:
     """Compile every valid configuration of spec in one ninja run, then time and check each at each shape (GPU).
-    include_default: also time spec itself as given (its "auto" tile), the baseline a tuned choice must beat."""
+
+    include_default: also time spec itself as given (its "auto" tile), the baseline a tuned choice must beat.
+    gpus: how many GPUs share the timing (default: every visible one, if they are all the same model); each runs a
+    worker process that times its share of the configurations on the same seeded inputs.
+    """
     import torch
 
-    from .golden import reference
     from .jit import build_many
-    from .timing import median_ms
 
     variants = configs(spec, limit)
     if include_default and spec.key not in {v.key for v in variants}:
         variants.insert(0, spec)
-    kernels = build_many(variants)
-    rows = []
-    for M, N, K in shapes:
-        args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
+    kernels = build_many(variants)  # every compile happens here, once; workers load from the cache
+    n = gpus if gpus is not None else torch.cuda.device_count()
+    if n > 1 and make_inputs is None and len({torch.cuda.get_device_name(i) for i in range(n)}) == 1:
+        timed = spread(variants, shapes, reps, n)
+    else:
+        timed = time_configurations(variants, kernels, range(len(variants)), shapes, reps, make_inputs)
+    return [row for _, _, row in sorted(timed, key=lambda t: (t[0], t[1]))]
+
+
+def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=None) -> list:
+    """(shape index, variant index, Row) for each of variants (numbered by indices) at each shape, on this GPU."""
+    import torch
+
+    from .golden import reference
+    from .timing import median_ms
+
+    out = []
+    if not variants:
+        return out
+    spec = variants[0]  # all share dtypes, layouts and epilogue
+    flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")  # 512 MiB: larger than L2, so each timed
+    for si, (M, N, K) in enumerate(shapes):                              # run starts cold, as in a model
+        with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
+            torch.manual_seed(1000 + si)  # the same inputs in every worker process; the caller's RNG untouched
+            args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
         ref = reference(spec, *args, **inputs)
         ref = ref.d if isinstance(ref, tuple) else ref
-        flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")  # 512 MiB: larger than L2, so each
-        for variant, kernel in zip(variants, kernels):                    # timed run starts cold, as in a model
-            out = kernel(*args, **inputs)
-            out = out.d if isinstance(out, tuple) else out
-            err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
+        for vi, variant, kernel in zip(indices, variants, kernels):
+            res = kernel(*args, **inputs)
+            res = res.d if isinstance(res, tuple) else res
+            err = ((res.double() - ref.double()).norm() / ref.double().norm()).item()
 
             def run():
                 flush.zero_()
@@ -103,9 +125,38 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
 
             ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
             info = kernel.build_info
-            rows.append(Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
-                            info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key))
-    return rows
+            out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
+                                    info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key)))
+    return out
+
+
+def spread(variants, shapes, reps, n_gpus: int, worker=None) -> list:
+    """Time variants on n_gpus GPUs at once, one spawned worker process per GPU, round-robin shares."""
+    import concurrent.futures
+    import multiprocessing
+
+    worker = worker or _gpu_worker
+    dicts = [v.to_dict() for v in variants]
+    shares = [list(range(g, len(variants), n_gpus)) for g in range(n_gpus)]
+    out = []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=n_gpus,
+                                                mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(worker, g, [dicts[i] for i in share], share, list(shapes), reps)
+                   for g, share in enumerate(shares) if share]
+        for f in futures:
+            out.extend(f.result())
+    return out
+
+
+def _gpu_worker(device: int, spec_dicts: list, indices: list, shapes: list, reps: int) -> list:
+    import torch
+
+    from .jit import build_many
+
+    torch.cuda.set_device(device)
+    variants = [GemmSpec.from_dict(d) for d in spec_dicts]
+    kernels = build_many(variants, verbose=False)  # cache hits: the parent compiled them
+    return time_configurations(variants, kernels, indices, shapes, reps)
 
 
 # The largest relative error a configuration may show and still win (fp8 outputs carry 2-3 mantissa bits).

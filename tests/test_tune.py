@@ -115,3 +115,20 @@ def test_cli_tune_without_a_gpu_says_so(capsys, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert main(["tune", str(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml"), "--shape", "32x8192x8192"]) == 1
     assert "no CUDA GPU" in capsys.readouterr().err
+
+
+def test_spread_shares_configurations_across_worker_processes():
+    """The multi-GPU plumbing without GPUs: round-robin shares, one spawned process each, every (shape, config)
+    timed exactly once. (A real multi-GPU run has not been done: no such machine was lent.)"""
+    from fake_tune_worker import worker
+
+    from cutlassgen.tune import spread
+
+    spec = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")
+    variants = [cg.GemmSpec.from_dict({**v.to_dict(), "name": f"v{i}"}) for i, v in enumerate(configs(spec, 7))]
+    shapes = [(64, 64, 64), (128, 64, 32)]
+    timed = spread(variants, shapes, 3, n_gpus=3, worker=worker)
+    assert sorted((si, vi) for si, vi, _ in timed) == [(si, vi) for si in range(2) for vi in range(7)]
+    assert {row.config.split("@")[1] for _, _, row in timed} == {"gpu0", "gpu1", "gpu2"}
+    assert all(row.spec_key == f"v{vi}" for _, vi, row in timed)  # each worker got its own share's specs
+    assert len({row.tflops for _, _, row in timed}) == 3  # three processes
