@@ -44,6 +44,13 @@ def cmd_cache(args):
             name = meta.get("spec", {}).get("name") or meta.get("spec_key", "?")
             rows.append(f"{entry.parent.name}/{entry.name}  {'ok ' if ok else 'BAD'}  {name}  "
                         f"{meta.get('compile_seconds', '?')} s  {meta.get('built_at', '')}")
+        for record in sorted((root / "tuning").glob("*.json")) if (root / "tuning").is_dir() else []:
+            try:
+                body = json.loads(record.read_text())
+                wins = ", ".join(f"M={w['shape'][0]}: {w['label']}" for w in body["winners"])
+                rows.append(f"tuning/{record.name}  {body['gpu']}  {wins}")
+            except (OSError, ValueError, KeyError, TypeError):
+                rows.append(f"tuning/{record.name}  BAD (unreadable; build() ignores it)")
         print("\n".join(rows) if rows else f"(empty: {root})")
     elif args.action == "info":
         matches = [e for e in cache.entries(root) if e.name.startswith(args.key or "")]
