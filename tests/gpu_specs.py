@@ -72,4 +72,11 @@ GPU_SPECS = {
     "sm90_e5m2_fast_accum": GemmSpec(arch=90, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e5m2"),
                                      tile=Sm90Tile(fp8_fast_accum=True),
                                      epilogue=[Multiply("scalar", "scale_ab", "fp32"), Quantize("e5m2", "per_tensor", "out_scale")]),
+    # Added after the last H200 run (compiled here, not yet run on a GPU): the raw int8 x int8 -> int32 accumulator
+    # on both paths, and e5m2 operands on the sm89 (mma.sync) path with an e4m3 output.
+    "sm80_int8_raw_int32": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"), epilogue=[]),
+    "sm90_int8_raw_int32": GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"), epilogue=[]),
+    "sm89_e5m2_to_e4m3": GemmSpec(arch=89, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e4m3"),
+                                  epilogue=[Multiply("scalar", "scale_ab", "fp32"),
+                                            Quantize("e4m3", "per_tensor", "out_scale")]),
 }
