@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import pathlib
+import tempfile
 import warnings
 
 from .errors import BuildError, SpecError
@@ -49,9 +51,10 @@ def write_record(spec: GemmSpec, target_arch: int, gpu: str, winners: list[dict]
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"version": RECORD_VERSION, "spec_key": spec.key, "target_arch": target_arch, "gpu": gpu,
             "winners": sorted(winners, key=lambda w: w["shape"][0])}
-    tmp = path.with_suffix(f".{id(body)}.tmp")
-    tmp.write_text(json.dumps(body, indent=1))
-    tmp.replace(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")  # unique per writer
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(body, indent=1))
+    os.replace(tmp, path)
     return path
 
 
