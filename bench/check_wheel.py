@@ -11,7 +11,7 @@ import torch
 
 import cutlassgen as cg
 from cutlassgen.aot import read_manifest
-from cutlassgen.tune import _random_inputs
+from cutlassgen.tuning import _random_inputs
 
 TOL = {"e4m3": 0.08, "e5m2": 0.15, "bf16": 1.5e-2, "fp16": 5e-3, "fp32": 5e-3, "int8": 0.05}
 

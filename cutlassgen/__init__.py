@@ -25,6 +25,13 @@ def build_many(specs, arch=None, **kwargs):
     return _build_many(specs, arch=arch, **kwargs)
 
 
+def tune(spec: GemmSpec, shapes, **kwargs):
+    """Time every valid tile of spec at each (M, N, K) on this GPU; record the winners for build()'s dispatch."""
+    from .tuning import tune as _tune
+
+    return _tune(spec, shapes, **kwargs)
+
+
 def reference(spec: GemmSpec, a, b, c=None, **inputs):
     from .golden import reference as _reference
 
@@ -32,5 +39,5 @@ def reference(spec: GemmSpec, a, b, c=None, **inputs):
 
 
 __all__ = ["GemmSpec", "Operand", "Sm80Tile", "Sm90Tile", "LinearCombination", "Add", "Multiply", "Activation",
-           "Quantize", "StoreAux", "Amax", "SpecError", "BuildError", "render", "build", "build_many", "reference",
+           "Quantize", "StoreAux", "Amax", "SpecError", "BuildError", "render", "build", "build_many", "tune", "reference",
            "load_spec", "dump_toml", "__version__"]

@@ -99,7 +99,7 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
-    from .tune import configs, label, write_report
+    from .tuning import configs, label, write_report
 
     (spec,) = _load_specs([args.spec])
     variants = configs(spec, args.limit)
@@ -121,7 +121,7 @@ def cmd_tune(args):
         print("give at least one --shape MxNxK", file=sys.stderr)
         return 1
     from .dispatch import tile_is_auto
-    from .tune import tune
+    from .tuning import tune
 
     save = not args.no_save and tile_is_auto(spec)
     result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save)

@@ -1,7 +1,7 @@
 """A stand-in for tune's per-GPU worker (imported by spawned processes in test_tune): no GPU, fixed rows."""
 import os
 
-from cutlassgen.tune import Row
+from cutlassgen.tuning import Row
 
 
 def worker(device, spec_dicts, indices, shapes, reps):

@@ -88,7 +88,7 @@ def test_a_record_from_another_gpu_falls_back_to_the_default(cache_dir, monkeypa
 
 
 def test_tune_refuses_to_record_a_fixed_tile():
-    from cutlassgen.tune import tune
+    from cutlassgen.tuning import tune
 
     with pytest.raises(cg.SpecError, match="tile"):
         tune(dataclasses.replace(SPEC, tile=SMALL), [(32, 8192, 8192)])

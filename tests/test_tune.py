@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 import cutlassgen as cg
-from cutlassgen.tune import Row, configs, label, write_report
+from cutlassgen.tuning import Row, configs, label, write_report
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_cli_lists_configurations(capsys):
 
 @pytest.mark.gpu
 def test_study_times_and_checks_on_the_gpu(cache_dir, tmp_path):
-    from cutlassgen.tune import study
+    from cutlassgen.tuning import study
 
     spec = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")
     rows = study(spec, [(512, 512, 512)], limit=2, reps=5)
@@ -82,7 +82,7 @@ def test_tune_records_winners_and_build_dispatches_by_m(cache_dir):
     import torch
 
     from cutlassgen.dispatch import DispatchKernel, read_record
-    from cutlassgen.tune import tune
+    from cutlassgen.tuning import tune
 
     spec = cg.GemmSpec(arch=80, name="tune_dispatch_test", a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"),
                        d=cg.Operand("fp16"), epilogue=[cg.Add("per_col", "bias", "fp16"), cg.Activation("relu")])
@@ -122,7 +122,7 @@ def test_spread_shares_configurations_across_worker_processes():
     timed exactly once. (A real multi-GPU run has not been done: no such machine was lent.)"""
     from fake_tune_worker import worker
 
-    from cutlassgen.tune import spread
+    from cutlassgen.tuning import spread
 
     spec = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")
     variants = [cg.GemmSpec.from_dict({**v.to_dict(), "name": f"v{i}"}) for i, v in enumerate(configs(spec, 7))]
@@ -132,3 +132,9 @@ def test_spread_shares_configurations_across_worker_processes():
     assert {row.config.split("@")[1] for _, _, row in timed} == {"gpu0", "gpu1", "gpu2"}
     assert all(row.spec_key == f"v{vi}" for _, vi, row in timed)  # each worker got its own share's specs
     assert len({row.tflops for _, _, row in timed}) == 3  # three processes
+
+
+def test_tune_is_a_function_of_the_package_even_after_its_module_is_imported():
+    import cutlassgen.tuning  # noqa: F401  (a submodule named `tune` would replace the function here)
+
+    assert callable(cg.tune) and cg.tune.__module__ == "cutlassgen"
