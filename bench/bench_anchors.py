@@ -7,7 +7,6 @@ in L2 between runs, as in ANCHORS.md. TFLOP/s = 2*M*N*K / time.
 """
 import argparse
 import pathlib
-import statistics
 import sys
 
 import torch
@@ -17,7 +16,7 @@ import cutlassgen as cg
 from cutlassgen import Activation, Add, Amax, GemmSpec, Multiply, Operand, Quantize, Sm90Tile
 from cutlassgen import dispatch
 from cutlassgen.dispatch import DispatchKernel
-from cutlassgen.timing import median_ms
+from cutlassgen.timing import interleaved_median_ms
 
 ROUNDS = 3  # interleaved timing rounds per shape; each contender's number is the median of its rounds
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
@@ -120,12 +119,8 @@ def main():
                 assert err < 2e-2, (name, err)
                 timed[f"scaled {name}"] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N),
                                                         bias=bias)
-        rounds = {col: [] for col in timed}
-        for _ in range(ROUNDS):
-            for col, fn in timed.items():
-                rounds[col].append(median_ms(fn, reps=20))
         r = {"shape": f"{M}x{N}x{K}"}
-        r.update({col: tf(statistics.median(ts)) for col, ts in rounds.items()})
+        r.update({col: tf(ms) for col, ms in interleaved_median_ms(timed, rounds=ROUNDS, reps=20).items()})
 
         def best(prefix):
             return max((v, col[len(prefix):]) for col, v in r.items() if col.startswith(prefix))

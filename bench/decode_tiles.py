@@ -1,16 +1,14 @@
 """Decode shapes (M <= 64): which sm90 tiles beat cuBLAS for bf16 GEMM + bias + gelu_tanh, beyond the tile study's
-space (which has bf16 K tiles of 32 and 64 only). Times with cutlassgen.timing.median_ms, interleaved rounds.
+space (which has bf16 K tiles of 32 and 64 only). Times with cutlassgen.timing.interleaved_median_ms.
 
 Run: python bench/decode_tiles.py   (needs an sm90 GPU)
 """
-import statistics
-
 import torch
 import torch.nn.functional as F
 
 import cutlassgen as cg
 from cutlassgen import Activation, Add, GemmSpec, Operand, Sm90Tile
-from cutlassgen.timing import median_ms
+from cutlassgen.timing import interleaved_median_ms
 
 TILES = {
     "64x128x64 pingpong": Sm90Tile(cta=(64, 128, 64), cluster=(1, 1, 1), mainloop="pingpong"),
@@ -42,11 +40,7 @@ def main():
             err = ((k(a, w.t(), bias=bias).double() - ref).norm() / ref.norm()).item()
             assert err < 1.5e-2, (name, err)
             timed[name] = lambda k=k: k(a, w.t(), bias=bias)
-        rounds = {n: [] for n in timed}
-        for _ in range(3):
-            for n, fn in timed.items():
-                rounds[n].append(median_ms(fn, reps=20))
-        tf = {n: 2 * M * N * K / statistics.median(ts) / 1e9 for n, ts in rounds.items()}
+        tf = {n: 2 * M * N * K / ms / 1e9 for n, ms in interleaved_median_ms(timed).items()}
         best = max((v, n) for n, v in tf.items() if n in kernels)
         print(f"{M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()) +
               f" | best ours {best[1]} {best[0] / tf['cuBLAS mm']:.2f}x cuBLAS mm", flush=True)

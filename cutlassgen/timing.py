@@ -32,6 +32,16 @@ def median_ms(fn, reps: int = 30, warmup: int = 5) -> float:
     return statistics.median(times)
 
 
+def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20) -> dict:
+    """name -> median over `rounds` rounds of median_ms(fn, reps), every fn timed once per round in turn, so that
+    clock and temperature drift over the run falls on all of them alike."""
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            times[name].append(median_ms(fn, reps=reps))
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def host_us_per_call(fn, n: int = 20000, warmup: int = 200) -> float:
     """Wall time per call of fn() in microseconds over n back-to-back calls (for host overhead, tiny problems)."""
     import torch

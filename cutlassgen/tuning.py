@@ -73,10 +73,10 @@ class Row:
 
 
 def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None,
-          include_default: bool = False, gpus: int | None = None) -> list[Row]:
+          variants: list | None = None, gpus: int | None = None) -> list[Row]:
     """Compile every valid configuration of spec in one ninja run, then time and check each at each shape (GPU).
 
-    include_default: also time spec itself as given (its "auto" tile), the baseline a tuned choice must beat.
+    variants: the specs to time instead of configs(spec, limit) (tune passes them with the default added).
     gpus: how many GPUs share the timing (default: every visible one, if they are all the same model); each runs a
     worker process that times its share of the configurations on the same seeded inputs.
     """
@@ -84,9 +84,7 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
 
     from .jit import build_many
 
-    variants = configs(spec, limit)
-    if include_default and spec.key not in {v.key for v in variants}:
-        variants.insert(0, spec)
+    variants = configs(spec, limit) if variants is None else variants
     kernels = build_many(variants)  # every compile happens here, once; workers load from the cache
     n = gpus if gpus is not None else torch.cuda.device_count()
     if n > 1 and make_inputs is None and len({torch.cuda.get_device_name(i) for i in range(n)}) == 1:
@@ -182,8 +180,11 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
     shapes = [tuple(int(x) for x in s) for s in shapes]
-    rows = study(spec, shapes, limit=limit, reps=reps, include_default=True)
-    by_key = {v.key: v for v in [spec, *configs(spec, limit)]}
+    variants = configs(spec, limit)
+    if spec.key not in {v.key for v in variants}:
+        variants.insert(0, spec)  # the default (its "auto" tile): the baseline a tuned choice must beat
+    rows = study(spec, shapes, reps=reps, variants=variants)
+    by_key = {v.key: v for v in variants}
     max_err = MAX_REL_ERR[DTYPES[spec.d.dtype].bits if DTYPES[spec.d.dtype].bits in MAX_REL_ERR else 32]
     winners = []
     for M, N, K in shapes:
