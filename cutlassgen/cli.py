@@ -99,10 +99,11 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
-    from .tuning import configs, label, write_report
+    from .tuning import DECODE_M, configs, label, write_report
 
     (spec,) = _load_specs([args.spec])
-    variants = configs(spec, args.limit)
+    shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shape]
+    variants = configs(spec, args.limit, decode=any(M <= DECODE_M for M, _, _ in shapes))
     print(f"{len(variants)} valid configurations of {spec.name or spec.key}")
     if args.list:
         print("\n".join(label(v) for v in variants))
@@ -116,7 +117,6 @@ def cmd_tune(args):
     if not gpu:
         print("no CUDA GPU: timing needs one (use --list to see the configurations)", file=sys.stderr)
         return 1
-    shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shape]
     if not shapes:
         print("give at least one --shape MxNxK", file=sys.stderr)
         return 1

@@ -60,7 +60,8 @@ def _float_literal(v: float) -> str:
     return repr(float(v)) + "f"
 
 
-def lower_epilogue(spec: GemmSpec) -> Lowered:
+def lower_epilogue(spec: GemmSpec, swap_ab: bool = False) -> Lowered:
+    """swap_ab: the kernel computes D^T, so a per-column vector of D broadcasts along the kernel's rows."""
     lo = Lowered()
     value = lo.node("acc")
     c_elem = DTYPES[spec.c.dtype].cutlass if spec.c is not None else None
@@ -80,7 +81,8 @@ def lower_epilogue(spec: GemmSpec) -> Lowered:
         if kind == "scalar":
             return scalar_runtime(name)
         s = lo.slot(name, kind, dtype)
-        return lo.node("row_bcast" if kind == "per_col" else "col_bcast", element=DTYPES[dtype].cutlass, slot=s,
+        along_kernel_n = (kind == "per_col") != swap_ab
+        return lo.node("row_bcast" if along_kernel_n else "col_bcast", element=DTYPES[dtype].cutlass, slot=s,
                        alignment=128 // DTYPES[dtype].bits)
 
     for node in spec.epilogue:
@@ -133,8 +135,12 @@ def lower_epilogue(spec: GemmSpec) -> Lowered:
 def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
     """The template context: every name a template needs, all decided here."""
     cfg = resolve(spec)
-    lo = lower_epilogue(spec)
-    a, b, d = DTYPES[spec.a.dtype], DTYPES[spec.b.dtype], DTYPES[spec.d.dtype]
+    swap = getattr(cfg, "swap_ab", False)
+    lo = lower_epilogue(spec, swap)
+    # With swap_ab the kernel's A is the problem's B transposed (same memory, the other layout name), and so on.
+    op_a, op_b = (spec.b, spec.a) if swap else (spec.a, spec.b)
+    a, b, d = DTYPES[op_a.dtype], DTYPES[op_b.dtype], DTYPES[spec.d.dtype]
+    layout = (lambda op: _layout(_FLIP[op.layout])) if swap else (lambda op: _layout(op.layout))
     ctx = {
         "version": __version__,
         "spec_key": spec.key,
@@ -144,8 +150,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         "element_a": a.cutlass, "element_b": b.cutlass, "element_d": d.cutlass,
         "element_c": DTYPES[spec.c.dtype].cutlass if spec.c is not None else None,
         "element_acc": DTYPES[spec.accumulator].cutlass,
-        "layout_a": _layout(spec.a.layout), "layout_b": _layout(spec.b.layout), "layout_d": _layout(spec.d.layout),
-        "align_a": alignment(spec.a), "align_b": alignment(spec.b), "align_d": alignment(spec.d),
+        "layout_a": layout(op_a), "layout_b": layout(op_b), "layout_d": layout(spec.d),
+        "align_a": alignment(op_a), "align_b": alignment(op_b), "align_d": alignment(spec.d),
         "align_c": alignment(spec.c) if spec.c is not None else alignment(spec.d),
         "epi_nodes": lo.nodes, "epi_root": lo.root, "epi_params": lo.params, "slots": lo.slots,
         "n_ptrs": lo.n_ptrs, "n_scalars": lo.n_scalars,
@@ -168,8 +174,14 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler == "stream_k"
                    else "cutlass::gemm::PersistentScheduler",
                    stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
-                   swizzle=cfg.swizzle)
+                   swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
+                   # which cg_problem fields feed the kernel's M, N, A and B
+                   kernel_m="n" if swap else "m", kernel_n="m" if swap else "n",
+                   kernel_a="b" if swap else "a", kernel_b="a" if swap else "b")
     return ctx
+
+
+_FLIP = {"row": "column", "column": "row"}
 
 
 def _layout(name: str) -> str:

@@ -86,6 +86,8 @@ class Sm90Tile:
     raster: str = "auto"
     swizzle: int = 1  # max swizzle size of the persistent scheduler (1, 2, 4, 8)
     fp8_fast_accum: bool = False  # fp8 only: accumulate in the tensor core's reduced precision, no promotion
+    split_k: int = 1  # K slices reduced in the kernel (stream-K scheduler's split-K decomposition)
+    swap_ab: bool = False  # compute D^T = B^T A^T: the CTA's M tiles N, its N tiles M (small-M decode)
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
@@ -94,7 +96,8 @@ class Sm90Tile:
                         choose("tile.epilogue", self.epilogue, EPILOGUE_SCHEDULES),
                         choose("tile.scheduler", self.scheduler, SCHEDULERS, {"streamk": "stream_k", "stream-k": "stream_k"}),
                         _int_or_auto("tile.stages", self.stages, 2), choose("tile.raster", self.raster, RASTERS),
-                        _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum))
+                        _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum),
+                        _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab))
 
 
 def _bool(field_name: str, value) -> bool:

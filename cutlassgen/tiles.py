@@ -36,6 +36,8 @@ class Sm90Config:
     epilogue_tile: tuple
     smem_bytes: int  # mainloop stages + epilogue, as validated
     fp8_fast_accum: bool = False
+    split_k: int = 1
+    swap_ab: bool = False  # the kernel's (M, N) are the problem's (N, M): operands, layouts and vectors exchanged
 
 
 def operand_bytes(spec: GemmSpec) -> tuple[int, int]:
@@ -87,7 +89,9 @@ def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
             total += 2 * em * en * DTYPES[dtype].bits // 8
     cta_n = spec.tile.cta[1] if spec.tile.cta != AUTO else 256
     cta_m = spec.tile.cta[0] if spec.tile.cta != AUTO else 128
+    swapped = {"per_row": "per_col", "per_col": "per_row"}
     for _, kind, _ in epi.inputs_of(spec.epilogue):
+        kind = swapped.get(kind, kind) if spec.tile.swap_ab else kind
         if kind == "per_col":
             total += 2 * cta_n * 4
         elif kind == "per_row":
@@ -116,7 +120,9 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     smem = epi_smem + (per_stage * (stages if stages != AUTO else max(1, (smem_limit - epi_smem) // per_stage)))
     raster = t.raster
     swizzle = 1 if t.swizzle == AUTO else t.swizzle
-    return Sm90Config(cta, cluster, mainloop, t.scheduler, stages, raster, swizzle, epi_tile, smem, t.fp8_fast_accum)
+    split_k = 1 if t.split_k == AUTO else t.split_k
+    return Sm90Config(cta, cluster, mainloop, t.scheduler, stages, raster, swizzle, epi_tile, smem, t.fp8_fast_accum,
+                      split_k, t.swap_ab)
 
 
 def resolve(spec: GemmSpec):

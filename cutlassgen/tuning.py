@@ -16,8 +16,27 @@ from .errors import SpecError
 from .spec import GemmSpec, Sm80Tile, Sm90Tile
 
 
-def configs(spec: GemmSpec, limit: int | None = None) -> list[GemmSpec]:
-    """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order."""
+# Small M (decode) is memory-bound: what matters is how many SMs stream B. With swap_ab the kernel computes D^T, so
+# the problem's N (thousands) is tiled by the CTA's M and the few rows of A fit a narrow CTA N with no wasted MMA;
+# split-K adds CTAs along K when N alone gives too few tiles.
+DECODE_M = 64  # shapes with M at most this get the decode space
+
+
+def _decode_tiles(base: Sm90Tile, kb: int):
+    for k in (2 * kb, 4 * kb):  # 128 and 256 bytes of K: long TMA copies keep more bytes in flight
+        for n in (16, 32, 64):
+            yield dataclasses.replace(base, cta=(64, n, k), cluster=(1, 1, 1), mainloop="pingpong",
+                                      scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
+        for n in (32, 64):
+            for split in (1, 2, 4):  # 1: stream-K's own heuristic decomposition
+                yield dataclasses.replace(base, cta=(128, n, k), cluster=(1, 1, 1), mainloop="cooperative",
+                                          scheduler="stream_k", split_k=split, swap_ab=True, stages="auto")
+
+
+def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False) -> list[GemmSpec]:
+    """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
+
+    limit caps the main space; decode=True adds the decode space (swap_ab, split-K; sm90 only) after it."""
     kb = 128 // (DTYPES[spec.a.dtype].bits // 8) // 2  # K of 64 bytes; x2 below gives 128 bytes
     out, seen = [], set()
     if spec.resolved_path == "sm90":
@@ -26,8 +45,10 @@ def configs(spec: GemmSpec, limit: int | None = None) -> list[GemmSpec]:
                                   ("persistent", "stream_k"))
         # replace() keeps the fields the study does not vary (fp8_fast_accum, raster, swizzle, epilogue).
         base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
-        tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto")
+        tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto",
+                                     split_k=1, swap_ab=False)
                  for m, n, k, cl, ml, sch in space)
+        extra = _decode_tiles(base, kb) if decode else ()
     else:
         inst_k = {8: 32, 16: 16, 32: 8}[DTYPES[spec.a.dtype].bits]
         space = itertools.product(((128, 128), (128, 256), (256, 128), (128, 64), (64, 128), (64, 64)),
@@ -35,16 +56,23 @@ def configs(spec: GemmSpec, limit: int | None = None) -> list[GemmSpec]:
         base = spec.tile if isinstance(spec.tile, Sm80Tile) else Sm80Tile()
         tiles = (dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=st)
                  for (tm, tn), (wm, wn), k, st in space)
-    for tile in tiles:
-        try:
-            candidate = dataclasses.replace(spec, tile=tile)
-        except SpecError:
-            continue
-        if candidate.key not in seen:
-            seen.add(candidate.key)
-            out.append(candidate)
-        if limit and len(out) >= limit:
-            break
+        extra = ()
+
+    def add(tile_iter, cap):
+        start = len(out)
+        for tile in tile_iter:
+            if cap and len(out) - start >= cap:
+                return
+            try:
+                candidate = dataclasses.replace(spec, tile=tile)
+            except SpecError:
+                continue
+            if candidate.key not in seen:
+                seen.add(candidate.key)
+                out.append(candidate)
+
+    add(tiles, limit)
+    add(extra, None)
     return out
 
 
@@ -55,8 +83,8 @@ def label(spec: GemmSpec) -> str:
     if tile_is_auto(spec):
         return "default (auto)"
     if spec.resolved_path == "sm90":
-        return (f"{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
-                f"{' stream-K' if t.scheduler == 'stream_k' else ''}")
+        return (f"{'swap ' if t.swap_ab else ''}{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
+                f"{' stream-K' if t.scheduler == 'stream_k' else ''}{f' split{t.split_k}' if t.split_k > 1 else ''}")
     return f"{'x'.join(map(str, t.threadblock))} w{'x'.join(map(str, t.warp[:2]))} s{t.stages}"
 
 
@@ -180,7 +208,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
     shapes = [tuple(int(x) for x in s) for s in shapes]
-    variants = configs(spec, limit)
+    variants = configs(spec, limit, decode=any(M <= DECODE_M for M, _, _ in shapes))
     if spec.key not in {v.key for v in variants}:
         variants.insert(0, spec)  # the default (its "auto" tile): the baseline a tuned choice must beat
     rows = study(spec, shapes, reps=reps, variants=variants)

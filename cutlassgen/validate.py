@@ -15,6 +15,7 @@ FP8 = ("e4m3", "e5m2")
 OUTPUT_DTYPES = ("fp16", "bf16", "fp32", "e4m3", "e5m2", "int8", "int32")
 SOURCE_DTYPES = ("fp16", "bf16", "fp32")
 RESERVED_NAMES = {"a", "b", "c", "out", "stream"}
+MAX_SPLIT_K = 16
 
 
 def validate(spec) -> None:
@@ -245,6 +246,12 @@ def _sm90_tile(spec):
     if cfg.scheduler == "stream_k" and cfg.mainloop != "cooperative":
         raise _tile_err("scheduler", "stream_k", "stream-K runs with the cooperative schedule only",
                         "set mainloop='cooperative' (CTA M=128 or 256)")
+    if cfg.split_k > 1 and cfg.scheduler != "stream_k":
+        raise _tile_err("split_k", cfg.split_k, "split-K runs through the stream-K scheduler's split-K decomposition",
+                        "set scheduler='stream_k' (with the cooperative mainloop)")
+    if cfg.split_k > MAX_SPLIT_K:
+        raise _tile_err("split_k", cfg.split_k, f"more than {MAX_SPLIT_K} K slices only adds reduction traffic",
+                        f"use at most {MAX_SPLIT_K}")
     if cfg.stages != "auto" and cfg.stages < 2:
         raise _tile_err("stages", cfg.stages, "the TMA pipeline needs at least 2 stages", "use 'auto'")
     if cfg.smem_bytes > info.smem_per_block or (cfg.stages == "auto" and

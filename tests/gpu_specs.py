@@ -72,11 +72,22 @@ GPU_SPECS = {
     "sm90_e5m2_fast_accum": GemmSpec(arch=90, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e5m2"),
                                      tile=Sm90Tile(fp8_fast_accum=True),
                                      epilogue=[Multiply("scalar", "scale_ab", "fp32"), Quantize("e5m2", "per_tensor", "out_scale")]),
-    # Added after the last H200 run (compiled here, not yet run on a GPU): the raw int8 x int8 -> int32 accumulator
-    # on both paths, and e5m2 operands on the sm89 (mma.sync) path with an e4m3 output.
+    # The raw int8 x int8 -> int32 accumulator on both paths, and e5m2 operands on the sm89 (mma.sync) path with an
+    # e4m3 output.
     "sm80_int8_raw_int32": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"), epilogue=[]),
     "sm90_int8_raw_int32": GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"), epilogue=[]),
     "sm89_e5m2_to_e4m3": GemmSpec(arch=89, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e4m3"),
                                   epilogue=[Multiply("scalar", "scale_ab", "fp32"),
                                             Quantize("e4m3", "per_tensor", "out_scale")]),
+    # Decode kernels: swap_ab (the kernel computes D^T, so per-column vectors broadcast along its rows and D, C and
+    # the aux output are stored transposed), with split-K through the stream-K scheduler, and with pingpong.
+    "sm90_swap_splitk_bias_gelu": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),
+                                           tile=Sm90Tile(cta=(128, 32, 64), cluster=(1, 1, 1), scheduler="stream_k",
+                                                         split_k=4, swap_ab=True),
+                                           epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
+    "sm90_swap_pingpong_fp8_aux": GemmSpec(
+        arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("e4m3"),
+        tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
+        epilogue=[Multiply("per_row", "sa", "fp32"), Add("tensor", "res"), StoreAux("pre", "bf16"),
+                  Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
 }
