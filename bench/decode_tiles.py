@@ -1,5 +1,5 @@
-"""Decode shapes (M <= 64): which sm90 tiles beat cuBLAS for bf16 GEMM + bias + gelu_tanh, beyond the tile study's
-space (which has bf16 K tiles of 32 and 64 only). Times with cutlassgen.timing.interleaved_median_ms.
+"""Decode shapes (M <= 64): which sm90 tiles beat cuBLAS for bf16 GEMM + bias + gelu_tanh: plain tiles against
+swap_ab (D^T = B^T A^T) and split-K ones. Times with cutlassgen.timing.interleaved_median_ms.
 
 Run: python bench/decode_tiles.py   (needs an sm90 GPU)
 """
@@ -11,14 +11,22 @@ from cutlassgen import Activation, Add, GemmSpec, Operand, Sm90Tile
 from cutlassgen.timing import interleaved_median_ms
 
 TILES = {
+    # the best plain tiles of the previous run (bench/results/h200_decode_tiles.log)
     "64x128x64 pingpong": Sm90Tile(cta=(64, 128, 64), cluster=(1, 1, 1), mainloop="pingpong"),
-    "64x128x128 pingpong": Sm90Tile(cta=(64, 128, 128), cluster=(1, 1, 1), mainloop="pingpong"),
     "64x64x128 pingpong": Sm90Tile(cta=(64, 64, 128), cluster=(1, 1, 1), mainloop="pingpong"),
-    "64x64x64 pingpong c1x2": Sm90Tile(cta=(64, 64, 64), cluster=(1, 2, 1), mainloop="pingpong"),
-    "64x128x128 pingpong c1x2": Sm90Tile(cta=(64, 128, 128), cluster=(1, 2, 1), mainloop="pingpong"),
-    "64x256x64 pingpong": Sm90Tile(cta=(64, 256, 64), cluster=(1, 1, 1), mainloop="pingpong"),
-    "128x64x128 stream-K": Sm90Tile(cta=(128, 64, 128), cluster=(1, 1, 1), scheduler="stream_k"),
-    "128x128x128 stream-K": Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), scheduler="stream_k"),
+    # swap_ab: the kernel computes D^T, so N is tiled by the CTA's M and the few rows of A by a narrow CTA N
+    "swap 64x16x128 pingpong": Sm90Tile(cta=(64, 16, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
+    "swap 64x32x64 pingpong": Sm90Tile(cta=(64, 32, 64), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
+    "swap 64x32x128 pingpong": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
+    "swap 64x64x128 pingpong": Sm90Tile(cta=(64, 64, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
+    # ... and split-K through the stream-K scheduler, for more CTAs along K when N gives too few tiles
+    "swap 128x32x128 stream-K": Sm90Tile(cta=(128, 32, 128), cluster=(1, 1, 1), scheduler="stream_k", swap_ab=True),
+    "swap 128x32x128 split2": Sm90Tile(cta=(128, 32, 128), cluster=(1, 1, 1), scheduler="stream_k", split_k=2,
+                                       swap_ab=True),
+    "swap 128x32x128 split4": Sm90Tile(cta=(128, 32, 128), cluster=(1, 1, 1), scheduler="stream_k", split_k=4,
+                                       swap_ab=True),
+    "swap 128x64x128 split2": Sm90Tile(cta=(128, 64, 128), cluster=(1, 1, 1), scheduler="stream_k", split_k=2,
+                                       swap_ab=True),
 }
 SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336)]
 

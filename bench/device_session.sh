@@ -5,6 +5,7 @@
 #
 #   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests, demo, examples, overhead
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
+#   bench/device_session.sh decode  # bench/decode_tiles.py: plain, swap_ab and split-K tiles at decode shapes
 #   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #
@@ -55,6 +56,9 @@ sweep)
       --shape 32x8192x8192 --shape 256x8192x8192 --shape 8192x8192x8192 --peak 790 --out "$OUT/study" > "$OUT/sweep.log" 2>&1
   echo "exit $? after $(( $(date +%s) - start )) s (compile + time + check)" | tee -a "$OUT/sweep.log"
   tail -8 "$OUT/sweep.log"; save_cache ;;
+decode)
+  stamp "decode tiles"; $PY bench/decode_tiles.py > "$OUT/decode_tiles.log" 2>&1
+  echo "exit $?"; tail -8 "$OUT/decode_tiles.log" ;;
 bench)
   stamp "anchors"; $PY bench/bench_anchors.py --out "$OUT/h200_anchors.md" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   echo "exit $?"; tail -30 "$OUT/bench.log"; save_cache ;;
@@ -72,5 +76,5 @@ wheel)
   (cd /tmp && PYTHONPATH=/tmp/wheelsite:/tmp/site CUTLASSGEN_NO_JIT=1 CUTLASSGEN_CACHE_DIR=/tmp/empty-cache \
     $PY "$repo/bench/check_wheel.py" "$m/manifest.toml") 2>&1 | tee "$OUT/wheel_check.log"
   rm -f "$OUT"/wheel/*.whl ;;
-*) echo "usage: $0 suite|sweep|bench|wheel"; exit 2 ;;
+*) echo "usage: $0 suite|sweep|decode|bench|wheel"; exit 2 ;;
 esac
