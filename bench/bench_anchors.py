@@ -25,6 +25,8 @@ BF16_TILES = {
     "128x128x64 c1x2 coop": Sm90Tile(cta=(128, 128, 64), cluster=(1, 2, 1), mainloop="cooperative"),
     "64x128x64 pingpong": Sm90Tile(cta=(64, 128, 64), cluster=(1, 1, 1), mainloop="pingpong"),
     "128x128x64 stream-K": Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), scheduler="stream_k"),
+    # decode (bench/decode_tiles.py): D^T = W x^T, so N is tiled 64 rows at a time and M fits a CTA N of 32
+    "swap 64x32x64 pingpong": Sm90Tile(cta=(64, 32, 64), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
 }
 FP8_TILES = {
     "128x128x128 c1x2": Sm90Tile(cta=(128, 128, 128), cluster=(1, 2, 1)),
@@ -34,6 +36,8 @@ FP8_TILES = {
                                             fp8_fast_accum=True),
     "128x64x128 stream-K fastacc": Sm90Tile(cta=(128, 64, 128), cluster=(1, 1, 1), scheduler="stream_k",
                                             fp8_fast_accum=True),
+    "swap 64x32x128 pingpong fastacc": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong",
+                                                fp8_fast_accum=True, swap_ab=True),
 }
 
 
@@ -43,7 +47,7 @@ def specs():
         out[("bias_gelu", name)] = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"),
                                             d=Operand("bf16"), tile=tile,
                                             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
-    for name in ("128x256x64 c2x1 coop", "128x128x64 c1x2 coop", "64x128x64 pingpong"):
+    for name in ("128x256x64 c2x1 coop", "128x128x64 c1x2 coop", "64x128x64 pingpong", "swap 64x32x64 pingpong"):
         out[("bias_gelu_fp8", name)] = GemmSpec(
             arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("e4m3"), tile=BF16_TILES[name],
             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh"), Amax("amax"),
