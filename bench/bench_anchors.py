@@ -2,8 +2,8 @@
 
 Run: python bench/bench_anchors.py [--compile] [--out results.md]   (needs an sm90 GPU)
 Times are device-event timings after warm-up (cutlassgen.timing.median_ms: the host's launch time is hidden behind
-a GPU spin), median of 20 runs, then the median of 3 rounds that interleave every contender of a shape. Inputs stay
-in L2 between runs, as in ANCHORS.md. TFLOP/s = 2*M*N*K / time.
+a GPU spin), median of 20 runs, then the median of 5 rounds that interleave every contender of a shape in a
+shuffled order. Inputs stay in L2 between runs, as in ANCHORS.md. TFLOP/s = 2*M*N*K / time.
 """
 import argparse
 import pathlib
@@ -18,7 +18,7 @@ from cutlassgen import dispatch
 from cutlassgen.dispatch import DispatchKernel
 from cutlassgen.timing import interleaved_median_ms
 
-ROUNDS = 3  # interleaved timing rounds per shape; each contender's number is the median of its rounds
+ROUNDS = 5  # shuffled interleaved rounds per shape; a contender's number is the median of its rounds
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
 BF16_TILES = {
     "128x256x64 c2x1 coop": Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1), mainloop="cooperative"),

@@ -7,6 +7,7 @@ driver work as GPU time, and the comparison with cuBLAS would measure launch pat
 """
 from __future__ import annotations
 
+import random
 import statistics
 import time
 
@@ -32,13 +33,17 @@ def median_ms(fn, reps: int = 30, warmup: int = 5) -> float:
     return statistics.median(times)
 
 
-def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20) -> dict:
-    """name -> median over `rounds` rounds of median_ms(fn, reps), every fn timed once per round in turn, so that
-    clock and temperature drift over the run falls on all of them alike."""
+def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0) -> dict:
+    """name -> median over `rounds` rounds of median_ms(fn, reps). Every fn is timed once per round, in a new
+    (seeded) order each round: clock and temperature follow the previous kernel, so a fixed order would favour
+    whoever always runs after a light contender."""
+    order = random.Random(seed)
     times = {name: [] for name in fns}
     for _ in range(rounds):
-        for name, fn in fns.items():
-            times[name].append(median_ms(fn, reps=reps))
+        names = list(fns)
+        order.shuffle(names)
+        for name in names:
+            times[name].append(median_ms(fns[name], reps=reps))
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

@@ -116,6 +116,7 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
     kernels = build_many(variants)  # every compile happens here, once; workers load from the cache
     n = gpus if gpus is not None else torch.cuda.device_count()
     if n > 1 and make_inputs is None and len({torch.cuda.get_device_name(i) for i in range(n)}) == 1:
+        print(f"cutlassgen: timing {len(variants)} configurations on {n} GPUs, one worker process each", flush=True)
         timed = spread(variants, shapes, reps, n)
     else:
         timed = time_configurations(variants, kernels, range(len(variants)), shapes, reps, make_inputs)

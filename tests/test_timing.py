@@ -1,17 +1,33 @@
-"""The bench's interleaved timing, without a GPU: every function once per round in turn, the median round kept."""
+"""The bench's interleaved timing, without a GPU: every function once per round in a shuffled order, the median
+round kept."""
 from cutlassgen import timing
 
 
-def test_interleaved_median_ms_alternates_and_takes_the_median(monkeypatch):
+def test_interleaved_median_ms_times_each_once_per_round_and_takes_the_median(monkeypatch):
     calls = []
     samples = {"a": iter([5.0, 1.0, 3.0]), "b": iter([2.0, 9.0, 4.0])}
 
     def fake_median_ms(fn, reps):
+        assert reps == 7
         name = fn()
         calls.append(name)
         return next(samples[name])
 
     monkeypatch.setattr(timing, "median_ms", fake_median_ms)
     got = timing.interleaved_median_ms({"a": lambda: "a", "b": lambda: "b"}, rounds=3, reps=7)
-    assert calls == ["a", "b", "a", "b", "a", "b"]
+    assert [sorted(calls[i:i + 2]) for i in (0, 2, 4)] == [["a", "b"]] * 3
     assert got == {"a": 3.0, "b": 4.0}
+
+
+def test_interleaved_order_changes_between_rounds_and_is_seeded(monkeypatch):
+    def run(seed):
+        calls = []
+        monkeypatch.setattr(timing, "median_ms", lambda fn, reps: calls.append(fn()) or 1.0)
+        timing.interleaved_median_ms({n: (lambda n=n: n) for n in "abcdefgh"}, rounds=4, reps=1, seed=seed)
+        return calls
+
+    calls = run(0)
+    rounds = [calls[i:i + 8] for i in range(0, 32, 8)]
+    assert all(sorted(r) == list("abcdefgh") for r in rounds)
+    assert len({tuple(r) for r in rounds}) > 1  # not the same order every round
+    assert run(0) == calls and run(1) != calls
