@@ -166,8 +166,10 @@ def spread(variants, shapes, reps, n_gpus: int, worker=None) -> list:
     dicts = [v.to_dict() for v in variants]
     shares = [list(range(g, len(variants), n_gpus)) for g in range(n_gpus)]
     out = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=n_gpus,
-                                                mp_context=multiprocessing.get_context("spawn")) as pool:
+    # One task per process (max_tasks_per_child=1): otherwise the first worker to finish importing could take a
+    # second GPU's share and time it after its own, one GPU at a time.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=n_gpus, mp_context=multiprocessing.get_context("spawn"),
+                                                max_tasks_per_child=1) as pool:
         futures = [pool.submit(worker, g, [dicts[i] for i in share], share, list(shapes), reps)
                    for g, share in enumerate(shares) if share]
         for f in futures:
