@@ -1,0 +1,52 @@
+"""Lowering decisions the templates only spell: swap_ab (D^T = B^T A^T) and split-K, checked on the context and the
+rendered source (their numerics are checked on the GPU: tests/gpu_specs.py's sm90_swap_* kernels)."""
+import cutlassgen as cg
+from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, StoreAux
+from cutlassgen.lower import lower
+
+
+def spec(**tile):
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), c=Operand("bf16"), d=Operand("bf16"),
+                    tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", **tile),
+                    epilogue=[Multiply("per_row", "sa", "fp32"), Add("per_col", "bias", "bf16"), Add("tensor", "res"),
+                              StoreAux("pre", "bf16"), Activation("relu")])
+
+
+def bcast_kinds(ctx):
+    return {n["slot"].name: n["kind"] for n in ctx["epi_nodes"] if n["kind"] in ("row_bcast", "col_bcast")}
+
+
+def test_plain_lowering_keeps_the_problem_as_is():
+    ctx = lower(spec())
+    assert (ctx["kernel_m"], ctx["kernel_n"], ctx["kernel_a"], ctx["kernel_b"]) == ("m", "n", "a", "b")
+    assert (ctx["layout_a"], ctx["layout_b"], ctx["layout_d"]) == (
+        "cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor", "cutlass::layout::RowMajor")
+    assert bcast_kinds(ctx) == {"sa": "col_bcast", "bias": "row_bcast"}
+
+
+def test_swap_ab_exchanges_operands_flips_layouts_and_vectors():
+    ctx = lower(spec(swap_ab=True))
+    assert (ctx["kernel_m"], ctx["kernel_n"], ctx["kernel_a"], ctx["kernel_b"]) == ("n", "m", "b", "a")
+    # A' = B^T of a K-major B is K-major (row), B' = A^T column, D^T of a row-major D is column-major.
+    assert (ctx["layout_a"], ctx["layout_b"], ctx["layout_d"]) == (
+        "cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor", "cutlass::layout::ColumnMajor")
+    assert bcast_kinds(ctx) == {"sa": "row_bcast", "bias": "col_bcast"}  # per-row of D is per-column of D^T
+    src = cg.render(spec(swap_ab=True))
+    assert "{static_cast<int>(p.n), static_cast<int>(p.m), static_cast<int>(p.k), 1}" in src
+    assert "static_cast<ElementA const*>(p.b), cutlassgen::make_stride_ld<StrideA>(p.ldb)" in src
+    assert "using LayoutC = LayoutD;" in src  # C and the aux output follow D's flipped layout
+
+
+def test_swap_ab_with_mixed_fp8_puts_b_type_first():
+    s = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=Operand("bf16"),
+                 tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True))
+    ctx = lower(s)
+    assert (ctx["element_a"], ctx["element_b"]) == ("cutlass::float_e5m2_t", "cutlass::float_e4m3_t")
+
+
+def test_split_k_sets_the_scheduler_splits_only_when_asked():
+    tile = dict(cta=(128, 64, 64), cluster=(1, 1, 1), scheduler="stream_k")
+    base = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"))
+    assert "args.scheduler.splits" not in cg.render(base.replace(tile=tile))
+    src = cg.render(base.replace(tile={**tile, "split_k": 3}))
+    assert "args.scheduler.splits = 3;" in src and "cutlass::gemm::StreamKScheduler" in src
