@@ -125,7 +125,7 @@ def cmd_tune(args):
 
     save = not args.no_save and tile_is_auto(spec)
     result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save)
-    for path in write_report(result.rows, args.out, args.peak):
+    for path in write_report(result.rows, args.out, args.peak, spec=spec, peak_tbps=args.peak_bandwidth):
         print(path)
     for w in result.winners:
         base = f" (default {w['default_tflops']:.0f})" if w["default_tflops"] else ""
@@ -173,6 +173,8 @@ def main(argv=None) -> int:
     t.add_argument("--limit", type=int, default=None, help="at most this many configurations")
     t.add_argument("--reps", type=int, default=20)
     t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
+    t.add_argument("--peak-bandwidth", type=float, default=None, metavar="TB/s",
+                   help="DRAM bandwidth for the roofline (with --peak)")
     t.add_argument("--out", default="tune-report")
     t.add_argument("--list", action="store_true", help="only list the valid configurations")
     t.add_argument("--no-save", action="store_true", help="a study only: write no tuning record")

@@ -14,6 +14,7 @@ import pathlib
 from .dtypes import DTYPES
 from .errors import SpecError
 from .spec import GemmSpec, Sm80Tile, Sm90Tile
+from .tiles import resolve
 
 
 # Small M (decode) is memory-bound: what matters is how many SMs stream B. With swap_ab the kernel computes D^T, so
@@ -98,6 +99,9 @@ class Row:
     compile_seconds: float
     warnings: int
     spec_key: str
+    registers: int | None = None  # per thread, from ptxas -v (None: built before the build recorded it)
+    spill_bytes: int | None = None  # ptxas spill stores
+    smem_bytes: int | None = None  # shared memory per CTA as tiles.resolve sizes it (mainloop stages + epilogue)
 
 
 def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None,
@@ -152,8 +156,10 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
 
             ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
             info = kernel.build_info
+            res = info.get("resources") or {}
             out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
-                                    info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key)))
+                                    info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key,
+                                    res.get("registers"), res.get("spill_store_bytes"), resolve(variant).smem_bytes)))
     return out
 
 
@@ -263,8 +269,21 @@ def _random_inputs(spec: GemmSpec, M: int, N: int, K: int):
     return args, inputs
 
 
-def write_report(rows: list[Row], out_dir, peak_tflops: float | None = None) -> list[pathlib.Path]:
-    """rows -> study.csv, study.json and (with matplotlib) study.png: TFLOP/s per configuration per shape."""
+def arithmetic_intensity(spec: GemmSpec, M: int, N: int, K: int) -> float:
+    """FLOP per byte of DRAM traffic if every operand is read once and D written once (the roofline's x axis)."""
+    bytes_moved = (M * K * DTYPES[spec.a.dtype].bits + K * N * DTYPES[spec.b.dtype].bits +
+                   M * N * DTYPES[spec.d.dtype].bits + (M * N * DTYPES[spec.c.dtype].bits if spec.c else 0)) / 8
+    return 2 * M * N * K / bytes_moved
+
+
+TOP_IN_PLOT = 15  # bars per shape: the fastest configurations (and the default), so that labels stay legible
+
+
+def write_report(rows: list[Row], out_dir, peak_tflops: float | None = None, *, spec: GemmSpec | None = None,
+                 peak_tbps: float | None = None) -> list[pathlib.Path]:
+    """rows -> study.csv, study.json and (with matplotlib) study.png: per shape, the fastest configurations' TFLOP/s
+    against the device's peak; with spec, a roofline panel (every configuration at its shape's arithmetic
+    intensity, under min(peak_tflops, peak_tbps x intensity) when both peaks are given)."""
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "study.csv", out / "study.json"]
@@ -285,15 +304,39 @@ def write_report(rows: list[Row], out_dir, peak_tflops: float | None = None) -> 
     except ImportError:
         return paths
     shapes = sorted({r.shape for r in rows}, key=lambda s: [int(x) for x in s.split("x")])
-    fig, ax = plt.subplots(figsize=(max(6, len(shapes) * 1.5), 4.5))
-    for config in sorted({r.config for r in rows}):
-        pts = {r.shape: r.tflops for r in rows if r.config == config}
-        ax.plot([shapes.index(s) for s in pts], list(pts.values()), marker="o", label=config)
-    if peak_tflops:
-        ax.axhline(peak_tflops, color="black", linestyle="--", label=f"measured peak {peak_tflops:.0f}")
-    ax.set_xticks(range(len(shapes)), shapes, rotation=20)
-    ax.set_ylabel("TFLOP/s")
-    ax.legend(fontsize=6, ncol=2)
+    panels = len(shapes) + (1 if spec is not None else 0)
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 6), squeeze=False)
+    for ax, shape in zip(axes[0], shapes):
+        here = sorted((r for r in rows if r.shape == shape), key=lambda r: r.tflops)
+        shown = [r for r in here if r in here[-TOP_IN_PLOT:] or r.config == "default (auto)"]
+        ax.barh(range(len(shown)), [r.tflops for r in shown],
+                color=["tab:orange" if r.config == "default (auto)" else "tab:blue" for r in shown])
+        ax.set_yticks(range(len(shown)), [r.config for r in shown], fontsize=7)
+        if peak_tflops:
+            ax.axvline(peak_tflops, color="black", linestyle="--", label=f"peak {peak_tflops:.0f}")
+            ax.legend(fontsize=7, loc="lower right")
+        ax.set_title(f"{shape}: fastest {min(TOP_IN_PLOT, len(here))} of {len(here)}", fontsize=9)
+        ax.set_xlabel("TFLOP/s")
+    if spec is not None:
+        ax = axes[0][-1]
+        for shape in shapes:
+            ai = arithmetic_intensity(spec, *(int(x) for x in shape.split("x")))
+            ys = [r.tflops for r in rows if r.shape == shape]
+            ax.scatter([ai] * len(ys), ys, s=10, alpha=0.6, label=shape)
+        if peak_tflops and peak_tbps:
+            import numpy as np
+
+            xs = np.logspace(0, 4, 200)
+            ax.plot(xs, np.minimum(peak_tflops, peak_tbps * xs), color="black", linestyle="--",
+                    label=f"roofline ({peak_tflops:.0f} TFLOP/s, {peak_tbps:g} TB/s)")
+        elif peak_tflops:
+            ax.axhline(peak_tflops, color="black", linestyle="--", label=f"peak {peak_tflops:.0f}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("FLOP per DRAM byte (operands read once)")
+        ax.set_ylabel("TFLOP/s")
+        ax.set_title("every configuration against the roofline", fontsize=9)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "study.png", dpi=120)
     plt.close(fig)

@@ -41,6 +41,11 @@ def test_kernel_introspection(ci_kernels):
     assert k.source == cg.render(SM90_ALL, k.target_arch)
     assert k.binary_path.is_file()
     assert k.build_info["compile_seconds"] > 0
+    res = k.build_info["resources"]  # ptxas -v of the GEMM kernel (the tile study reports these)
+    assert 0 < res["registers"] <= 255 and res["spill_store_bytes"] == 0
+    assert res["function"] == "cutlassgen_gemm_kernel"  # the split build's device part
+    sm80 = ci_kernels["sm80"].build_info["resources"]
+    assert 0 < sm80["registers"] <= 255 and "Kernel" in sm80["function"]  # cutlass::Kernel2<...>
     assert set(k.inputs) == {"alpha", "bias", "token_scale", "shift", "out_scale"}
     assert k.Result._fields == ("d", "pre_act", "amax")
 

@@ -34,14 +34,55 @@ def test_sm90_space_has_both_schedules_and_stream_k():
     assert all(t.mainloop == "cooperative" for t in tiles if t.scheduler == "stream_k")
 
 
+def test_decode_space_swaps_and_splits_only_when_asked():
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    plain, decode = configs(spec), configs(spec, decode=True)
+    assert not any(v.tile.swap_ab or v.tile.split_k > 1 for v in plain)
+    extra = decode[len(plain):]
+    assert decode[:len(plain)] == plain and len(extra) == 18
+    assert all(v.tile.swap_ab for v in extra) and {v.tile.split_k for v in extra} == {1, 2, 4}
+    assert all(v.tile.scheduler == "stream_k" for v in extra if v.tile.split_k > 1)
+    assert len(configs(spec, limit=5, decode=True)) == 5 + 18  # the limit caps the main space only
+    assert label(extra[-1]) == "swap 128x64x128 c1x1 cooperative stream-K split4"
+
+
+def test_ptxas_report_is_parsed_for_the_largest_kernel():
+    from cutlassgen.jit import ptxas_resources
+
+    log = """ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '_Z6helperv' for 'sm_90a'
+ptxas info    : Function properties for _Z6helperv
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 12 registers, used 1 barriers, 256 bytes smem
+ptxas info    : Compiling entry function 'cutlassgen_gemm_kernel' for 'sm_90a'
+ptxas info    : Function properties for cutlassgen_gemm_kernel
+    32 bytes stack frame, 28 bytes spill stores, 24 bytes spill loads
+ptxas info    : Used 168 registers, used 16 barriers
+"""
+    assert ptxas_resources(log) == {"function": "cutlassgen_gemm_kernel", "registers": 168, "stack_bytes": 32,
+                                    "spill_store_bytes": 28, "spill_load_bytes": 24, "static_smem_bytes": 0}
+    assert ptxas_resources("nvcc warning : something else") is None
+
+
+def test_arithmetic_intensity_counts_each_operand_once():
+    from cutlassgen.tuning import arithmetic_intensity
+
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")  # bf16 A, B, D
+    assert arithmetic_intensity(spec, 32, 8192, 8192) == 2 * 32 * 8192 * 8192 / (2 * (32 * 8192 + 8192 * 8192 + 32 * 8192))
+
+
 def test_report_files(tmp_path):
     rows = [Row("128x256x64 c2x1 cooperative", "8192x8192x8192", 1.6, 687.0, 1e-3, 50.0, 0, "k1"),
             Row("128x128x64 c1x2 cooperative", "8192x8192x8192", 1.8, 610.0, 1e-3, 48.0, 0, "k2"),
             Row("64x128x64 c1x1 pingpong", "32x8192x8192", 0.07, 58.0, 1e-3, 45.0, 1, "k3")]
-    paths = write_report(rows, tmp_path, peak_tflops=790)
+    rows.append(Row("swap 64x32x64 c1x1 pingpong", "32x8192x8192", 0.05, 98.0, 1e-3, 45.0, 0, "k4", 90, 0, 200704))
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    paths = write_report(rows, tmp_path, peak_tflops=790, spec=spec, peak_tbps=4.8)
     with open(tmp_path / "study.csv") as f:
         got = list(csv.DictReader(f))
     assert [r["config"] for r in got] == [r.config for r in rows]
+    assert (got[3]["registers"], got[3]["spill_bytes"], got[3]["smem_bytes"]) == ("90", "0", "200704")
+    assert got[0]["registers"] == ""  # not recorded: left empty, not invented
     best = json.loads((tmp_path / "study.json").read_text())["best"]
     assert best["8192x8192x8192"]["config"] == "128x256x64 c2x1 cooperative"
     try:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -327,6 +328,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             (st / tmp).unlink(missing_ok=True)
         meta = {"spec": job.spec.to_dict(), "spec_key": job.spec.key, "key": job.key, "key_parts": job.key_parts,
                 "compile_seconds": round(elapsed, 2), "kernels_in_build": len(jobs_),
+                "resources": ptxas_resources(log),
                 "nvcc_command": _commands_text(nvcc, job, "kernel.cu"),
                 "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         results[job.key] = cache.publish(st, cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE, meta)
@@ -371,6 +373,28 @@ def _commands_text(nvcc, job: Job, source: str, includes=()) -> str:
         return f"{base} -c {source}"
     return (f"{base} {flags.DEVICE_PART} -cubin {source} -o kernel.cubin   and   "
             f"{base} {flags.HOST_PART} -c {source}")
+
+
+_PTXAS_ENTRY = re.compile(r"ptxas info\s*: Compiling entry function '([^']+)'")
+_PTXAS_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(?:.*?(\d+) bytes smem)?")
+
+
+def ptxas_resources(log: str) -> dict | None:
+    """The GEMM kernel's resources from ptxas -v: the entry function with the most registers (a module may also
+    hold small helper kernels). None when the log has no ptxas report (an older cache entry)."""
+    found, current = [], None
+    for line in log.splitlines():
+        if m := _PTXAS_ENTRY.search(line):
+            current = {"function": m.group(1), "registers": 0, "stack_bytes": 0, "spill_store_bytes": 0,
+                       "spill_load_bytes": 0, "static_smem_bytes": 0}
+            found.append(current)
+        elif current is not None and (m := _PTXAS_FRAME.search(line)):
+            current.update(stack_bytes=int(m.group(1)), spill_store_bytes=int(m.group(2)),
+                           spill_load_bytes=int(m.group(3)))
+        elif current is not None and (m := _PTXAS_USED.search(line)):
+            current.update(registers=int(m.group(1)), static_smem_bytes=int(m.group(2) or 0))
+    return max(found, key=lambda r: r["registers"]) if found else None
 
 
 def _read(p: pathlib.Path) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 from ..arch import ARCHS
 
 # -DNDEBUG matters: CUTLASS's asserts leave a call inside the wgmma pipeline, and ptxas then serializes it (C7510).
+# -Xptxas=-v prints each kernel's registers, spills and static shared memory (the build records them; the study
+# reports them).
 NVCC_FLAGS = ("-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-Xcompiler=-fPIC",
-              "-Xcompiler=-fvisibility=hidden", "-Xptxas=-warn-spills", "-Xptxas=-warn-lmem-usage")
+              "-Xcompiler=-fvisibility=hidden", "-Xptxas=-warn-spills", "-Xptxas=-warn-lmem-usage", "-Xptxas=-v")
 CXX_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden")
 MODULE_NAME = "cutlassgen_kernel"
 
