@@ -211,7 +211,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
     import torch
 
     from . import dispatch
-    from .jit import _built, default_target_arch
+    from .jit import default_target_arch, forget_built
 
     if save and not dispatch.tile_is_auto(spec):
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
@@ -238,8 +238,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
     if save:
         target = default_target_arch(spec)
         path = dispatch.write_record(spec, target, torch.cuda.get_device_name(), winners)
-        for key in [k for k in _built if k[0] == spec]:
-            _built.pop(key, None)  # the next build(spec) reads the new record
+        forget_built(spec)  # the next build(spec) reads the new record
     return TuneResult(rows, winners, path)
 
 

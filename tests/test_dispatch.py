@@ -109,3 +109,23 @@ def test_a_record_whose_tiles_do_not_build_falls_back_to_the_default(cache_dir):
     with pytest.warns(UserWarning, match="BuildError"):
         assert dispatch.tuned(default, 90, failing_build) is default
     dispatch.record_path(SPEC, 90).unlink()
+
+
+def test_swap_and_split_tiles_round_trip_and_old_records_default_them():
+    tile = cg.Sm90Tile(cta=(128, 32, 128), cluster=(1, 1, 1), scheduler="stream_k", split_k=2, swap_ab=True)
+    assert dispatch.tile_from_dict(json.loads(json.dumps(dispatch.tile_to_dict(tile)))) == tile
+    old = {k: v for k, v in dispatch.tile_to_dict(SMALL).items() if k not in ("split_k", "swap_ab")}
+    assert dispatch.tile_from_dict(old) == SMALL  # a record written before these fields existed
+
+
+def test_forget_built_drops_only_that_specs_memo():
+    from cutlassgen import jit
+
+    other = SPEC.replace(name="other")
+    jit._built.update({(SPEC, 90, True): "a", (SPEC, 90, False): "b", (other, 90, True): "c"})
+    try:
+        jit.forget_built(SPEC)
+        assert (SPEC, 90, True) not in jit._built and (SPEC, 90, False) not in jit._built
+        assert jit._built[(other, 90, True)] == "c"
+    finally:
+        jit.forget_built(other)

@@ -115,6 +115,12 @@ def check_target(spec: GemmSpec, target: int) -> None:
                         f"build for arch >= {spec.arch}")
 
 
+def forget_built(spec: GemmSpec) -> None:
+    """Drop build()'s in-process memo of spec, so that its next build() looks again (e.g. at a new tuning record)."""
+    for key in [k for k in _built if k[0] == spec]:
+        _built.pop(key, None)
+
+
 def plan(spec: GemmSpec, arch: int | None = None) -> Job:
     target = default_target_arch(spec) if arch is None else arch
     check_target(spec, target)
