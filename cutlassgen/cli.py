@@ -99,11 +99,11 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
-    from .tuning import DECODE_M, configs, label, write_report
+    from .tuning import configs, label, wants_decode_space, write_report
 
     (spec,) = _load_specs([args.spec])
     shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shape]
-    variants = configs(spec, args.limit, decode=any(M <= DECODE_M for M, _, _ in shapes))
+    variants = configs(spec, args.limit, decode=wants_decode_space(shapes))
     print(f"{len(variants)} valid configurations of {spec.name or spec.key}")
     if args.list:
         print("\n".join(label(v) for v in variants))

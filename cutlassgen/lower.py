@@ -12,7 +12,7 @@ from . import __version__
 from . import epilogue as epi
 from .dtypes import DTYPES
 from .spec import GemmSpec
-from .tiles import Sm80Config, alignment, resolve
+from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -81,8 +81,7 @@ def lower_epilogue(spec: GemmSpec, swap_ab: bool = False) -> Lowered:
         if kind == "scalar":
             return scalar_runtime(name)
         s = lo.slot(name, kind, dtype)
-        along_kernel_n = (kind == "per_col") != swap_ab
-        return lo.node("row_bcast" if along_kernel_n else "col_bcast", element=DTYPES[dtype].cutlass, slot=s,
+        return lo.node("row_bcast" if kernel_vector_kind(kind, swap_ab) == "per_col" else "col_bcast", element=DTYPES[dtype].cutlass, slot=s,
                        alignment=128 // DTYPES[dtype].bits)
 
     for node in spec.epilogue:

@@ -77,6 +77,12 @@ def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
     return (min(64, cta[0]), gcd(min(n_perf, cta[1]), cta[1]))
 
 
+def kernel_vector_kind(kind: str, swap_ab: bool) -> str:
+    """Which of the kernel's dimensions an input vector runs along: with swap_ab the kernel computes D^T, so the
+    problem's per-column vector is per-row of the kernel and the other way round."""
+    return {"per_row": "per_col", "per_col": "per_row"}.get(kind, kind) if swap_ab else kind
+
+
 def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
     """Bytes the TMA epilogue keeps in shared memory (C and D stages, aux stores, broadcast vectors)."""
     em, en = epi_tile
@@ -89,9 +95,8 @@ def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
             total += 2 * em * en * DTYPES[dtype].bits // 8
     cta_n = spec.tile.cta[1] if spec.tile.cta != AUTO else 256
     cta_m = spec.tile.cta[0] if spec.tile.cta != AUTO else 128
-    swapped = {"per_row": "per_col", "per_col": "per_row"}
     for _, kind, _ in epi.inputs_of(spec.epilogue):
-        kind = swapped.get(kind, kind) if spec.tile.swap_ab else kind
+        kind = kernel_vector_kind(kind, spec.tile.swap_ab)
         if kind == "per_col":
             total += 2 * cta_n * 4
         elif kind == "per_row":

@@ -23,6 +23,10 @@ from .tiles import resolve
 DECODE_M = 64  # shapes with M at most this get the decode space
 
 
+def wants_decode_space(shapes) -> bool:
+    return any(M <= DECODE_M for M, _, _ in shapes)
+
+
 def _decode_tiles(base: Sm90Tile, kb: int):
     for k in (2 * kb, 4 * kb):  # 128 and 256 bytes of K: long TMA copies keep more bytes in flight
         for n in (16, 32, 64):
@@ -138,6 +142,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
     if not variants:
         return out
     spec = variants[0]  # all share dtypes, layouts and epilogue
+    smem = [resolve(v).smem_bytes for v in variants]
     flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")  # 512 MiB: larger than L2, so each timed
     for si, (M, N, K) in enumerate(shapes):                              # run starts cold, as in a model
         with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
@@ -145,7 +150,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
             args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
         ref = reference(spec, *args, **inputs)
         ref = ref.d if isinstance(ref, tuple) else ref
-        for vi, variant, kernel in zip(indices, variants, kernels):
+        for vi, variant, kernel, smem_bytes in zip(indices, variants, kernels, smem):
             res = kernel(*args, **inputs)
             res = res.d if isinstance(res, tuple) else res
             err = ((res.double() - ref.double()).norm() / ref.double().norm()).item()
@@ -156,10 +161,10 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
 
             ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
             info = kernel.build_info
-            res = info.get("resources") or {}
+            used = info.get("resources") or {}
             out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
                                     info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key,
-                                    res.get("registers"), res.get("spill_store_bytes"), resolve(variant).smem_bytes)))
+                                    used.get("registers"), used.get("spill_store_bytes"), smem_bytes)))
     return out
 
 
@@ -217,7 +222,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
     shapes = [tuple(int(x) for x in s) for s in shapes]
-    variants = configs(spec, limit, decode=any(M <= DECODE_M for M, _, _ in shapes))
+    variants = configs(spec, limit, decode=wants_decode_space(shapes))
     if spec.key not in {v.key for v in variants}:
         variants.insert(0, spec)  # the default (its "auto" tile): the baseline a tuned choice must beat
     rows = study(spec, shapes, reps=reps, variants=variants)
@@ -273,6 +278,14 @@ def arithmetic_intensity(spec: GemmSpec, M: int, N: int, K: int) -> float:
     bytes_moved = (M * K * DTYPES[spec.a.dtype].bits + K * N * DTYPES[spec.b.dtype].bits +
                    M * N * DTYPES[spec.d.dtype].bits + (M * N * DTYPES[spec.c.dtype].bits if spec.c else 0)) / 8
     return 2 * M * N * K / bytes_moved
+
+
+def read_report(out_dir) -> list[Row]:
+    """The rows of a study.csv that write_report wrote (empty cells: values that run did not record)."""
+    kinds = {"ms": float, "tflops": float, "rel_err": float, "compile_seconds": float, "warnings": int,
+             "registers": int, "spill_bytes": int, "smem_bytes": int}
+    with open(pathlib.Path(out_dir) / "study.csv", newline="") as f:
+        return [Row(**{k: None if v == "" else kinds.get(k, str)(v) for k, v in d.items()}) for d in csv.DictReader(f)]
 
 
 TOP_IN_PLOT = 15  # bars per shape: the fastest configurations (and the default), so that labels stay legible

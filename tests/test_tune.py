@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 import cutlassgen as cg
-from cutlassgen.tuning import Row, configs, label, write_report
+from cutlassgen.tuning import Row, configs, label, read_report, write_report
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -83,6 +83,7 @@ def test_report_files(tmp_path):
     assert [r["config"] for r in got] == [r.config for r in rows]
     assert (got[3]["registers"], got[3]["spill_bytes"], got[3]["smem_bytes"]) == ("90", "0", "200704")
     assert got[0]["registers"] == ""  # not recorded: left empty, not invented
+    assert read_report(tmp_path) == rows
     best = json.loads((tmp_path / "study.json").read_text())["best"]
     assert best["8192x8192x8192"]["config"] == "128x256x64 c2x1 cooperative"
     try:
