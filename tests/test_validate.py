@@ -85,6 +85,8 @@ RULES = [
      ["CTA N"]),
     ("CTA K bytes", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 128))), lambda: sm90(tile=Sm90Tile(cta=(128, 128, 16))),
      ["CTA K"]),
+    ("CTA K at most 512 bytes", lambda: sm90(tile=Sm90Tile(cta=(64, 32, 256), mainloop="pingpong")),
+     lambda: sm90(tile=Sm90Tile(cta=(64, 32, 512), mainloop="pingpong")), ["CTA K is 1024 bytes", "up to 512"]),
     ("accumulators per thread", lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64))),
      lambda: sm90(tile=Sm90Tile(cta=(256, 256, 64))), ["accumulator registers", "spill"]),
     ("fp8 promotion doubles accumulators", lambda: sm90(a=Operand("e4m3"), b=Operand("e4m3", "column"),
