@@ -5,7 +5,8 @@
 #
 #   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests, demo, examples, overhead
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
-#   bench/device_session.sh decode  # bench/decode_tiles.py: plain, swap_ab and split-K tiles at decode shapes
+#   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
+#   bench/device_session.sh profile # bench/library_kernels.py: the libraries' kernels (profiler), then ncu of each
 #   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #
@@ -56,9 +57,14 @@ sweep)
       --shape 32x8192x8192 --shape 256x8192x8192 --shape 8192x8192x8192 --peak 790 --out "$OUT/study" > "$OUT/sweep.log" 2>&1
   echo "exit $? after $(( $(date +%s) - start )) s (compile + time + check)" | tee -a "$OUT/sweep.log"
   tail -8 "$OUT/sweep.log"; save_cache ;;
-decode)
-  stamp "decode tiles"; $PY bench/decode_tiles.py > "$OUT/decode_tiles.log" 2>&1
-  echo "exit $?"; tail -8 "$OUT/decode_tiles.log" ;;
+probe)
+  stamp "tile probe"; $PY bench/tile_probe.py ${PROBE_ARGS:-} > "$OUT/tile_probe.log" 2>&1
+  echo "exit $?"; tail -8 "$OUT/tile_probe.log" ;;
+profile)
+  stamp "library kernels"; (cd bench && $PY library_kernels.py) > "$OUT/library_kernels.log" 2>&1; echo "exit $?"
+  stamp "ncu"; (cd bench && timeout 240 ncu --nvtx --nvtx-include "probe/" --section SpeedOfLight --section LaunchStats \
+      --section Occupancy --section MemoryWorkloadAnalysis $PY library_kernels.py --ncu) > "$OUT/ncu.log" 2>&1
+  echo "exit $?"; grep -c "Duration" "$OUT/ncu.log" ;;
 bench)
   stamp "anchors"; $PY bench/bench_anchors.py --out "$OUT/h200_anchors.md" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   echo "exit $?"; tail -30 "$OUT/bench.log"; save_cache ;;
@@ -76,5 +82,5 @@ wheel)
   (cd /tmp && PYTHONPATH=/tmp/wheelsite:/tmp/site CUTLASSGEN_NO_JIT=1 CUTLASSGEN_CACHE_DIR=/tmp/empty-cache \
     $PY "$repo/bench/check_wheel.py" "$m/manifest.toml") 2>&1 | tee "$OUT/wheel_check.log"
   rm -f "$OUT"/wheel/*.whl ;;
-*) echo "usage: $0 suite|sweep|decode|bench|wheel"; exit 2 ;;
+*) echo "usage: $0 suite|sweep|probe|bench|wheel"; exit 2 ;;
 esac

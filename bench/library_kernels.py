@@ -1,0 +1,74 @@
+"""Which kernels the libraries launch at the shapes where they beat us, and ours beside them: name, grid, block and
+device time from torch.profiler (the library kernels' names spell their tile, cluster and schedule).
+With --ncu, each contender instead runs once inside an NVTX range "probe", for
+`ncu --nvtx --nvtx-include probe/ python bench/library_kernels.py --ncu` (bench/device_session.sh profile).
+
+Run: python bench/library_kernels.py [--ncu]   (needs an sm90 GPU)
+"""
+import argparse
+import json
+import tempfile
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+import cutlassgen as cg
+from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
+                        fp8_scaled_contenders)
+
+# shape -> (what, spec maker, our tiles to show, contenders); ours are the best of bench/results/h200_tile_probe.log
+CASES = [
+    ((256, 8192, 8192), "bf16 bias+gelu", bias_gelu, {"128x128x64 c2x1 coop": M256_BF16_TILES["128x128x64 c2x1 coop"]},
+     bias_gelu_contenders),
+    ((256, 8192, 8192), "fp8 scaled", fp8_scaled, {"128x128x128 c2x1 coop": M256_FP8_TILES["128x128x128 c2x1 coop"]},
+     fp8_scaled_contenders),
+    ((16, 8192, 8192), "bf16 bias+gelu", bias_gelu,
+     {"swap 64x16x128 pingpong": DECODE_TILES["swap 64x16x128 pingpong"]}, bias_gelu_contenders),
+    ((32, 14336, 4096), "bf16 bias+gelu", bias_gelu,
+     {"swap 64x32x128 c2x1 pingpong": DECODE_TILES["swap 64x32x128 c2x1 pingpong"]}, bias_gelu_contenders),
+]
+
+
+def kernels_of(fn) -> list:
+    """(name, grid, block, median us) of every GPU kernel that one call of fn launches, from a profiler trace."""
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(10):
+            fn()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.load(open(f.name))["traceEvents"]
+    seen = {}
+    for e in events:
+        if e.get("cat") == "kernel":
+            seen.setdefault(e["name"], (e["args"].get("grid"), e["args"].get("block"), []))[2].append(e["dur"])
+    return [(n, g, b, sorted(d)[len(d) // 2]) for n, (g, b, d) in seen.items()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
+    args = ap.parse_args()
+    specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(CASES) for name, t in tiles.items()]
+    built = cg.build_many([s for _, _, s in specs])
+    for i, ((M, N, K), what, _, _, contenders) in enumerate(CASES):
+        kernels = {name: k for (j, name, _), k in zip(specs, built) if j == i}
+        for name, fn in contenders(kernels, M, N, K).items():
+            for _ in range(5):
+                fn()
+            torch.cuda.synchronize()
+            if args.ncu:
+                torch.cuda.nvtx.range_push("probe")
+                fn()
+                torch.cuda.nvtx.range_pop()
+                torch.cuda.synchronize()
+                print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
+                continue
+            print(f"{what} {M}x{N}x{K} {name}:")
+            for kname, grid, block, us in kernels_of(fn):
+                print(f"    {us:7.1f} us  grid {grid} block {block}  {kname[:160]}")
+        print(flush=True)
+
+
+if __name__ == "__main__":
+    main()

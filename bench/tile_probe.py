@@ -1,0 +1,141 @@
+"""Which sm90 tiles beat the libraries at the shapes where the defaults do not: decode (M <= 64, bf16 bias+gelu vs
+cuBLAS) and M = 256 (bf16 bias+gelu vs cuBLASLt fused, fp8 per-row x per-col scaled + bias vs torch._scaled_mm).
+Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
+(cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
+
+Run: python bench/tile_probe.py [decode] [m256] [--rounds N]   (needs an sm90 GPU; default: both cases)
+"""
+import argparse
+
+import torch
+import torch.nn.functional as F
+
+import cutlassgen as cg
+from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
+from cutlassgen.timing import interleaved_median_ms
+
+
+def t90(cta, cluster=(1, 1, 1), **kw):
+    return Sm90Tile(cta=cta, cluster=cluster, **kw)
+
+
+PP, SK = {"mainloop": "pingpong"}, {"scheduler": "stream_k"}
+FAST = {"fp8_fast_accum": True}
+DECODE_TILES = {
+    # swap_ab: the kernel computes D^T, so N is tiled by the CTA's M and the few rows of A by a narrow CTA N
+    "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
+    "swap 64x32x64 pingpong": t90((64, 32, 64), swap_ab=True, **PP),
+    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
+    # 512 bytes of K per row and stage: longer bursts from each weight row, fewer (4) stages
+    "swap 64x16x256 pingpong": t90((64, 16, 256), swap_ab=True, **PP),
+    "swap 64x32x256 pingpong": t90((64, 32, 256), swap_ab=True, **PP),
+    # 2 weight tiles share each activation tile through multicast
+    "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
+    # stream-K spreads 128-row tiles over every SM (N = 14336 gives 224 64-row tiles: 1.7 waves on 132 SMs)
+    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+    "swap 128x16x128 stream-K": t90((128, 16, 128), swap_ab=True, **SK),
+    "swap 128x32x256 stream-K": t90((128, 32, 256), swap_ab=True, **SK),
+    "swap 128x32x128 c2x1 stream-K": t90((128, 32, 128), (2, 1, 1), swap_ab=True, **SK),
+}
+DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336)]
+
+# M = 256, N = K = 8192: 128x128 tiles make 128 CTAs for 132 SMs; a cluster along M multicasts the weight tile to
+# the CTAs of both M halves (the weights are 97% of the bytes); stream-K fills the 4 idle SMs.
+M256_BF16_TILES = {
+    "128x128x64 c2x1 coop": t90((128, 128, 64), (2, 1, 1)),
+    "128x128x64 c2x1 stream-K": t90((128, 128, 64), (2, 1, 1), **SK),
+    "128x128x64 c1x1 stream-K": t90((128, 128, 64), **SK),
+    "128x128x64 c2x1 coop along_n": t90((128, 128, 64), (2, 1, 1), raster="along_n"),
+    "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1)),
+    "128x256x64 c2x1 stream-K": t90((128, 256, 64), (2, 1, 1), **SK),
+    "128x64x64 c2x1 coop": t90((128, 64, 64), (2, 1, 1)),
+    "64x128x64 c2x1 pingpong": t90((64, 128, 64), (2, 1, 1), **PP),
+    "64x128x64 c4x1 pingpong": t90((64, 128, 64), (4, 1, 1), **PP),
+    "64x256x64 c4x1 pingpong": t90((64, 256, 64), (4, 1, 1), **PP),
+}
+M256_FP8_TILES = {
+    "64x128x128 pingpong": t90((64, 128, 128), **PP, **FAST),
+    "64x128x128 c2x1 pingpong": t90((64, 128, 128), (2, 1, 1), **PP, **FAST),
+    "64x128x128 c4x1 pingpong": t90((64, 128, 128), (4, 1, 1), **PP, **FAST),
+    "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1), **FAST),
+    "128x128x128 c2x1 stream-K": t90((128, 128, 128), (2, 1, 1), **SK, **FAST),
+    "128x128x128 c1x1 stream-K": t90((128, 128, 128), **SK, **FAST),
+    "128x256x128 c2x1 stream-K": t90((128, 256, 128), (2, 1, 1), **SK, **FAST),
+    "128x64x128 c2x1 coop": t90((128, 64, 128), (2, 1, 1), **FAST),
+    "128x128x256 c2x1 coop": t90((128, 128, 256), (2, 1, 1), **FAST),
+}
+
+
+def bias_gelu(tile):
+    return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
+
+
+def fp8_scaled(tile):
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                              Add("per_col", "bias", "bf16")])
+
+
+def bias_gelu_contenders(kernels, M, N, K):
+    """name -> fn for the libraries and every kernel, each kernel checked against a float64 reference first."""
+    a = torch.randn(M, K, device="cuda").bfloat16()
+    w = (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16()
+    bias = torch.randn(N, device="cuda").bfloat16()
+    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+    timed = {"cuBLAS mm": lambda: torch.mm(a, w.t()),
+             "cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
+    for name, k in kernels.items():
+        err = ((k(a, w.t(), bias=bias).double() - ref).norm() / ref.norm()).item()
+        assert err < 1.5e-2, (name, err)
+        timed[name] = lambda k=k: k(a, w.t(), bias=bias)
+    return timed
+
+
+def fp8_scaled_contenders(kernels, M, N, K):
+    a8 = torch.randn(M, K, device="cuda").clamp(-448, 448).to(torch.float8_e4m3fn)
+    w8 = (torch.randn(N, K, device="cuda") / K ** 0.5 * 16).to(torch.float8_e4m3fn)
+    bias = torch.randn(N, device="cuda").bfloat16()
+    sa, sb = torch.rand(M, 1, device="cuda") + 0.5, torch.rand(1, N, device="cuda") / 16
+    ref = (a8.double() @ w8.double().t()) * sa.double() * sb.double() + bias.double()
+    timed = {"_scaled_mm": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias,
+                                                    out_dtype=torch.bfloat16)}
+    for name, k in kernels.items():
+        got = k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)
+        err = ((got.double() - ref).norm() / ref.norm()).item()
+        assert err < 2e-2, (name, err)
+        timed[name] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)
+    return timed
+
+
+# case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat)]
+CASES = {
+    "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
+              "cuBLASLt fused"),
+             ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cases", nargs="*", choices=list(CASES), help="default: all")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    groups = [g for c in (args.cases or CASES) for g in CASES[c]]
+    specs = [(gi, name, make(t)) for gi, (_, make, tiles, *_rest) in enumerate(groups) for name, t in tiles.items()]
+    built = cg.build_many([s for _, _, s in specs])  # every tile of every case in one ninja run
+    print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
+          f"interleaved rounds of 20 runs; inputs warm in L2 as in ANCHORS.md)")
+    for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
+        kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
+        for M, N, K in shapes:
+            ms = interleaved_median_ms(contenders(kernels, M, N, K), rounds=args.rounds)
+            tf = {n: 2 * M * N * K / t / 1e9 for n, t in ms.items()}
+            best = max((v, n) for n, v in tf.items() if n in kernels)
+            print(f"{what} {M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()) +
+                  f" | best ours {best[1]} {best[0] / tf[anchor]:.2f}x {anchor}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
