@@ -6,6 +6,7 @@ Manifest (TOML):
     [[spec]]
     file = "specs/linear_gelu.toml"  # relative to the manifest
     archs = [90]                     # optional: this spec's own targets
+    shapes = [[32, 8192, 8192]]      # optional: also the per-shape tiles build(spec, shapes=...) dispatches to
     [[spec]]                         # or a spec inline, as in a spec file
     arch = 80
     a = {dtype = "fp16"} ...
@@ -22,6 +23,7 @@ import pathlib
 import shutil
 import tomllib
 
+from .dispatch import with_shape_variants
 from .errors import SpecError
 from .spec import GemmSpec, load_spec
 
@@ -39,16 +41,18 @@ def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
     for i, entry in enumerate(data.get("spec", [])):
         entry = dict(entry)
         own = entry.pop("archs", archs)
+        shapes = entry.pop("shapes", None)
         spec = load_spec(path.parent / entry["file"]) if "file" in entry else GemmSpec.from_dict(entry)
         chosen = targets(spec, own)
         if not chosen:
             raise SpecError(f"manifest.spec[{i}].archs", own, f"none of these can run {spec.name or spec.key} "
                             f"({spec.resolved_path} path, arch {spec.arch})", "list 90 for sm90-path specs")
-        out.append((spec, chosen))
+        out.extend((s, chosen) for s in with_shape_variants([spec], shapes))
     for i, entry in enumerate(data.get("matrix", [])):
         entry = dict(entry)
         own = entry.pop("archs", archs)
         vary = entry.pop("vary", {})
+        shapes = entry.pop("shapes", None)
         if not isinstance(vary, dict) or not vary or not all(isinstance(v, list) and v for v in vary.values()):
             raise SpecError(f"manifest.matrix[{i}].vary", vary, "must map dotted fields to non-empty lists",
                             "e.g. vary = {\"d.dtype\" = [\"bf16\", \"fp16\"]}")
@@ -58,7 +62,7 @@ def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
             for dotted, value in zip(vary, values):
                 _set_dotted(d, dotted, value)
             spec = GemmSpec.from_dict(d)
-            out.append((spec, targets(spec, own)))
+            out.extend((s, targets(spec, own)) for s in with_shape_variants([spec], shapes))
     if not out:
         raise SpecError("manifest.spec", None, "lists no specs", "add [[spec]] tables with file = '...'")
     return out

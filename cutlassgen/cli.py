@@ -7,6 +7,8 @@ import shutil
 import sys
 import time
 
+from .errors import SpecError
+
 
 def _load_specs(paths):
     from .spec import load_spec
@@ -23,13 +25,21 @@ def cmd_render(args):
 
 
 def cmd_build(args):
+    from .dispatch import with_shape_variants
     from .jit import build_many
 
-    specs = _load_specs(args.specs)
+    specs = with_shape_variants(_load_specs(args.specs), _parse_shapes(args.shape))
     paths = build_many(specs, arch=args.arch, jobs=args.jobs, load=False)
     for spec, path in zip(specs, paths):
         print(f"{spec.name or spec.key}: {path}")
     return 0
+
+
+def _parse_shapes(texts) -> list:
+    try:
+        return [tuple(int(x) for x in s.lower().split("x")) for s in texts]
+    except ValueError:
+        raise SpecError("--shape", texts, "each must be MxNxK with integers", "e.g. --shape 32x8192x8192") from None
 
 
 def cmd_cache(args):
@@ -102,7 +112,7 @@ def cmd_tune(args):
     from .tuning import configs, label, wants_decode_space, write_report
 
     (spec,) = _load_specs([args.spec])
-    shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shape]
+    shapes = _parse_shapes(args.shape)
     variants = configs(spec, args.limit, decode=wants_decode_space(shapes))
     print(f"{len(variants)} valid configurations of {spec.name or spec.key}")
     if args.list:
@@ -154,6 +164,8 @@ def main(argv=None) -> int:
     b.add_argument("specs", nargs="+")
     b.add_argument("--arch", type=int, default=None)
     b.add_argument("--jobs", type=int, default=None)
+    b.add_argument("--shape", action="append", default=[], metavar="MxNxK",
+                   help="also the per-shape tiles build(spec, shapes=...) dispatches to (repeatable)")
     b.set_defaults(fn=cmd_build)
     c = sub.add_parser("cache", help="inspect or clean the kernel cache")
     c.add_argument("action", choices=["ls", "info", "clear", "prune"])

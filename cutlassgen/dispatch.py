@@ -1,5 +1,7 @@
-"""Tuned dispatch: `cutlassgen.tune` records, per spec, target arch and GPU, which tile won at which problem size;
-`build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M on each call.
+"""Dispatch by problem size. `cutlassgen.tune` records, per spec, target arch and GPU, which tile won at which
+problem size; `build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M on
+each call. Without a record, `build(spec, shapes=...)` dispatches over the built-in per-shape tiles instead
+(`tiles.shape_tile`), one kernel per M bucket those shapes fall in.
 
 A record lives in <cache>/tuning/<spec key>-sm<arch>.json. It holds the GPU's name: on another GPU the record is
 ignored (with one warning) and the default kernel runs. Buckets split at the geometric mean of neighbouring tuned
@@ -78,15 +80,16 @@ def bucket_limits(ms: list[int]) -> list[float]:
 
 
 class DispatchKernel:
-    """Calls the kernel tuned for the nearest problem size; everything else (spec, inputs, op...) is the default
-    kernel's. `.choose(M)` says which kernel a call with M rows runs."""
+    """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
+    kernel's. `.choose(M)` says which kernel a call with M rows runs. The record is a tuning record, or a
+    heuristic one (gpu None, its own bucket limits) from heuristic_record()."""
 
     def __init__(self, default, record: dict, kernels: list):
         self.default = default
         self.record = record
         self.kernels = kernels
-        self.limits = bucket_limits([w["shape"][0] for w in record["winners"]])
-        self._gpu_checked = False
+        self.limits = record.get("limits") or bucket_limits([w["shape"][0] for w in record["winners"]])
+        self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
 
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
         return getattr(self.__dict__["default"], name)
@@ -139,3 +142,67 @@ def tuned(default, target_arch: int, build_many):
                       f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile", stacklevel=3)
         return default
     return DispatchKernel(default, record, kernels)
+
+
+def check_shapes(shapes) -> list[tuple[int, int, int]]:
+    try:
+        sizes = [tuple(int(x) for x in s) for s in shapes]
+        ok = bool(sizes) and all(len(s) == 3 and min(s) > 0 for s in sizes)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise SpecError("shapes", shapes, "must be a non-empty list of (M, N, K) problem sizes, each positive",
+                        "e.g. [(32, 8192, 8192), (4096, 8192, 8192)]")
+    return sizes
+
+
+def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
+    """The per-shape plan for shapes: one entry per M bucket (tiles.shape_bucket) that they fall in, with the
+    bucket's tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged. An M
+    between the buckets used goes to the next larger one; above all of them, to the last. None when every shape
+    keeps the default tile."""
+    from .tiles import bucket_upper, shape_bucket, shape_tile
+    from .tuning import label
+
+    first = {}
+    for M, N, K in check_shapes(shapes):
+        first.setdefault(shape_bucket(M), [M, N, K])
+    winners, limits = [], []
+    for bucket in sorted(first):
+        tile = shape_tile(spec, first[bucket][0])
+        as_dict = None if tile is None else tile_to_dict(tile)
+        upper = bucket_upper(bucket)
+        if winners and winners[-1]["tile"] == as_dict:
+            limits[-1] = upper
+            continue
+        winners.append({"shape": first[bucket], "tile": as_dict,
+                        "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile))})
+        limits.append(upper)
+    if all(w["tile"] is None for w in winners):
+        return None
+    limits[-1] = None
+    return {"version": RECORD_VERSION, "spec_key": spec.key, "source": "heuristic", "gpu": None, "winners": winners,
+            "limits": [math.inf if lim is None else lim for lim in limits]}
+
+
+def heuristic_variants(spec: GemmSpec, record: dict) -> list:
+    """The specs a heuristic record needs compiled besides spec itself (its tiles that are not the default)."""
+    return [dataclasses.replace(spec, tile=tile_from_dict(w["tile"])) for w in record["winners"] if w["tile"]]
+
+
+def with_heuristic(default, record: dict, variant_kernels: list) -> DispatchKernel:
+    """default and the kernels of heuristic_variants(record), in the record's order, as one DispatchKernel."""
+    built = iter(variant_kernels)
+    return DispatchKernel(default, record, [next(built) if w["tile"] else default for w in record["winners"]])
+
+
+def with_shape_variants(specs: list, shapes) -> list:
+    """specs, each all-"auto" one followed by the per-shape variants build(spec, shapes=shapes) would compile (for
+    `cutlassgen build --shape` and AOT manifests, so that those builds find them in the cache or prebuilt)."""
+    out = []
+    for spec in specs:
+        out.append(spec)
+        record = heuristic_record(spec, shapes) if shapes and tile_is_auto(spec) else None
+        if record is not None:
+            out.extend(heuristic_variants(spec, record))
+    return out

@@ -5,12 +5,14 @@ explicit tile and an auto one meet the same rules.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from . import epilogue as epi
 from .arch import SM80_INSTRUCTION
 from .dtypes import DTYPES, max_alignment
-from .spec import AUTO, GemmSpec
+from .errors import SpecError
+from .spec import AUTO, GemmSpec, Sm90Tile
 
 
 @dataclass(frozen=True)
@@ -135,3 +137,54 @@ def resolve(spec: GemmSpec):
 
     limit = ARCHS[spec.arch].smem_per_block
     return resolve_sm90(spec, limit) if spec.resolved_path == "sm90" else resolve_sm80(spec, limit)
+
+
+# Per-shape defaults (sm90). One tile cannot serve every M: the 128x256 default leaves half the H200's 132 SMs idle
+# at M = 256 and pads a decode batch up to 128 rows. Measured on the H200 (bench/results/h200_tile_probe.log,
+# h200_decode_tiles.log, h200_study_bias_gelu/): upper M of each bucket -> the tile for it (None: the spec's own).
+DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_ab pays off
+
+
+def _shape_buckets(k_bytes: int):
+    k_decode = min(128, 256 // k_bytes)  # 128 for 8- and 16-bit operands (the probed tiles), 64 for tf32
+    k_main = 128 // k_bytes  # 128 bytes of K, as the default tile
+    swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
+    return (
+        # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
+        (16, {"cta": (64, 16, k_decode), **swap}),
+        (32, {"cta": (64, 32, k_decode), **swap}),
+        # 64 tokens: 128-row tiles of N, spread over every SM by the stream-K scheduler
+        (DECODE_M, {"cta": (128, 32, k_decode), "cluster": (1, 1, 1), "mainloop": "cooperative",
+                    "scheduler": "stream_k", "swap_ab": True}),
+        # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192): the tile cuBLASLt runs there
+        (256, {"cta": (128, 128, k_main), "cluster": (2, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"}),
+        (None, None),  # larger M: the spec's default tile
+    )
+
+
+def shape_bucket(M: int) -> int:
+    """Index of the per-shape bucket that a problem with M rows falls in."""
+    for i, (upper, _) in enumerate(_shape_buckets(1)):
+        if upper is None or M <= upper:
+            return i
+    raise AssertionError("the last bucket is unbounded")
+
+
+def bucket_upper(index: int):
+    """The largest M of bucket index (None for the last, unbounded one)."""
+    return _shape_buckets(1)[index][0]
+
+
+def shape_tile(spec: GemmSpec, M: int):
+    """The tile the per-shape heuristic picks for M rows of an all-"auto" sm90 spec, or None for the spec's own
+    default (sm80 path, large M, or a tile these rules cannot make valid for this spec)."""
+    if spec.resolved_path != "sm90":
+        return None
+    fields = _shape_buckets(max(operand_bytes(spec)))[shape_bucket(M)][1]
+    if fields is None:
+        return None
+    base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
+    try:  # keeps fp8_fast_accum, raster, swizzle and the epilogue schedule; validation runs on the new spec
+        return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
+    except SpecError:
+        return None

@@ -14,13 +14,12 @@ import pathlib
 from .dtypes import DTYPES
 from .errors import SpecError
 from .spec import GemmSpec, Sm80Tile, Sm90Tile
-from .tiles import resolve
+from .tiles import DECODE_M, resolve  # shapes with M at most DECODE_M get the decode space
 
 
 # Small M (decode) is memory-bound: what matters is how many SMs stream B. With swap_ab the kernel computes D^T, so
 # the problem's N (thousands) is tiled by the CTA's M and the few rows of A fit a narrow CTA N with no wasted MMA;
 # split-K adds CTAs along K when N alone gives too few tiles.
-DECODE_M = 64  # shapes with M at most this get the decode space
 
 
 def wants_decode_space(shapes) -> bool:

@@ -129,3 +129,91 @@ def test_forget_built_drops_only_that_specs_memo():
         assert jit._built[(other, 90, True)] == "c"
     finally:
         jit.forget_built(other)
+
+
+# --- the built-in per-shape heuristic: build(spec, shapes=...) without a tuning record ---
+
+def test_shape_tiles_follow_the_buckets():
+    from cutlassgen.tiles import shape_bucket, shape_tile
+
+    want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (128, 32, 128),
+            64: (128, 32, 128), 65: (128, 128, 64), 256: (128, 128, 64)}
+    for M, cta in want.items():
+        tile = shape_tile(SPEC, M)
+        assert tile.cta == cta, M
+        assert tile.swap_ab == (M <= 64) and (tile.scheduler == "stream_k") == (33 <= M <= 64)
+    assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 256, 257)] == [0, 0, 1, 1, 2, 2, 3, 3, 4]
+    fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
+                      tile=cg.Sm90Tile(fp8_fast_accum=True))
+    assert shape_tile(fp8, 256).cta == (128, 128, 128) and shape_tile(fp8, 256).fp8_fast_accum  # kept
+    sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
+    assert shape_tile(sm80, 32) is None  # the sm80 path keeps its default
+
+
+def test_heuristic_record_merges_buckets_and_sends_gaps_up():
+    rec = dispatch.heuristic_record(SPEC, [(8192, 8192, 8192), (32, 8192, 8192), (20, 1024, 1024)])
+    assert rec["gpu"] is None and rec["source"] == "heuristic"
+    assert [w["shape"][0] for w in rec["winners"]] == [32, 8192]  # one entry per bucket: 20 and 32 share one
+    assert rec["limits"] == [32, float("inf")]
+    assert rec["winners"][1]["tile"] is None and rec["winners"][1]["label"] == "default (auto)"
+    assert dispatch.heuristic_record(SPEC, [(4096, 1, 1), (8192, 1, 1)]) is None  # nothing but the default
+    variants = dispatch.heuristic_variants(SPEC, rec)
+    assert [v.tile.cta for v in variants] == [(64, 32, 128)]
+    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in variants])
+    assert k.choose(1).spec.tile.cta == (64, 32, 128) and k.choose(32).spec.tile.cta == (64, 32, 128)
+    assert k.choose(33).spec is SPEC and k.choose(256).spec is SPEC  # no kernel for those buckets: the next one up
+    assert "M<=32: swap 64x32x128" in repr(k)
+
+
+@pytest.mark.parametrize("bad", [[], [(0, 8192, 8192)], [(32, 8192)], ["32x8192x8192"], None, [(32.5, "a", 1)]])
+def test_bad_shapes_are_spec_errors(bad):
+    with pytest.raises(cg.SpecError, match="shapes"):
+        dispatch.check_shapes(bad)
+
+
+def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypatch):
+    from cutlassgen import jit
+
+    runs = []
+
+    def fake_build_many(specs, arch=None, verbose=None):
+        runs.append(list(specs))
+        return [_fake_kernel(s) for s in specs]
+
+    monkeypatch.setattr(jit, "build_many", fake_build_many)
+    monkeypatch.setattr(jit, "default_target_arch", lambda spec: 90)
+    shapes = [(16, 8192, 8192), (256, 8192, 8192), (4096, 8192, 8192)]
+    try:
+        k = jit.build(SPEC, shapes=shapes)
+        assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
+        assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
+        assert jit.build(SPEC, shapes=[(8, 1, 1), (200, 1, 1), (9000, 1, 1)]) is k  # same buckets: memo
+        assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
+        assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile
+        # A tuning record made on the GPU wins over the heuristic.
+        dispatch.write_record(SPEC, 90, "NVIDIA H200", _winners())
+        jit.forget_built(SPEC)
+        tuned = jit.build(SPEC, shapes=shapes)
+        assert tuned.record["gpu"] == "NVIDIA H200" and [s.tile for s in runs[-1]] == [SMALL, LARGE]
+    finally:
+        jit.forget_built(SPEC)
+        if dispatch.record_path(SPEC, 90).exists():
+            dispatch.record_path(SPEC, 90).unlink()
+
+
+def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch):
+    from cutlassgen import aot, jit
+    from cutlassgen.cli import main
+
+    spec_file = tmp_path / "s.toml"
+    spec_file.write_text(cg.dump_toml(SPEC))
+    seen = []
+    monkeypatch.setattr(jit, "build_many", lambda specs, **kw: seen.append(list(specs)) or ["p"] * len(specs))
+    assert main(["build", str(spec_file), "--shape", "32x8192x8192", "--shape", "256x8192x8192"]) == 0
+    assert [s.tile.cta for s in seen[0][1:]] == [(64, 32, 128), (128, 128, 64)]
+    assert main(["build", str(spec_file), "--shape", "32x8192"]) == 2  # a clear error, no build
+    manifest = tmp_path / "m.toml"
+    manifest.write_text('archs = [90]\n[[spec]]\nfile = "s.toml"\nshapes = [[32, 8192, 8192]]\n')
+    pairs = aot.read_manifest(manifest)
+    assert [(s.tile.cta, archs) for s, archs in pairs] == [(SPEC.tile.cta, [90]), ((64, 32, 128), [90])]

@@ -103,3 +103,25 @@ def test_gpu_only_argument_checks(gpu_kernel):
     with pytest.raises(ValueError, match="a's data pointer is not 16-byte aligned"):
         big = torch.randn(256 * 384 + 1, device="cuda").bfloat16()
         k(big[1:].view(256, 384), b, bias=bias)
+
+
+def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
+    """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab decode tiles, 128x128 at
+    M <= 256, the default above) matches the float64 reference, written into a poisoned out."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+    from cutlassgen.tiles import shape_tile
+
+    spec = cg.GemmSpec(arch=90, name="per_shape_dispatch", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
+                       d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
+    sizes = [8, 24, 48, 200, 1000]
+    k = cg.build(spec, shapes=[(M, 1024, 512) for M in sizes])
+    assert isinstance(k, DispatchKernel), k
+    for M in sizes:
+        assert k.choose(M).spec.tile == (shape_tile(spec, M) or spec.tile), M
+        a, b, bias = _inputs(M=M, N=1024, K=512, seed=M)
+        out = torch.full((M, 1024), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k(a, b, bias=bias, out=out)
+        assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M

@@ -128,24 +128,45 @@ def plan(spec: GemmSpec, arch: int | None = None) -> Job:
     return Job(spec, target, source, source_key(source, target, spec.resolved_path))
 
 
-def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = None, dispatch: bool = True):
+def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = None, dispatch: bool = True,
+          shapes=None):
     """A callable kernel for spec: from memory, a prebuilt directory, the cache, or a fresh compile.
 
     dispatch: when `cutlassgen tune` recorded winners for this all-"auto" spec on this arch, return a
     DispatchKernel that runs the tuned tile for each call's M (see dispatch.py); False: always the default tile.
+    shapes: the (M, N, K) problems the kernel will serve. For an all-"auto" sm90 spec without a tuning record,
+    the per-shape tile of each M bucket they fall in (tiles.shape_tile) is compiled in the same ninja run as the
+    default, and a DispatchKernel picks among them by M.
     """
+    from .. import dispatch as by_shape
+
     if not isinstance(spec, GemmSpec):
         raise TypeError(f"build() takes a GemmSpec, not {type(spec).__name__}")
-    memo = _built.get((spec, arch, dispatch))
+    buckets = None if shapes is None else _buckets_of(shapes)
+    memo = _built.get((spec, arch, dispatch, buckets))
     if memo is not None:
         return memo
-    kernel = build_many([spec], arch=arch, verbose=verbose)[0]
-    if dispatch:
-        from ..dispatch import tuned
-
-        kernel = tuned(kernel, kernel.target_arch, build_many)
+    record = None
+    if dispatch and shapes is not None and by_shape.tile_is_auto(spec):
+        target = default_target_arch(spec) if arch is None else arch
+        if by_shape.read_record(spec, target) is None:  # a tuning record, made on the GPU, beats the heuristic
+            record = by_shape.heuristic_record(spec, shapes)
+    if record is not None:
+        kernels = build_many([spec] + by_shape.heuristic_variants(spec, record), arch=arch, verbose=verbose)
+        kernel = by_shape.with_heuristic(kernels[0], record, kernels[1:])
+    else:
+        kernel = build_many([spec], arch=arch, verbose=verbose)[0]
+        if dispatch:
+            kernel = by_shape.tuned(kernel, kernel.target_arch, build_many)
     with _loaded_lock:
-        return _built.setdefault((spec, arch, dispatch), kernel)
+        return _built.setdefault((spec, arch, dispatch, buckets), kernel)
+
+
+def _buckets_of(shapes) -> tuple:
+    from ..dispatch import check_shapes
+    from ..tiles import shape_bucket
+
+    return tuple(sorted({shape_bucket(M) for M, _, _ in check_shapes(shapes)}))
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
