@@ -2,7 +2,7 @@
 
 Run: python bench/bench_anchors.py [--compile] [--out results.md]   (needs an sm90 GPU)
 Times are device-event timings after warm-up (cutlassgen.timing.median_ms: the host's launch time is hidden behind
-a GPU spin), median of 20 runs, then the median of 5 rounds that interleave every contender of a shape in a
+a GPU spin), median of 20 runs, then the median of 7 rounds that interleave every contender of a shape in a
 shuffled order. Inputs stay in L2 between runs, as in ANCHORS.md. TFLOP/s = 2*M*N*K / time.
 """
 import argparse
@@ -18,26 +18,25 @@ from cutlassgen import dispatch
 from cutlassgen.dispatch import DispatchKernel
 from cutlassgen.timing import interleaved_median_ms
 
-ROUNDS = 5  # shuffled interleaved rounds per shape; a contender's number is the median of its rounds
+ROUNDS = 7  # shuffled interleaved rounds per shape; a contender's number is the median of its rounds
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
+COOP = {"mainloop": "cooperative"}
+PP = {"mainloop": "pingpong"}
+# The best tiles of bench/tile_probe.py and the tile study (bench/results/): 128x256 for large M, 128x128 at
+# M = 256 (the tile cuBLASLt runs there), swap_ab for decode (D^T = W x^T: N tiled 64 rows at a time, M fits a
+# CTA N of 32).
 BF16_TILES = {
-    "128x256x64 c2x1 coop": Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1), mainloop="cooperative"),
-    "128x128x64 c1x2 coop": Sm90Tile(cta=(128, 128, 64), cluster=(1, 2, 1), mainloop="cooperative"),
-    "64x128x64 pingpong": Sm90Tile(cta=(64, 128, 64), cluster=(1, 1, 1), mainloop="pingpong"),
-    "128x128x64 stream-K": Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), scheduler="stream_k"),
-    # decode (bench/decode_tiles.py): D^T = W x^T, so N is tiled 64 rows at a time and M fits a CTA N of 32
-    "swap 64x32x64 pingpong": Sm90Tile(cta=(64, 32, 64), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
+    "128x256x64 c2x1 coop": Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1), **COOP),
+    "128x128x64 c2x1 coop": Sm90Tile(cta=(128, 128, 64), cluster=(2, 1, 1), **COOP),
+    "128x128x64 c1x1 coop": Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), **COOP),
+    "swap 64x32x128 pingpong": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), swap_ab=True, **PP),
 }
 FP8_TILES = {
-    "128x128x128 c1x2": Sm90Tile(cta=(128, 128, 128), cluster=(1, 2, 1)),
     "128x256x128 c2x1 fastacc": Sm90Tile(cta=(128, 256, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
-    # small M (decode, M = 256): narrower tiles put more CTAs on the 132 SMs
-    "64x128x128 pingpong fastacc": Sm90Tile(cta=(64, 128, 128), cluster=(1, 1, 1), mainloop="pingpong",
-                                            fp8_fast_accum=True),
-    "128x64x128 stream-K fastacc": Sm90Tile(cta=(128, 64, 128), cluster=(1, 1, 1), scheduler="stream_k",
-                                            fp8_fast_accum=True),
-    "swap 64x32x128 pingpong fastacc": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong",
-                                                fp8_fast_accum=True, swap_ab=True),
+    "128x128x128 c2x1 fastacc": Sm90Tile(cta=(128, 128, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
+    "64x128x128 pingpong fastacc": Sm90Tile(cta=(64, 128, 128), cluster=(1, 1, 1), fp8_fast_accum=True, **PP),
+    "swap 64x32x128 pingpong fastacc": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), fp8_fast_accum=True,
+                                                swap_ab=True, **PP),
 }
 
 
@@ -47,7 +46,7 @@ def specs():
         out[("bias_gelu", name)] = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"),
                                             d=Operand("bf16"), tile=tile,
                                             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
-    for name in ("128x256x64 c2x1 coop", "128x128x64 c1x2 coop", "64x128x64 pingpong", "swap 64x32x64 pingpong"):
+    for name in ("128x256x64 c2x1 coop", "128x128x64 c2x1 coop", "swap 64x32x128 pingpong"):
         out[("bias_gelu_fp8", name)] = GemmSpec(
             arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("e4m3"), tile=BF16_TILES[name],
             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh"), Amax("amax"),
@@ -69,8 +68,15 @@ def main():
     # The all-"auto" example spec: after `cutlassgen tune` on this GPU, build() dispatches to the tuned tile by M.
     auto = cg.load_spec(pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml")
     record = dispatch.read_record(auto, 90) or {"winners": []}
-    extra = [auto.replace(tile=w["tile"]) for w in record["winners"]]  # compiled in the same ninja run
-    kernels = dict(zip(table, cg.build_many(list(table.values()) + extra)))
+    extra = [auto.replace(tile=w["tile"]) for w in record["winners"]]
+    # The built-in per-shape heuristic (what build(auto, shapes=SHAPES) returns when no tuning record exists).
+    plan = dispatch.heuristic_record(auto, SHAPES)
+    variants = dispatch.heuristic_variants(auto, plan)
+    built = cg.build_many(list(table.values()) + extra + [auto] + variants)  # one ninja run
+    kernels = dict(zip(table, built))
+    kernels[("bias_gelu", "auto+shapes")] = dispatch.with_heuristic(built[-len(variants) - 1], plan,
+                                                                   built[-len(variants):])
+    print("per-shape heuristic:", kernels[("bias_gelu", "auto+shapes")], flush=True)
     tuned = cg.build(auto)
     if isinstance(tuned, DispatchKernel):
         print("tuned dispatch:", tuned, flush=True)
@@ -135,16 +141,17 @@ def main():
         rows.append(r)
         print({k: (round(v) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
     lines = ["| M x N x K | cuBLAS mm | unfused bias+gelu | cuBLASLt fused | ours bias+gelu (tile) | vs cuBLASLt |"
-             " vs cuBLAS mm | unfused +fp8 | torch.compile +fp8 | ours +fp8 (tile) | vs unfused | vs compile |"
+             " vs cuBLAS mm | ours auto+shapes | vs cuBLASLt | unfused +fp8 | torch.compile +fp8 | ours +fp8 (tile) | vs unfused | vs compile |"
              " _scaled_mm | ours fp8 scaled (tile) | vs _scaled_mm |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tc = r.get("torch_compile_fp8")
         vs_tc = f"{r['ours_fp8_best'] / tc:.2f}x" if tc else "-"
         lines.append(
             f"| {r['shape']} | {r['cublas_mm']:.0f} | {r['unfused_bias_gelu']:.0f} | {r['cublaslt_fused']:.0f} | "
             f"{r['ours_best']:.0f} ({r['ours_best_tile']}) | {r['ours_best'] / r['cublaslt_fused']:.2f}x | "
-            f"{r['ours_best'] / r['cublas_mm']:.2f}x | {r['unfused_fp8']:.0f} | {f'{tc:.0f}' if tc else '-'} | "
+            f"{r['ours_best'] / r['cublas_mm']:.2f}x | {r['ours auto+shapes']:.0f} | "
+            f"{r['ours auto+shapes'] / r['cublaslt_fused']:.2f}x | {r['unfused_fp8']:.0f} | {f'{tc:.0f}' if tc else '-'} | "
             f"{r['ours_fp8_best']:.0f} ({r['ours_fp8_tile']}) | {r['ours_fp8_best'] / r['unfused_fp8']:.2f}x | "
             f"{vs_tc} | "
             f"{r['scaled_mm']:.0f} | {r['ours_fp8_scaled_best']:.0f} ({r['ours_fp8_scaled_tile']}) | "

@@ -13,11 +13,14 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import cutlassgen as cg
-from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
+from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
                         fp8_scaled_contenders)
 
 # shape -> (what, spec maker, our tiles to show, contenders); ours are the best of bench/results/h200_tile_probe.log
 CASES = [
+    ((8192, 8192, 8192), "bf16 bias+gelu", bias_gelu,
+     {"128x256x64 c2x1 coop": PREFILL_TILES["128x256x64 c2x1 coop"]},
+     bias_gelu_contenders),
     ((256, 8192, 8192), "bf16 bias+gelu", bias_gelu, {"128x128x64 c2x1 coop": M256_BF16_TILES["128x128x64 c2x1 coop"]},
      bias_gelu_contenders),
     ((256, 8192, 8192), "fp8 scaled", fp8_scaled, {"128x128x128 c2x1 coop": M256_FP8_TILES["128x128x128 c2x1 coop"]},

@@ -1,9 +1,9 @@
 """Which sm90 tiles beat the libraries at the shapes where the defaults do not: decode (M <= 64, bf16 bias+gelu vs
-cuBLAS) and M = 256 (bf16 bias+gelu vs cuBLASLt fused, fp8 per-row x per-col scaled + bias vs torch._scaled_mm).
+cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu vs cuBLASLt fused, fp8 per-row x per-col scaled + bias vs torch._scaled_mm).
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [--rounds N]   (needs an sm90 GPU; default: both cases)
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [--rounds N]   (needs an sm90 GPU; default: all)
 """
 import argparse
 
@@ -22,48 +22,62 @@ def t90(cta, cluster=(1, 1, 1), **kw):
 PP, SK = {"mainloop": "pingpong"}, {"scheduler": "stream_k"}
 FAST = {"fp8_fast_accum": True}
 DECODE_TILES = {
-    # swap_ab: the kernel computes D^T, so N is tiled by the CTA's M and the few rows of A by a narrow CTA N
+    # swap_ab: the kernel computes D^T, so N is tiled by the CTA's M and the few rows of A by a narrow CTA N.
+    # Run 1 (bench/results/h200_tile_probe.log) also had K = 256 and stream-K variants; these are its best ...
     "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
-    "swap 64x32x64 pingpong": t90((64, 32, 64), swap_ab=True, **PP),
     "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
-    # 512 bytes of K per row and stage: longer bursts from each weight row, fewer (4) stages
-    "swap 64x16x256 pingpong": t90((64, 16, 256), swap_ab=True, **PP),
-    "swap 64x32x256 pingpong": t90((64, 32, 256), swap_ab=True, **PP),
-    # 2 weight tiles share each activation tile through multicast
     "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
-    # stream-K spreads 128-row tiles over every SM (N = 14336 gives 224 64-row tiles: 1.7 waves on 132 SMs)
     "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
-    "swap 128x16x128 stream-K": t90((128, 16, 128), swap_ab=True, **SK),
-    "swap 128x32x256 stream-K": t90((128, 32, 256), swap_ab=True, **SK),
-    "swap 128x32x128 c2x1 stream-K": t90((128, 32, 128), (2, 1, 1), swap_ab=True, **SK),
+    # ... and run 2's candidates. cuBLAS multicasts the activation tile over a 2x1 or 4x1 cluster
+    # (bench/results/h200_library_kernels.log): each CTA reads as many bytes of A as of its weight tile at M = 64.
+    "swap 64x16x64 c2x1 pingpong": t90((64, 16, 64), (2, 1, 1), swap_ab=True, **PP),
+    "swap 64x16x128 c2x1 pingpong": t90((64, 16, 128), (2, 1, 1), swap_ab=True, **PP),
+    "swap 64x32x128 c4x1 pingpong": t90((64, 32, 128), (4, 1, 1), swap_ab=True, **PP),
+    "swap 64x32x256 c2x1 pingpong": t90((64, 32, 256), (2, 1, 1), swap_ab=True, **PP),
+    "swap 64x64x128 c2x1 pingpong": t90((64, 64, 128), (2, 1, 1), swap_ab=True, **PP),
+    "swap 64x64x128 c4x1 pingpong": t90((64, 64, 128), (4, 1, 1), swap_ab=True, **PP),
+    "swap 128x32x64 c4x1 coop": t90((128, 32, 64), (4, 1, 1), swap_ab=True),
+    "swap 128x32x128 c2x1 coop": t90((128, 32, 128), (2, 1, 1), swap_ab=True),
+    "swap 128x64x128 c2x1 stream-K": t90((128, 64, 128), (2, 1, 1), swap_ab=True, **SK),
 }
 DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336)]
 
-# M = 256, N = K = 8192: 128x128 tiles make 128 CTAs for 132 SMs; a cluster along M multicasts the weight tile to
-# the CTAs of both M halves (the weights are 97% of the bytes); stream-K fills the 4 idle SMs.
+# M = 256, N = K = 8192: 128x128 tiles make 128 CTAs for 132 SMs, the tile and cluster cuBLASLt runs too, in as
+# many cycles (bench/results/h200_ncu.log). Run 1 tried stream-K, 64-row pingpong with 2x1/4x1 clusters, 128x64,
+# 128x128x128 and 128x256 stream-K: all slower. Run 2: the wider tiles' better MMA-to-load ratio, with K split in
+# two so that 64 tiles still make 128 CTAs.
+SPLIT2 = {"scheduler": "stream_k", "split_k": 2}
 M256_BF16_TILES = {
     "128x128x64 c2x1 coop": t90((128, 128, 64), (2, 1, 1)),
-    "128x128x64 c2x1 stream-K": t90((128, 128, 64), (2, 1, 1), **SK),
-    "128x128x64 c1x1 stream-K": t90((128, 128, 64), **SK),
-    "128x128x64 c2x1 coop along_n": t90((128, 128, 64), (2, 1, 1), raster="along_n"),
-    "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1)),
-    "128x256x64 c2x1 stream-K": t90((128, 256, 64), (2, 1, 1), **SK),
-    "128x64x64 c2x1 coop": t90((128, 64, 64), (2, 1, 1)),
-    "64x128x64 c2x1 pingpong": t90((64, 128, 64), (2, 1, 1), **PP),
-    "64x128x64 c4x1 pingpong": t90((64, 128, 64), (4, 1, 1), **PP),
-    "64x256x64 c4x1 pingpong": t90((64, 256, 64), (4, 1, 1), **PP),
+    "128x128x64 c1x1 coop": t90((128, 128, 64)),
+    "128x256x64 c2x1 split2": t90((128, 256, 64), (2, 1, 1), **SPLIT2),
+    "256x128x64 c1x1 split2": t90((256, 128, 64), **SPLIT2),
+    "256x128x64 c1x2 split2": t90((256, 128, 64), (1, 2, 1), **SPLIT2),
 }
 M256_FP8_TILES = {
     "64x128x128 pingpong": t90((64, 128, 128), **PP, **FAST),
-    "64x128x128 c2x1 pingpong": t90((64, 128, 128), (2, 1, 1), **PP, **FAST),
-    "64x128x128 c4x1 pingpong": t90((64, 128, 128), (4, 1, 1), **PP, **FAST),
     "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1), **FAST),
-    "128x128x128 c2x1 stream-K": t90((128, 128, 128), (2, 1, 1), **SK, **FAST),
-    "128x128x128 c1x1 stream-K": t90((128, 128, 128), **SK, **FAST),
-    "128x256x128 c2x1 stream-K": t90((128, 256, 128), (2, 1, 1), **SK, **FAST),
-    "128x64x128 c2x1 coop": t90((128, 64, 128), (2, 1, 1), **FAST),
-    "128x128x256 c2x1 coop": t90((128, 128, 256), (2, 1, 1), **FAST),
+    "128x128x128 c1x1 coop": t90((128, 128, 128), **FAST),  # cuBLAS's _scaled_mm kernel: 128x128x128, no cluster
+    "128x256x128 c2x1 split2": t90((128, 256, 128), (2, 1, 1), **SPLIT2, **FAST),
+    "256x128x128 c1x1 split2": t90((256, 128, 128), **SPLIT2, **FAST),
+    "256x128x128 c1x2 split2": t90((256, 128, 128), (1, 2, 1), **SPLIT2, **FAST),
 }
+
+
+# Large M (compute-bound): the default 128x256 c2x1 tile against the other wide tiles and the persistent
+# scheduler's raster order and swizzle, which decide how much of A and B the concurrently running tiles share in L2.
+PREFILL_TILES = {
+    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+    "128x256x64 c2x1 coop swizzle2": t90((128, 256, 64), (2, 1, 1), swizzle=2),
+    "128x256x64 c2x1 coop swizzle4": t90((128, 256, 64), (2, 1, 1), swizzle=4),
+    "128x256x64 c2x1 coop along_n": t90((128, 256, 64), (2, 1, 1), raster="along_n"),
+    "128x256x64 c2x1 coop along_m": t90((128, 256, 64), (2, 1, 1), raster="along_m"),
+    "128x256x64 c1x2 coop": t90((128, 256, 64), (1, 2, 1)),
+    "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
+    "256x128x64 c2x1 coop": t90((256, 128, 64), (2, 1, 1)),
+    "64x256x64 c2x1 pingpong": t90((64, 256, 64), (2, 1, 1), **PP),
+}
+PREFILL_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192)]
 
 
 def bias_gelu(tile):
@@ -111,6 +125,8 @@ def fp8_scaled_contenders(kernels, M, N, K):
 # case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat)]
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
+                 "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
