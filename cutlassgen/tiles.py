@@ -156,8 +156,9 @@ def _shape_buckets(k_bytes: int):
         # 64 tokens: 128-row tiles of N, spread over every SM by the stream-K scheduler
         (DECODE_M, {"cta": (128, 32, k_decode), "cluster": (1, 1, 1), "mainloop": "cooperative",
                     "scheduler": "stream_k", "swap_ab": True}),
-        # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192): the tile cuBLASLt runs there
-        (256, {"cta": (128, 128, k_main), "cluster": (2, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"}),
+        # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
+        # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
+        (256, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"}),
         (None, None),  # larger M: the spec's default tile
     )
 

@@ -142,6 +142,7 @@ def test_shape_tiles_follow_the_buckets():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
         assert tile.swap_ab == (M <= 64) and (tile.scheduler == "stream_k") == (33 <= M <= 64)
+    assert shape_tile(SPEC, 256).cluster == (1, 1, 1)  # a 2x1 cluster would idle half its CTAs at M <= 128
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 256, 257)] == [0, 0, 1, 1, 2, 2, 3, 3, 4]
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
