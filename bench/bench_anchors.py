@@ -33,6 +33,7 @@ BF16_TILES = {
 }
 FP8_TILES = {
     "128x256x128 c2x1 fastacc": Sm90Tile(cta=(128, 256, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
+    "256x128x128 c1x2 fastacc": Sm90Tile(cta=(256, 128, 128), cluster=(1, 2, 1), fp8_fast_accum=True),
     "128x128x128 c2x1 fastacc": Sm90Tile(cta=(128, 128, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
     "64x128x128 pingpong fastacc": Sm90Tile(cta=(64, 128, 128), cluster=(1, 1, 1), fp8_fast_accum=True, **PP),
     "swap 64x32x128 pingpong fastacc": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), fp8_fast_accum=True,

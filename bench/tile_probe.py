@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [--rounds N]   (needs an sm90 GPU; default: all)
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [--rounds N]   (needs an sm90 GPU; default: all)
 """
 import argparse
 
@@ -77,6 +77,14 @@ PREFILL_TILES = {
     "256x128x64 c2x1 coop": t90((256, 128, 64), (2, 1, 1)),
     "64x256x64 c2x1 pingpong": t90((64, 256, 64), (2, 1, 1), **PP),
 }
+# fp8 at large M: cuBLAS's bf16 kernel there is 256x128 with a 1x2 cluster (bench/results/h200_library_kernels.log)
+PREFILL_FP8_TILES = {
+    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+    "128x256x128 c1x2 coop": t90((128, 256, 128), (1, 2, 1), **FAST),
+    "256x128x128 c1x2 coop": t90((256, 128, 128), (1, 2, 1), **FAST),
+    "256x128x128 c2x1 coop": t90((256, 128, 128), (2, 1, 1), **FAST),
+    "128x256x128 c2x1 coop swizzle4": t90((128, 256, 128), (2, 1, 1), swizzle=4, **FAST),
+}
 PREFILL_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192)]
 
 
@@ -127,6 +135,8 @@ CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
                  "cuBLASLt fused")],
+    "prefill_fp8": [("fp8 scaled", fp8_scaled, PREFILL_FP8_TILES, PREFILL_SHAPES[:2], fp8_scaled_contenders,
+                     "_scaled_mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
