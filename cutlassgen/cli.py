@@ -113,7 +113,7 @@ def cmd_tune(args):
 
     (spec,) = _load_specs([args.spec])
     shapes = _parse_shapes(args.shape)
-    variants = configs(spec, args.limit, decode=wants_decode_space(shapes))
+    variants = configs(spec, args.limit, decode=wants_decode_space(shapes), match=args.match)
     print(f"{len(variants)} valid configurations of {spec.name or spec.key}")
     if args.list:
         print("\n".join(label(v) for v in variants))
@@ -134,7 +134,7 @@ def cmd_tune(args):
     from .tuning import tune
 
     save = not args.no_save and tile_is_auto(spec)
-    result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save)
+    result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save, match=args.match)
     for path in write_report(result.rows, args.out, args.peak, spec=spec, peak_tbps=args.peak_bandwidth):
         print(path)
     for w in result.winners:
@@ -183,6 +183,8 @@ def main(argv=None) -> int:
     t.add_argument("spec")
     t.add_argument("--shape", action="append", default=[], metavar="MxNxK", help="problem shape (repeatable)")
     t.add_argument("--limit", type=int, default=None, help="at most this many configurations")
+    t.add_argument("--match", default=None, metavar="REGEX",
+                   help="only configurations whose label matches, e.g. '^128x(128|256)x64 c2x1' (see --list)")
     t.add_argument("--reps", type=int, default=20)
     t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
     t.add_argument("--peak-bandwidth", type=float, default=None, metavar="TB/s",

@@ -37,10 +37,17 @@ def _decode_tiles(base: Sm90Tile, kb: int):
                                           scheduler="stream_k", split_k=split, swap_ab=True, stages="auto")
 
 
-def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False) -> list[GemmSpec]:
+def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
 
-    limit caps the main space; decode=True adds the decode space (swap_ab, split-K; sm90 only) after it."""
+    limit caps the main space; decode=True adds the decode space (swap_ab, split-K; sm90 only) after it.
+    match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
+    import re
+
+    try:
+        wanted = re.compile(match) if match is not None else None
+    except re.error as e:
+        raise SpecError("match", match, f"is not a regular expression ({e})", "e.g. '^128x(128|256)x64 c2x1'") from None
     kb = 128 // (DTYPES[spec.a.dtype].bits // 8) // 2  # K of 64 bytes; x2 below gives 128 bytes
     out, seen = [], set()
     if spec.resolved_path == "sm90":
@@ -71,6 +78,8 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False) -> l
                 candidate = dataclasses.replace(spec, tile=tile)
             except SpecError:
                 continue
+            if wanted is not None and not wanted.search(label(candidate)):
+                continue
             if candidate.key not in seen:
                 seen.add(candidate.key)
                 out.append(candidate)
@@ -99,7 +108,7 @@ class Row:
     ms: float
     tflops: float
     rel_err: float
-    compile_seconds: float
+    compile_seconds: float  # this kernel's own compile steps (ninja log), in a parallel build
     warnings: int
     spec_key: str
     registers: int | None = None  # per thread, from ptxas -v (None: built before the build recorded it)
@@ -209,7 +218,8 @@ class TuneResult:
     record: pathlib.Path | None  # where build(spec) will find it
 
 
-def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, save: bool = True) -> TuneResult:
+def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, save: bool = True,
+         match: str | None = None) -> TuneResult:
     """Time every valid configuration of spec at each shape on this GPU, keep the fastest one that matches the
     reference, and (save=True) record the winners so that build(spec) dispatches to them by M."""
     import torch
@@ -221,7 +231,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
     shapes = [tuple(int(x) for x in s) for s in shapes]
-    variants = configs(spec, limit, decode=wants_decode_space(shapes))
+    variants = configs(spec, limit, decode=wants_decode_space(shapes), match=match)
     if spec.key not in {v.key for v in variants}:
         variants.insert(0, spec)  # the default (its "auto" tile): the baseline a tuned choice must beat
     rows = study(spec, shapes, reps=reps, variants=variants)

@@ -180,3 +180,14 @@ def test_tune_is_a_function_of_the_package_even_after_its_module_is_imported():
     import cutlassgen.tuning  # noqa: F401  (a submodule named `tune` would replace the function here)
 
     assert callable(cg.tune) and cg.tune.__module__ == "cutlassgen"
+
+
+def test_match_keeps_the_configurations_whose_label_matches():
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    got = [label(v) for v in configs(spec, match=r"^128x(128|256)x64 c(1x1|2x1) cooperative")]
+    assert len(got) == 8 and all(g.startswith(("128x128x64 c", "128x256x64 c")) for g in got)
+    assert [label(v) for v in configs(spec, limit=2, match="stream-K")] == [
+        label(v) for v in configs(spec, match="stream-K")][:2]  # the limit applies after the filter
+    assert configs(spec, match="no such tile") == []
+    with pytest.raises(cg.SpecError, match="regular expression"):
+        configs(spec, match="(")
