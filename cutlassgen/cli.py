@@ -28,10 +28,14 @@ def cmd_build(args):
     from .dispatch import with_shape_variants
     from .jit import build_many
 
-    specs = with_shape_variants(_load_specs(args.specs), _parse_shapes(args.shape))
+    from .tuning import label
+
+    named = _load_specs(args.specs)
+    specs = with_shape_variants(named, _parse_shapes(args.shape))
     paths = build_many(specs, arch=args.arch, jobs=args.jobs, load=False)
     for spec, path in zip(specs, paths):
-        print(f"{spec.name or spec.key}: {path}")
+        tile = "" if spec in named else f" [per-shape tile {label(spec)}]"
+        print(f"{spec.name or spec.key}{tile}: {path}")
     return 0
 
 

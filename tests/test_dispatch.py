@@ -203,7 +203,7 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
             dispatch.record_path(SPEC, 90).unlink()
 
 
-def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch):
+def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch, capsys):
     from cutlassgen import aot, jit
     from cutlassgen.cli import main
 
@@ -213,6 +213,7 @@ def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch):
     monkeypatch.setattr(jit, "build_many", lambda specs, **kw: seen.append(list(specs)) or ["p"] * len(specs))
     assert main(["build", str(spec_file), "--shape", "32x8192x8192", "--shape", "256x8192x8192"]) == 0
     assert [s.tile.cta for s in seen[0][1:]] == [(64, 32, 128), (128, 128, 64)]
+    assert "[per-shape tile swap 64x32x128 c1x1 pingpong]: p" in capsys.readouterr().out
     assert main(["build", str(spec_file), "--shape", "32x8192"]) == 2  # a clear error, no build
     manifest = tmp_path / "m.toml"
     manifest.write_text('archs = [90]\n[[spec]]\nfile = "s.toml"\nshapes = [[32, 8192, 8192]]\n')
