@@ -27,7 +27,6 @@ def cmd_render(args):
 def cmd_build(args):
     from .dispatch import with_shape_variants
     from .jit import build_many
-
     from .tuning import label
 
     named = _load_specs(args.specs)

@@ -161,7 +161,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     bucket's tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged. An M
     between the buckets used goes to the next larger one; above all of them, to the last. None when every shape
     keeps the default tile."""
-    from .tiles import bucket_upper, shape_bucket, shape_tile
+    from .tiles import BUCKET_UPPER, shape_bucket, shape_tile
     from .tuning import label
 
     first = {}
@@ -171,7 +171,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     for bucket in sorted(first):
         tile = shape_tile(spec, first[bucket][0])
         as_dict = None if tile is None else tile_to_dict(tile)
-        upper = bucket_upper(bucket)
+        upper = BUCKET_UPPER[bucket]
         if winners and winners[-1]["tile"] == as_dict:
             limits[-1] = upper
             continue

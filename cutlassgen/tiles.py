@@ -145,35 +145,31 @@ def resolve(spec: GemmSpec):
 DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_ab pays off
 
 
-def _shape_buckets(k_bytes: int):
+BUCKET_UPPER = (16, 32, DECODE_M, 256, None)  # the largest M of each bucket; the last is unbounded
+
+
+def _bucket_tiles(k_bytes: int):
+    """Per bucket of BUCKET_UPPER, the tile fields it sets (None: the spec's default tile)."""
     k_decode = min(128, 256 // k_bytes)  # 128 for 8- and 16-bit operands (the probed tiles), 64 for tf32
     k_main = 128 // k_bytes  # 128 bytes of K, as the default tile
     swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
     return (
         # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
-        (16, {"cta": (64, 16, k_decode), **swap}),
-        (32, {"cta": (64, 32, k_decode), **swap}),
+        {"cta": (64, 16, k_decode), **swap},
+        {"cta": (64, 32, k_decode), **swap},
         # 64 tokens: 128-row tiles of N, spread over every SM by the stream-K scheduler
-        (DECODE_M, {"cta": (128, 32, k_decode), "cluster": (1, 1, 1), "mainloop": "cooperative",
-                    "scheduler": "stream_k", "swap_ab": True}),
+        {"cta": (128, 32, k_decode), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "stream_k",
+         "swap_ab": True},
         # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
         # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
-        (256, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"}),
-        (None, None),  # larger M: the spec's default tile
+        {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"},
+        None,  # larger M: the spec's default tile
     )
 
 
 def shape_bucket(M: int) -> int:
     """Index of the per-shape bucket that a problem with M rows falls in."""
-    for i, (upper, _) in enumerate(_shape_buckets(1)):
-        if upper is None or M <= upper:
-            return i
-    raise AssertionError("the last bucket is unbounded")
-
-
-def bucket_upper(index: int):
-    """The largest M of bucket index (None for the last, unbounded one)."""
-    return _shape_buckets(1)[index][0]
+    return next(i for i, upper in enumerate(BUCKET_UPPER) if upper is None or M <= upper)
 
 
 def shape_tile(spec: GemmSpec, M: int):
@@ -181,7 +177,7 @@ def shape_tile(spec: GemmSpec, M: int):
     default (sm80 path, large M, or a tile these rules cannot make valid for this spec)."""
     if spec.resolved_path != "sm90":
         return None
-    fields = _shape_buckets(max(operand_bytes(spec)))[shape_bucket(M)][1]
+    fields = _bucket_tiles(max(operand_bytes(spec)))[shape_bucket(M)]
     if fields is None:
         return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()

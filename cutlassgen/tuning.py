@@ -10,6 +10,7 @@ import dataclasses
 import itertools
 import json
 import pathlib
+import re
 
 from .dtypes import DTYPES
 from .errors import SpecError
@@ -42,8 +43,6 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
 
     limit caps the main space; decode=True adds the decode space (swap_ab, split-K; sm90 only) after it.
     match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
-    import re
-
     try:
         wanted = re.compile(match) if match is not None else None
     except re.error as e:
