@@ -107,7 +107,7 @@ class Row:
     ms: float
     tflops: float
     rel_err: float
-    compile_seconds: float
+    compile_seconds: float  # this kernel's own compile steps (ninja log), in a parallel build
     warnings: int
     spec_key: str
     registers: int | None = None  # per thread, from ptxas -v (None: built before the build recorded it)

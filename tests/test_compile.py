@@ -50,6 +50,15 @@ def test_kernel_introspection(ci_kernels):
     assert k.Result._fields == ("d", "pre_act", "amax")
 
 
+def test_compile_seconds_are_each_kernels_own(ci_kernels):
+    """The tile study reports compile time per configuration: each kernel's span in ninja's log, not the batch's."""
+    infos = [ci_kernels[name].build_info for name in ("sm80", "sm90")]
+    for info in infos:
+        assert 0 < info["compile_seconds"] <= info["build_seconds"] + 0.01
+    if infos[0]["build_seconds"] == infos[1]["build_seconds"]:  # built together (not one of them from the cache)
+        assert min(info["compile_seconds"] for info in infos) < infos[0]["build_seconds"] - 0.5
+
+
 def _program_header_flags(data: bytes, p_type: int):
     """p_flags of every program header of type p_type in a little-endian ELF64 image."""
     import struct
