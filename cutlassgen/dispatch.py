@@ -206,3 +206,18 @@ def with_shape_variants(specs: list, shapes) -> list:
         if record is not None:
             out.extend(heuristic_variants(spec, record))
     return out
+
+
+def small_m_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
+    """What the default kernel of an all-"auto" sm90 spec says, once, when it runs an M that has a per-shape tile."""
+    from .tiles import shape_tile
+    from .tuning import label
+
+    if spec.resolved_path != "sm90" or not tile_is_auto(spec):
+        return None
+    tile = shape_tile(spec, M)
+    if tile is None:
+        return None
+    return (f"{spec.name or spec.key}: M={M} runs the default tile, made for large M; build(spec, shapes=[({M}, {N}, "
+            f"{K}), ...]) adds the per-shape tile {label(spec.replace(tile=tile))} for it, or `cutlassgen tune` picks "
+            "one on this GPU (README: Tile defaults)")

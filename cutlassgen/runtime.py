@@ -10,6 +10,7 @@ import importlib.util
 import json
 import pathlib
 import sys
+import warnings
 
 from .dtypes import storage
 from .jit.flags import MODULE_NAME
@@ -79,6 +80,10 @@ class Kernel:
         if "torch" in sys.modules:  # register now, outside any torch.compile trace (registering is not traceable)
             self._op = _register_op(self)
         self._fd = None  # fast-path constants, filled on the first call (torch is imported then)
+        from .dispatch import tile_is_auto
+
+        # An all-auto sm90 kernel says once when a call's M has a better per-shape tile (dispatch.small_m_hint).
+        self._hint_pending = spec.resolved_path == "sm90" and tile_is_auto(spec)
 
     @property
     def build_info(self) -> dict:
@@ -194,12 +199,23 @@ class Kernel:
             return self._checked_call(a, b, c, out, inputs)
         dev, M, N, K, lda, ldb, ldc, d, ldd, ptrs, scalars, extras, aux_ld = launch
         ws = self._workspace.get((M, N, K))
-        if ws is None:
+        if ws is None:  # the first call at this shape
+            if self._hint_pending:
+                self._hint_small_m(M, N, K)
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=d.device) if ws else None
         self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
                       d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev))
         return self.Result(d, *extras) if self.Result else d
+
+    def _hint_small_m(self, M, N, K, stacklevel=3):
+        from .dispatch import small_m_hint
+        from .jit import PerformanceWarning
+
+        message = small_m_hint(self.spec, M, N, K)
+        if message:
+            self._hint_pending = False
+            warnings.warn(message, PerformanceWarning, stacklevel=stacklevel)
 
     @staticmethod
     def _fast_matrix(t, rows, cols, info, dev):
@@ -361,7 +377,9 @@ class Kernel:
             return self._result(out.copy_(ref.d if self.Result else ref), [
                 t.copy_(getattr(ref, s.name).reshape(t.shape)) for t, s in zip(extras, self._out_slots)])
         ws = self._workspace.get((M, N, K))
-        if ws is None:
+        if ws is None:  # the first call at this shape
+            if self._hint_pending:
+                self._hint_small_m(M, N, K, stacklevel=4)
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
         with T.cuda.device(device):

@@ -219,3 +219,31 @@ def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch, capsys):
     manifest.write_text('archs = [90]\n[[spec]]\nfile = "s.toml"\nshapes = [[32, 8192, 8192]]\n')
     pairs = aot.read_manifest(manifest)
     assert [(s.tile.cta, archs) for s, archs in pairs] == [(SPEC.tile.cta, [90]), ((64, 32, 128), [90])]
+
+
+def test_small_m_hint_names_the_per_shape_tile_and_the_fix():
+    msg = dispatch.small_m_hint(SPEC, 32, 8192, 4096)
+    assert "M=32 runs the default tile" in msg and "shapes=[(32, 8192, 4096), ...]" in msg
+    assert "swap 64x32x128 c1x1 pingpong" in msg and "cutlassgen tune" in msg
+    assert dispatch.small_m_hint(SPEC, 4096, 8192, 4096) is None  # the default is the large-M tile
+    assert dispatch.small_m_hint(dataclasses.replace(SPEC, tile=SMALL), 32, 8192, 4096) is None  # chosen by hand
+    sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
+    assert dispatch.small_m_hint(sm80, 32, 8192, 4096) is None
+
+
+def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):
+    """Kernel._hint_small_m, which the call runs at the first call of each (M, N, K) (the call itself needs a GPU:
+    tests/test_gpu_integration.py)."""
+    import warnings
+
+    from cutlassgen.jit import PerformanceWarning
+    from cutlassgen.runtime import Kernel
+
+    fake = types.SimpleNamespace(spec=SPEC, _hint_pending=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Kernel._hint_small_m(fake, 4096, 8192, 4096)  # large M: silent, and the hint stays pending
+    assert fake._hint_pending
+    with pytest.warns(PerformanceWarning, match="M=16 runs the default tile"):
+        Kernel._hint_small_m(fake, 16, 8192, 4096)
+    assert not fake._hint_pending  # the call site checks this flag: once per kernel

@@ -125,3 +125,26 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         out = torch.full((M, 1024), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
         assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
+
+
+def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
+    import warnings
+
+    import cutlassgen as cg
+    from cutlassgen.jit import PerformanceWarning
+
+    spec = cg.GemmSpec(arch=90, name="per_shape_dispatch", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
+                       d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
+    k = cg.build(spec, dispatch=False)  # the default tile alone (compiled by the test above)
+    a, b, bias = _inputs(M=2048, N=1024, K=512)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        k(a, b, bias=bias)  # large M: nothing to say
+    a, b, bias = _inputs(M=24, N=1024, K=512)
+    with pytest.warns(PerformanceWarning, match=r"M=24 runs the default tile.*shapes=\[\(24, 1024, 512\)"):
+        got = k(a, b, bias=bias)
+    assert _rel(got, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"]
+    a, b, bias = _inputs(M=40, N=1024, K=512)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        k(a, b, bias=bias)  # once per kernel
