@@ -7,6 +7,7 @@
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
 #   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
 #   bench/device_session.sh profile # bench/library_kernels.py: the libraries' kernels (profiler), then ncu of each
+#   bench/device_session.sh power   # bench/power_clock.py: sustained clock and power per contender at 8192^3, and ncu
 #   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #
@@ -62,9 +63,15 @@ probe)
   echo "exit $?"; tail -8 "$OUT/tile_probe.log" ;;
 profile)
   stamp "library kernels"; (cd bench && $PY library_kernels.py) > "$OUT/library_kernels.log" 2>&1; echo "exit $?"
-  stamp "ncu"; (cd bench && timeout 240 ncu --nvtx --nvtx-include "probe/" --section SpeedOfLight --section LaunchStats \
+  stamp "ncu"; (cd bench && timeout 240 ncu --clock-control none --nvtx --nvtx-include "probe/" --section SpeedOfLight --section LaunchStats \
       --section Occupancy --section MemoryWorkloadAnalysis $PY library_kernels.py --ncu) > "$OUT/ncu.log" 2>&1
   echo "exit $?"; grep -c "Duration" "$OUT/ncu.log" ;;
+power)
+  stamp "power and clock at 8192^3"; (cd bench && $PY power_clock.py ${POWER_ARGS:-}) > "$OUT/power_clock.log" 2>&1
+  echo "exit $?"; tail -12 "$OUT/power_clock.log"
+  stamp "ncu at 8192^3"; (cd bench && timeout 200 ncu --clock-control none --nvtx --nvtx-include "probe/" \
+      --section SpeedOfLight --section LaunchStats $PY power_clock.py --ncu) > "$OUT/ncu_8192.log" 2>&1
+  echo "exit $?"; grep -E "^ncu:|SM Frequency|Elapsed Cycles|Duration" "$OUT/ncu_8192.log" ;;
 bench)
   stamp "anchors"; $PY bench/bench_anchors.py --out "$OUT/h200_anchors.md" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   echo "exit $?"; tail -30 "$OUT/bench.log"; save_cache ;;
@@ -82,5 +89,5 @@ wheel)
   (cd /tmp && PYTHONPATH=/tmp/wheelsite:/tmp/site CUTLASSGEN_NO_JIT=1 CUTLASSGEN_CACHE_DIR=/tmp/empty-cache \
     $PY "$repo/bench/check_wheel.py" "$m/manifest.toml") 2>&1 | tee "$OUT/wheel_check.log"
   rm -f "$OUT"/wheel/*.whl ;;
-*) echo "usage: $0 suite|sweep|probe|bench|wheel"; exit 2 ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel"; exit 2 ;;
 esac

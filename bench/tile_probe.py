@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [--rounds N]   (needs an sm90 GPU; default: all)
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [--rounds N]   (needs an sm90 GPU; default: all)
 """
 import argparse
 
@@ -15,6 +15,8 @@ from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
 from cutlassgen.timing import interleaved_median_ms
 
 
+# A tile without swizzle= takes "auto" (chosen per call, csrc/cutlassgen/auto_swizzle.hpp) since session 5; probe
+# runs 1-5 in bench/results/h200_tile_probe.log ran with swizzle 1, the default of that time.
 def t90(cta, cluster=(1, 1, 1), **kw):
     return Sm90Tile(cta=cta, cluster=cluster, **kw)
 
@@ -87,6 +89,24 @@ PREFILL_FP8_TILES = {
 }
 PREFILL_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192)]
 
+# The cooperative kernel runs a tile's epilogue (bias, gelu's tanh, the TMA store) while its MMAs wait: a few % of
+# every tile at large M. Pingpong overlaps one warpgroup's epilogue with the other's mainloop; at 128 rows per
+# warpgroup (two m64 wgmmas) it keeps the 128x128 MMA-to-load ratio. Runs 1-4 tried only 64-row pingpong.
+PINGPONG_BF16_TILES = {
+    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+    "128x128x64 c1x1 pingpong": t90((128, 128, 64), **PP),
+    "128x128x64 c2x1 pingpong": t90((128, 128, 64), (2, 1, 1), **PP),
+    "128x128x64 c1x2 pingpong": t90((128, 128, 64), (1, 2, 1), **PP),
+}
+PINGPONG_FP8_TILES = {
+    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+    "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1), **FAST),
+    "128x128x128 c1x1 pingpong": t90((128, 128, 128), **PP, **FAST),
+    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
+    "128x128x128 c1x2 pingpong": t90((128, 128, 128), (1, 2, 1), **PP, **FAST),
+}
+PINGPONG_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (256, 8192, 8192)]
+
 
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -137,6 +157,9 @@ CASES = {
                  "cuBLASLt fused")],
     "prefill_fp8": [("fp8 scaled", fp8_scaled, PREFILL_FP8_TILES, PREFILL_SHAPES[:2], fp8_scaled_contenders,
                      "_scaled_mm")],
+    "pingpong": [("bf16 bias+gelu", bias_gelu, PINGPONG_BF16_TILES, PINGPONG_SHAPES, bias_gelu_contenders,
+                  "cuBLASLt fused"),
+                 ("fp8 scaled", fp8_scaled, PINGPONG_FP8_TILES, PINGPONG_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

@@ -1,0 +1,131 @@
+"""Why the ranking at 8192^3 moves between runs: each contender runs back to back for a few seconds (the GPU at
+its power limit, as in a long prefill) while nvidia-smi samples the SM clock and the board power every 20 ms.
+Per contender: sustained TFLOP/s, median SM clock and power over its window, FLOP per cycle (TFLOP/s per GHz: the
+kernel's efficiency with the clock taken out) and energy per FLOP (W per TFLOP/s). A kernel that does the same work
+in as many cycles but spends more energy per FLOP runs at a lower clock once the board sits at its power cap.
+With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
+`--clock-control none`, bench/device_session.sh power).
+
+Run: python bench/power_clock.py [--seconds S] [--rounds R] [--ncu]   (needs an sm90 GPU and nvidia-smi)
+"""
+import argparse
+import datetime
+import random
+import statistics
+import subprocess
+import time
+
+import torch
+
+import cutlassgen as cg
+from tile_probe import bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, t90
+
+FAST = {"fp8_fast_accum": True}
+SHAPE = (8192, 8192, 8192)
+# swizzle: the scheduler's strip width (tiles.SM90_SWIZZLE, "auto" = 8 since session 5; 1 before). Run 1 of this
+# script (bench/results/h200_power_clock.log) compared tiles at swizzle 1; run 2 the swizzle and raster order.
+GROUPS = [
+    ("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, {
+        "128x256x64 c2x1 coop swizzle1": t90((128, 256, 64), (2, 1, 1), swizzle=1),
+        "128x256x64 c2x1 coop swizzle4": t90((128, 256, 64), (2, 1, 1), swizzle=4),
+        "128x256x64 c2x1 coop swizzle8": t90((128, 256, 64), (2, 1, 1), swizzle=8),
+        "128x256x64 c2x1 coop swizzle8 along_m": t90((128, 256, 64), (2, 1, 1), swizzle=8, raster="along_m"),
+    }),
+    ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, {
+        "128x256x128 c2x1 coop swizzle1": t90((128, 256, 128), (2, 1, 1), swizzle=1, **FAST),
+        "128x256x128 c2x1 coop swizzle8": t90((128, 256, 128), (2, 1, 1), swizzle=8, **FAST),
+    }),
+]
+QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
+
+
+def sampler():
+    return subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits", "-lms", "20"],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def samples_of(text: str) -> list:
+    """(time, MHz, W, C) per nvidia-smi line."""
+    out = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        try:
+            out.append((datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f"), float(parts[1]),
+                        float(parts[2]), float(parts[3])))
+        except (ValueError, IndexError):
+            continue
+    return out
+
+
+def sustained(fn, seconds: float):
+    """(ms per call, window start, window end): fn back to back for about `seconds`."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    n = max(10, int(seconds / ((time.perf_counter() - t) / 3)))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    t0 = datetime.datetime.now()
+    start.record()
+    for _ in range(n):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / n, t0, datetime.datetime.now()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--ncu", action="store_true")
+    args = ap.parse_args()
+    specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(GROUPS) for name, t in tiles.items()]
+    built = cg.build_many([s for _, _, s in specs])
+    M, N, K = SHAPE
+    flop = 2 * M * N * K
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {M}x{N}x{K}; each contender {args.seconds} s "
+          f"back to back, {args.rounds} shuffled rounds; clock and power from nvidia-smi every 20 ms, the first "
+          "0.3 s of each window left out")
+    for g, (what, _, contenders, _) in enumerate(GROUPS):
+        fns = contenders({name: k for (gi, name, _), k in zip(specs, built) if gi == g}, M, N, K)
+        if args.ncu:
+            for name, fn in fns.items():
+                fn()
+                torch.cuda.synchronize()
+                torch.cuda.nvtx.range_push("probe")
+                fn()
+                torch.cuda.nvtx.range_pop()
+                torch.cuda.synchronize()
+                print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
+            continue
+        windows = {name: [] for name in fns}
+        smi = sampler()
+        try:
+            order = random.Random(g)
+            for _ in range(args.rounds):
+                names = list(fns)
+                order.shuffle(names)
+                for name in names:
+                    windows[name].append(sustained(fns[name], args.seconds))
+        finally:
+            smi.terminate()
+        samples = samples_of(smi.communicate()[0])
+        print(f"\n{what} (sustained TFLOP/s, median SM MHz, median W, TFLOP/s per GHz, W per TFLOP/s; per round):")
+        for name, ws in windows.items():
+            rows = []
+            for ms, t0, t1 in ws:
+                inside = [s for s in samples if t0 + datetime.timedelta(seconds=0.3) <= s[0] <= t1]
+                mhz = statistics.median(s[1] for s in inside) if inside else float("nan")
+                watts = statistics.median(s[2] for s in inside) if inside else float("nan")
+                tflops = flop / ms / 1e9
+                rows.append(f"{tflops:.0f} TF {mhz:.0f} MHz {watts:.0f} W {tflops / mhz * 1000:.0f} TF/GHz "
+                            f"{watts / tflops:.2f} W/TF ({len(inside)} samples)")
+            print(f"  {name}: " + " | ".join(rows), flush=True)
+
+
+if __name__ == "__main__":
+    main()
