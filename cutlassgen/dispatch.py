@@ -61,6 +61,21 @@ def write_record(spec: GemmSpec, target_arch: int, gpu: str, winners: list[dict]
 
 
 def read_record(spec: GemmSpec, target_arch: int) -> dict | None:
+    record = _read_record_of(spec, target_arch)
+    legacy = _before_auto_swizzle(spec)
+    if record is None and legacy is not None:  # a record tuned before swizzle "auto" was the default still holds
+        record = _read_record_of(legacy, target_arch)
+    return record
+
+
+def _before_auto_swizzle(spec: GemmSpec) -> GemmSpec | None:
+    """The same spec as keyed before an sm90 tile's swizzle defaulted to "auto" (it was 1), or None."""
+    if not isinstance(spec.tile, Sm90Tile) or spec.tile.swizzle != AUTO:
+        return None
+    return dataclasses.replace(spec, tile=dataclasses.replace(spec.tile, swizzle=1))
+
+
+def _read_record_of(spec: GemmSpec, target_arch: int) -> dict | None:
     path = record_path(spec, target_arch)
     try:
         body = json.loads(path.read_text())

@@ -84,7 +84,7 @@ class Sm90Tile:
     scheduler: str = "persistent"
     stages: Union[int, str] = AUTO
     raster: str = "auto"
-    swizzle: int = 1  # max swizzle size of the persistent scheduler (1, 2, 4, 8)
+    swizzle: Union[int, str] = AUTO  # persistent scheduler's max swizzle (1, 2, 4, 8); auto: per call
     fp8_fast_accum: bool = False  # fp8 only: accumulate in the tensor core's reduced precision, no promotion
     split_k: int = 1  # K slices reduced in the kernel (stream-K scheduler's split-K decomposition)
     swap_ab: bool = False  # compute D^T = B^T A^T: the CTA's M tiles N, its N tiles M (small-M decode)

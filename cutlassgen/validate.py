@@ -265,5 +265,5 @@ def _sm90_tile(spec):
         if (info.smem_per_block - sm90_epilogue_smem(spec, cfg.epilogue_tile)) // per_stage < 2:
             raise _tile_err("cta", cfg.cta, "fewer than 2 mainloop stages fit beside the epilogue",
                             "use a smaller CTA K or N")
-    if cfg.swizzle not in (1, 2, 4, 8):
-        raise _tile_err("swizzle", cfg.swizzle, "scheduler max swizzle is 1, 2, 4 or 8", "use 1")
+    if cfg.swizzle != "auto" and cfg.swizzle not in (1, 2, 4, 8):
+        raise _tile_err("swizzle", cfg.swizzle, "scheduler max swizzle is 1, 2, 4 or 8", "use 'auto'")

@@ -1,6 +1,7 @@
 """Tuned dispatch without a GPU: records, buckets, the choice by M, and the fallback on another GPU."""
 import dataclasses
 import json
+import pathlib
 import types
 
 import pytest
@@ -48,6 +49,22 @@ def test_record_round_trip_sorted_by_m(cache_dir):
     with pytest.warns(UserWarning, match="unreadable tuning record"):
         assert dispatch.read_record(SPEC, 90) is None
     path.unlink()
+
+
+def test_a_record_tuned_before_swizzle_auto_still_applies(tmp_path, monkeypatch):
+    """Specs were keyed with swizzle 1 until "auto" became the default: their records (the committed H200 study's
+    among them) are found through that key, and a record under the current key wins."""
+    example = cg.load_spec(pathlib.Path(__file__).parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml")
+    study = pathlib.Path(__file__).parents[1] / "bench/results/h200_study_bias_gelu"
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))  # not the shared test cache: GPU tests build this spec
+    (tmp_path / "tuning").mkdir()
+    for record in study.glob("tuning_record_*.json"):
+        (tmp_path / "tuning" / record.name.removeprefix("tuning_record_")).write_text(record.read_text())
+    rec = dispatch.read_record(example, 90)
+    assert rec is not None and rec["gpu"] == "NVIDIA H200" and [w["shape"][0] for w in rec["winners"]] == [32, 256, 8192]
+    assert dispatch.read_record(example.replace(tile={"swizzle": 2}), 90) is None  # an explicit swizzle: its own key
+    dispatch.write_record(example, 90, "NVIDIA H200", _winners())
+    assert [w["label"] for w in dispatch.read_record(example, 90)["winners"]] == ["small", "large"]
 
 
 def test_tuned_wraps_and_chooses_by_m(cache_dir, monkeypatch):

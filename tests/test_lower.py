@@ -1,5 +1,7 @@
 """Lowering decisions the templates only spell: swap_ab (D^T = B^T A^T) and split-K, checked on the context and the
 rendered source (their numerics are checked on the GPU: tests/gpu_specs.py's sm90_swap_* kernels)."""
+import pytest
+
 import cutlassgen as cg
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, StoreAux
 from cutlassgen.lower import lower
@@ -50,3 +52,40 @@ def test_split_k_sets_the_scheduler_splits_only_when_asked():
     assert "args.scheduler.splits" not in cg.render(base.replace(tile=tile))
     src = cg.render(base.replace(tile={**tile, "split_k": 3}))
     assert "args.scheduler.splits = 3;" in src and "cutlass::gemm::StreamKScheduler" in src
+
+
+def test_swizzle_auto_is_chosen_per_call_from_the_kernels_tile_grid():
+    src = cg.render(spec())  # swizzle left "auto"
+    assert "max_swizzle_size = cutlassgen::auto_swizzle(p.m, p.n, 64, 32,\n" in src
+    swapped = cg.render(spec(swap_ab=True))  # the kernel's M is the problem's N
+    assert "max_swizzle_size = cutlassgen::auto_swizzle(p.n, p.m, 64, 32," in swapped
+    assert "max_swizzle_size = 4;" in cg.render(spec(swizzle=4)) and "auto_swizzle(" not in cg.render(spec(swizzle=4))
+
+
+def test_auto_swizzle_pads_no_tile(tmp_path):
+    """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
+    divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""
+    import shutil
+    import subprocess
+
+    from cutlassgen.jit.toolchain import CSRC
+
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler on PATH")
+    cases = [  # m, n, tile_m, tile_n, cluster_m, cluster_n, expected
+        (8192, 8192, 128, 256, 2, 1, 8),  # 64 x 32 tiles: strips of 8 (DRAM bytes as cuBLASLt's, h200_ncu_8192.log)
+        (256, 8192, 128, 128, 2, 1, 1),  # 2 tiles along M = one cluster: any strip would pad M to 4, 8 or 16 tiles
+        (256, 8192, 128, 128, 1, 1, 2),
+        (1000, 4096, 128, 256, 2, 1, 4),  # 8 x 16 tiles: 8 would pad M to 16
+        (8192, 32, 64, 32, 1, 1, 1),  # swap_ab decode: one tile along N
+        (4096, 14336, 128, 256, 2, 1, 8),  # 32 x 56 tiles
+        (4096, 14336, 128, 256, 1, 2, 4),  # 56 tiles along N is no multiple of 8 x 2
+    ]
+    main = tmp_path / "main.cpp"
+    main.write_text('#include "cutlassgen/auto_swizzle.hpp"\n#include <cstdio>\nint main() {\n' + "".join(
+        f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}));\n'
+        for m, n, tm, tn, cm, cn, _ in cases) + "}\n")
+    subprocess.run([cxx, "-std=c++17", f"-I{CSRC}", str(main), "-o", str(tmp_path / "main")], check=True)
+    got = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True).stdout.split()
+    assert [int(g) for g in got] == [c[-1] for c in cases]

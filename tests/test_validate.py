@@ -105,6 +105,8 @@ RULES = [
      lambda: sm90(tile=Sm90Tile(cta=(128, 64, 64), split_k=4)), ["tile.split_k=4", "scheduler='stream_k'"]),
     ("sm90 split-K count", lambda: sm90(tile=Sm90Tile(cta=(128, 64, 64), scheduler="stream_k", split_k=16)),
      lambda: sm90(tile=Sm90Tile(cta=(128, 64, 64), scheduler="stream_k", split_k=32)), ["split_k=32", "at most 16"]),
+    ("sm90 swizzle", lambda: sm90(tile=Sm90Tile(swizzle="auto")), lambda: sm90(tile=Sm90Tile(swizzle=3)),
+     ["tile.swizzle=3", "1, 2, 4 or 8", "'auto'"]),
     ("sm90 stages fit", lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=4)),
      lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=8)), ["tile.stages=8", "shared memory"]),
     ("clamp bounds", lambda: sm80(epilogue=[Activation("clamp", lo=-1, hi=1)]),

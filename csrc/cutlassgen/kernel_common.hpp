@@ -15,6 +15,7 @@
 #include "cutlass/util/packed_stride.hpp"
 
 #include "cutlassgen/abi.h"
+#include "cutlassgen/auto_swizzle.hpp"
 #include "cutlassgen/epilogue_ops.hpp"
 
 namespace cutlassgen {
