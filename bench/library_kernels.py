@@ -14,7 +14,7 @@ from torch.profiler import ProfilerActivity, profile
 
 import cutlassgen as cg
 from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
-                        fp8_scaled_contenders)
+                        fp8_scaled_contenders, run_in_probe_range)
 
 # shape -> (what, spec maker, our tiles to show, contenders); ours are the best of bench/results/h200_tile_probe.log
 CASES = [
@@ -61,10 +61,7 @@ def main():
                 fn()
             torch.cuda.synchronize()
             if args.ncu:
-                torch.cuda.nvtx.range_push("probe")
-                fn()
-                torch.cuda.nvtx.range_pop()
-                torch.cuda.synchronize()
+                run_in_probe_range(fn)
                 print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
                 continue
             print(f"{what} {M}x{N}x{K} {name}:")

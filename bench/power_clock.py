@@ -18,7 +18,7 @@ import time
 import torch
 
 import cutlassgen as cg
-from tile_probe import bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, t90
+from tile_probe import bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, run_in_probe_range, t90
 
 FAST = {"fp8_fast_accum": True}
 SHAPE = (8192, 8192, 8192)
@@ -94,12 +94,8 @@ def main():
         fns = contenders({name: k for (gi, name, _), k in zip(specs, built) if gi == g}, M, N, K)
         if args.ncu:
             for name, fn in fns.items():
-                fn()
-                torch.cuda.synchronize()
-                torch.cuda.nvtx.range_push("probe")
-                fn()
-                torch.cuda.nvtx.range_pop()
-                torch.cuda.synchronize()
+                fn()  # warm
+                run_in_probe_range(fn)
                 print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
             continue
         windows = {name: [] for name in fns}

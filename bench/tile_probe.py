@@ -150,6 +150,15 @@ def fp8_scaled_contenders(kernels, M, N, K):
     return timed
 
 
+def run_in_probe_range(fn):
+    """One call of fn, alone on the GPU, inside the NVTX range that `ncu --nvtx --nvtx-include probe/` profiles."""
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("probe")
+    fn()
+    torch.cuda.nvtx.range_pop()
+    torch.cuda.synchronize()
+
+
 # case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat)]
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],

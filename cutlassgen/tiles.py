@@ -34,7 +34,7 @@ class Sm90Config:
     scheduler: str
     stages: object  # int, or AUTO: let the collective builder fill what the epilogue leaves
     raster: str
-    swizzle: int | str  # 1, 2, 4, 8, or "auto": chosen per call (kernel_common.hpp auto_swizzle)
+    swizzle: int | str  # 1, 2, 4, 8, or "auto": chosen per call (csrc/cutlassgen/auto_swizzle.hpp)
     epilogue_tile: tuple
     smem_bytes: int  # mainloop stages + epilogue, as validated
     fp8_fast_accum: bool = False
@@ -126,7 +126,7 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     stages = t.stages
     smem = epi_smem + (per_stage * (stages if stages != AUTO else max(1, (smem_limit - epi_smem) // per_stage)))
     raster = t.raster
-    swizzle = t.swizzle  # "auto": chosen per call from the problem's tile grid (kernel_common.hpp auto_swizzle)
+    swizzle = t.swizzle
     split_k = 1 if t.split_k == AUTO else t.split_k
     return Sm90Config(cta, cluster, mainloop, t.scheduler, stages, raster, swizzle, epi_tile, smem, t.fp8_fast_accum,
                       split_k, t.swap_ab)

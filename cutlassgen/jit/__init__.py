@@ -270,6 +270,7 @@ def _parallel_jobs(n_kernels: int) -> int:
 def _kernel_spans(ninja_log: pathlib.Path, stagings: dict) -> dict:
     """job key -> seconds from the first of its compile steps starting to its module linked, from ninja's log
     (tab-separated: start ms, end ms, mtime, output, hash). The whole batch's time would say nothing per kernel."""
+    owner = {st: key for key, st in stagings.items()}
     steps: dict = {}
     for line in _read(ninja_log).splitlines():
         parts = line.split("\t")
@@ -279,11 +280,10 @@ def _kernel_spans(ninja_log: pathlib.Path, stagings: dict) -> dict:
             start, end = int(parts[0]), int(parts[1])
         except ValueError:
             continue
-        out = pathlib.Path(parts[3])
-        for key, st in stagings.items():
-            if out.parent == st:
-                lo, hi = steps.get(key, (start, end))
-                steps[key] = (min(lo, start), max(hi, end))
+        key = owner.get(pathlib.Path(parts[3]).parent)
+        if key is not None:
+            lo, hi = steps.get(key, (start, end))
+            steps[key] = (min(lo, start), max(hi, end))
     return {key: (hi - lo) / 1000 for key, (lo, hi) in steps.items()}
 
 
