@@ -88,6 +88,8 @@ class Sm90Tile:
     fp8_fast_accum: bool = False  # fp8 only: accumulate in the tensor core's reduced precision, no promotion
     split_k: int = 1  # K slices reduced in the kernel (stream-K scheduler's split-K decomposition)
     swap_ab: bool = False  # compute D^T = B^T A^T: the CTA's M tiles N, its N tiles M (small-M decode)
+    # (M, N) of the subtile the epilogue stores per step; auto: CUTLASS's choice (128x32 cooperative, 64x32 pingpong)
+    epilogue_tile: Union[tuple, str] = AUTO
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
@@ -97,7 +99,13 @@ class Sm90Tile:
                         choose("tile.scheduler", self.scheduler, SCHEDULERS, {"streamk": "stream_k", "stream-k": "stream_k"}),
                         _int_or_auto("tile.stages", self.stages, 2), choose("tile.raster", self.raster, RASTERS),
                         _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum),
-                        _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab))
+                        _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab),
+                        _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)))
+
+
+# Tile fields added after specs were keyed: left out of to_dict() while "auto", so that every spec written before
+# them keeps its key (and its cache entries and tuning records).
+_KEYLESS_AUTO = ("epilogue_tile",)
 
 
 def _bool(field_name: str, value) -> bool:
@@ -173,7 +181,8 @@ class GemmSpec:
         def op(o):
             return None if o is None else {"dtype": o.dtype, "layout": o.layout, "alignment": o.alignment}
 
-        tile = {f.name: (list(v) if isinstance(v := getattr(self.tile, f.name), tuple) else v) for f in fields(self.tile)}
+        tile = {f.name: (list(v) if isinstance(v := getattr(self.tile, f.name), tuple) else v) for f in fields(self.tile)
+                if f.name not in _KEYLESS_AUTO or getattr(self.tile, f.name) != AUTO}
         d = {"arch": self.arch, "path": self.path, "a": op(self.a), "b": op(self.b), "c": op(self.c), "d": op(self.d),
              "accumulator": self.accumulator, "compute": self.compute, "tile": tile,
              "epilogue": [epi.node_to_dict(n) for n in self.epilogue], "name": self.name}

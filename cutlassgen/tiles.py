@@ -120,7 +120,8 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     if mainloop == "auto":
         mainloop = "cooperative" if cta[0] % 128 == 0 else "pingpong"
     cluster = t.cluster if t.cluster != AUTO else ((2, 1, 1) if cta[1] >= 256 and cta[0] >= 128 else (1, 1, 1))
-    epi_tile = sm90_epilogue_tile(cta, mainloop, DTYPES[spec.d.dtype].bits)
+    epi_tile = (sm90_epilogue_tile(cta, mainloop, DTYPES[spec.d.dtype].bits) if t.epilogue_tile == AUTO
+                else t.epilogue_tile)
     epi_smem = sm90_epilogue_smem(spec, epi_tile)
     per_stage = cta[0] * cta[2] * operand_bytes(spec)[0] + cta[1] * cta[2] * operand_bytes(spec)[1]
     stages = t.stages

@@ -96,7 +96,8 @@ def label(spec: GemmSpec) -> str:
         return "default (auto)"
     if spec.resolved_path == "sm90":
         return (f"{'swap ' if t.swap_ab else ''}{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
-                f"{' stream-K' if t.scheduler == 'stream_k' else ''}{f' split{t.split_k}' if t.split_k > 1 else ''}")
+                f"{' stream-K' if t.scheduler == 'stream_k' else ''}{f' split{t.split_k}' if t.split_k > 1 else ''}"
+                f"{'' if t.epilogue_tile == 'auto' else ' epi' + 'x'.join(map(str, t.epilogue_tile))}")
     return f"{'x'.join(map(str, t.threadblock))} w{'x'.join(map(str, t.warp[:2]))} s{t.stages}"
 
 

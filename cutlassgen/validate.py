@@ -238,6 +238,14 @@ def _sm90_tile(spec):
                "use 128x256 cooperative or 64x256 / 128x128 pingpong")
         raise _tile_err("cta", cfg.cta, f"{acc_regs} fp32 accumulator registers per thread ({cfg.mainloop}"
                         f"{', fp8 promotion' if promote == 2 else ''}) exceeds 128: the kernel would spill", fix)
+    em, en = cfg.epilogue_tile
+    rows = 128 if cfg.mainloop == "cooperative" else 64  # the rows one epilogue step covers (CUTLASS's builder)
+    if em != rows or m % em:
+        raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"the {cfg.mainloop} epilogue stores {rows} rows per step",
+                        f"use ({rows}, {en})" if m % rows == 0 else "use 'auto'")
+    if en % 16 or n % en:
+        raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"N must be a multiple of 16 that divides CTA N ({n})",
+                        "use 32 or 64, or 'auto'")
     cl = cfg.cluster
     if cl[2] != 1:
         raise _tile_err("cluster", cl, "cluster K must be 1", f"use ({cl[0]}, {cl[1]}, 1)")

@@ -90,4 +90,11 @@ GPU_SPECS = {
         tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
         epilogue=[Multiply("per_row", "sa", "fp32"), Add("tensor", "res"), StoreAux("pre", "bf16"),
                   Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
+    # A wider epilogue subtile (Sm90Tile.epilogue_tile: 2 steps of 128x64 instead of 4 of 128x32 per 128x128 tile)
+    # with a C source, an aux store and a broadcast, which all walk the subtile.
+    "sm90_epi_tile_residual_aux": GemmSpec(
+        arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("bf16"),
+        tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), epilogue_tile=(128, 64)),
+        epilogue=[Add("tensor", "res"), Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"),
+                  Activation("gelu_tanh")]),
 }

@@ -62,6 +62,13 @@ def test_swizzle_auto_is_chosen_per_call_from_the_kernels_tile_grid():
     assert "max_swizzle_size = 4;" in cg.render(spec(swizzle=4)) and "auto_swizzle(" not in cg.render(spec(swizzle=4))
 
 
+def test_epilogue_tile_is_rendered_as_given_or_as_cutlass_would_pick_it():
+    assert "using EpilogueTile = Shape<_64, _32>;" in cg.render(spec())  # pingpong 64x32 CTA: CUTLASS's own pick
+    wide = spec().replace(tile={"cta": [128, 128, 128], "cluster": [1, 1, 1], "mainloop": "cooperative",
+                                "epilogue_tile": [128, 64]})
+    assert "using EpilogueTile = Shape<_128, _64>;" in cg.render(wide)
+
+
 def test_auto_swizzle_pads_no_tile(tmp_path):
     """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
     divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""
