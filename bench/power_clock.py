@@ -6,7 +6,7 @@ in as many cycles but spends more energy per FLOP runs at a lower clock once the
 With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
 `--clock-control none`, bench/device_session.sh power).
 
-Run: python bench/power_clock.py [--seconds S] [--rounds R] [--ncu]   (needs an sm90 GPU and nvidia-smi)
+Run: python bench/power_clock.py [--case 8192|m256] [--seconds S] [--rounds R] [--ncu]   (needs an sm90 GPU and nvidia-smi)
 """
 import argparse
 import datetime
@@ -22,20 +22,36 @@ from tile_probe import bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_c
 
 FAST = {"fp8_fast_accum": True}
 SHAPE = (8192, 8192, 8192)
-# swizzle: the scheduler's strip width (tiles.SM90_SWIZZLE, "auto" = 8 since session 5; 1 before). Run 1 of this
-# script (bench/results/h200_power_clock.log) compared tiles at swizzle 1; run 2 the swizzle and raster order.
+# Runs 1-2 of this script (bench/results/h200_power_clock.log) compared tiles at swizzle 1, then the swizzle and
+# raster order (git log -p bench/power_clock.py has those contender lists). Run 3 (session 6): at swizzle "auto"
+# (8 here), the epilogue subtile (Sm90Tile.epilogue_tile) and cuBLASLt's 256x128 c1x2 tile.
 GROUPS = [
     ("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, {
-        "128x256x64 c2x1 coop swizzle1": t90((128, 256, 64), (2, 1, 1), swizzle=1),
-        "128x256x64 c2x1 coop swizzle4": t90((128, 256, 64), (2, 1, 1), swizzle=4),
-        "128x256x64 c2x1 coop swizzle8": t90((128, 256, 64), (2, 1, 1), swizzle=8),
-        "128x256x64 c2x1 coop swizzle8 along_m": t90((128, 256, 64), (2, 1, 1), swizzle=8, raster="along_m"),
+        "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+        "128x256x64 c2x1 coop epi128x64": t90((128, 256, 64), (2, 1, 1), epilogue_tile=(128, 64)),
+        "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
+        "256x128x64 c1x2 coop epi128x64": t90((256, 128, 64), (1, 2, 1), epilogue_tile=(128, 64)),
     }),
     ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, {
-        "128x256x128 c2x1 coop swizzle1": t90((128, 256, 128), (2, 1, 1), swizzle=1, **FAST),
-        "128x256x128 c2x1 coop swizzle8": t90((128, 256, 128), (2, 1, 1), swizzle=8, **FAST),
+        "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+        "128x128x128 c1x1 pingpong": t90((128, 128, 128), mainloop="pingpong", **FAST),
+        "128x128x128 c1x1 pingpong epi64x64": t90((128, 128, 128), mainloop="pingpong", epilogue_tile=(64, 64),
+                                                  **FAST),
     }),
 ]
+# --case m256: the same question at M = 256, where the probe after settling (session 6) put ours 3-5% under the
+# libraries though ncu counts the same cycles (bench/results/h200_ncu.log).
+M256_GROUPS = [
+    ("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, {
+        "128x128x64 c1x1 coop": t90((128, 128, 64)),
+        "128x128x64 c2x1 coop": t90((128, 128, 64), (2, 1, 1)),
+    }),
+    ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, {
+        "128x128x128 c1x1 pingpong": t90((128, 128, 128), mainloop="pingpong", **FAST),
+        "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), mainloop="pingpong", **FAST),
+    }),
+]
+CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS)}
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
 
 
@@ -82,15 +98,16 @@ def main():
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--ncu", action="store_true")
+    ap.add_argument("--case", choices=list(CASES), default="8192")
     args = ap.parse_args()
-    specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(GROUPS) for name, t in tiles.items()]
+    (M, N, K), groups = CASES[args.case]
+    specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(groups) for name, t in tiles.items()]
     built = cg.build_many([s for _, _, s in specs])
-    M, N, K = SHAPE
     flop = 2 * M * N * K
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {M}x{N}x{K}; each contender {args.seconds} s "
           f"back to back, {args.rounds} shuffled rounds; clock and power from nvidia-smi every 20 ms, the first "
           "0.3 s of each window left out")
-    for g, (what, _, contenders, _) in enumerate(GROUPS):
+    for g, (what, _, contenders, _) in enumerate(groups):
         fns = contenders({name: k for (gi, name, _), k in zip(specs, built) if gi == g}, M, N, K)
         if args.ncu:
             for name, fn in fns.items():

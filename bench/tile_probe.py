@@ -3,7 +3,8 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [--rounds N]   (needs an sm90 GPU; default: all)
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [--rounds N]
+     [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
 
@@ -107,6 +108,29 @@ PINGPONG_FP8_TILES = {
 }
 PINGPONG_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (256, 8192, 8192)]
 
+# The epilogue subtile (Sm90Tile.epilogue_tile; session 6): CUTLASS's choice is 128x32 (cooperative) and 64x32
+# (pingpong), i.e. 8 store steps per 128x256 tile, each with its own smem barrier and TMA store. A wider subtile
+# halves the steps at the cost of epilogue shared memory (one mainloop stage fewer at 128x128). With it, the
+# 256x128 c1x2 tile that cuBLASLt runs at 8192^3, measured before only at swizzle 1.
+EPI_BF16_TILES = {
+    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+    "128x256x64 c2x1 coop epi128x64": t90((128, 256, 64), (2, 1, 1), epilogue_tile=(128, 64)),
+    "128x256x64 c2x1 coop epi128x128": t90((128, 256, 64), (2, 1, 1), epilogue_tile=(128, 128)),
+    "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
+    "256x128x64 c1x2 coop epi128x64": t90((256, 128, 64), (1, 2, 1), epilogue_tile=(128, 64)),
+    "128x128x64 c2x1 coop": t90((128, 128, 64), (2, 1, 1)),
+    "128x128x64 c2x1 coop epi128x64": t90((128, 128, 64), (2, 1, 1), epilogue_tile=(128, 64)),
+}
+EPI_FP8_TILES = {
+    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+    "128x256x128 c2x1 coop epi128x64": t90((128, 256, 128), (2, 1, 1), epilogue_tile=(128, 64), **FAST),
+    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
+    "128x128x128 c2x1 pingpong epi64x64": t90((128, 128, 128), (2, 1, 1), epilogue_tile=(64, 64), **PP, **FAST),
+    "128x128x128 c1x1 pingpong": t90((128, 128, 128), **PP, **FAST),
+    "128x128x128 c1x1 pingpong epi64x64": t90((128, 128, 128), epilogue_tile=(64, 64), **PP, **FAST),
+}
+EPI_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
+
 
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -169,6 +193,8 @@ CASES = {
     "pingpong": [("bf16 bias+gelu", bias_gelu, PINGPONG_BF16_TILES, PINGPONG_SHAPES, bias_gelu_contenders,
                   "cuBLASLt fused"),
                  ("fp8 scaled", fp8_scaled, PINGPONG_FP8_TILES, PINGPONG_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "epilogue": [("bf16 bias+gelu", bias_gelu, EPI_BF16_TILES, EPI_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
+                 ("fp8 scaled", fp8_scaled, EPI_FP8_TILES, EPI_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
@@ -179,16 +205,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cases", nargs="*", choices=list(CASES), help="default: all")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--settle-ms", type=float, default=0.0,
+                    help="back-to-back runs before each contender's timed runs (session 6 probe: 0 and 50)")
+    ap.add_argument("--shapes", default=None, help="only these shapes of the cases, e.g. 256x8192x8192,8192x8192x8192")
     args = ap.parse_args()
+    only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
     specs = [(gi, name, make(t)) for gi, (_, make, tiles, *_rest) in enumerate(groups) for name, t in tiles.items()]
     built = cg.build_many([s for _, _, s in specs])  # every tile of every case in one ninja run
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
-          f"interleaved rounds of 20 runs; inputs warm in L2 as in ANCHORS.md)")
+          f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; inputs warm in L2 "
+          "as in ANCHORS.md)")
     for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
         kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
-        for M, N, K in shapes:
-            ms = interleaved_median_ms(contenders(kernels, M, N, K), rounds=args.rounds)
+        for M, N, K in [s for s in shapes if only is None or s in only]:
+            ms = interleaved_median_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms)
             tf = {n: 2 * M * N * K / t / 1e9 for n, t in ms.items()}
             best = max((v, n) for n, v in tf.items() if n in kernels)
             print(f"{what} {M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()) +

@@ -7,19 +7,31 @@ driver work as GPU time, and the comparison with cuBLAS would measure launch pat
 """
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
 
 SPIN_CYCLES = 400_000  # ~200 us at H100/H200 clocks: longer than the host time of an unfused chain of torch ops
+MAX_SETTLE_CALLS = 5000
 
 
-def median_ms(fn, reps: int = 30, warmup: int = 5) -> float:
-    """Median device time of fn() in milliseconds, each run bracketed by CUDA events on the current stream."""
+def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0) -> float:
+    """Median device time of fn() in milliseconds, each run bracketed by CUDA events on the current stream.
+    settle_ms: keep warming up, back to back, until about this much GPU time has passed, so that the clock the runs
+    see is the one fn itself sustains, not the one the previous (lighter or heavier) kernel left behind."""
     import torch
 
+    begin, done = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
     for _ in range(warmup):
         fn()
+    done.record()
+    done.synchronize()
+    spent = begin.elapsed_time(done)
+    if spent < settle_ms:
+        for _ in range(min(MAX_SETTLE_CALLS, math.ceil((settle_ms - spent) / max(spent / warmup, 1e-3)))):
+            fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
@@ -33,17 +45,19 @@ def median_ms(fn, reps: int = 30, warmup: int = 5) -> float:
     return statistics.median(times)
 
 
-def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0) -> dict:
-    """name -> median over `rounds` rounds of median_ms(fn, reps). Every fn is timed once per round, in a new
-    (seeded) order each round: clock and temperature follow the previous kernel, so a fixed order would favour
-    whoever always runs after a light contender."""
+def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0) -> dict:
+    """name -> median over `rounds` rounds of median_ms(fn, reps, settle_ms=settle_ms). Every fn is timed once per
+    round, in a new (seeded) order each round: clock and temperature follow the previous kernel, so a fixed order
+    would favour whoever always runs after a light contender. settle_ms is 0 by default: on the H200, 50 ms of
+    settling left the power-capped GPU mid-transient and made M = 256 noisier, not steadier (bench/NOTES.md,
+    session 6); bench/power_clock.py measures the sustained clock instead, over seconds."""
     order = random.Random(seed)
     times = {name: [] for name in fns}
     for _ in range(rounds):
         names = list(fns)
         order.shuffle(names)
         for name in names:
-            times[name].append(median_ms(fns[name], reps=reps))
+            times[name].append(median_ms(fns[name], reps=reps, settle_ms=settle_ms))
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

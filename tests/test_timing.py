@@ -7,8 +7,8 @@ def test_interleaved_median_ms_times_each_once_per_round_and_takes_the_median(mo
     calls = []
     samples = {"a": iter([5.0, 1.0, 3.0]), "b": iter([2.0, 9.0, 4.0])}
 
-    def fake_median_ms(fn, reps):
-        assert reps == 7
+    def fake_median_ms(fn, reps, settle_ms):
+        assert reps == 7 and settle_ms == 0.0
         name = fn()
         calls.append(name)
         return next(samples[name])
@@ -22,7 +22,7 @@ def test_interleaved_median_ms_times_each_once_per_round_and_takes_the_median(mo
 def test_interleaved_order_changes_between_rounds_and_is_seeded(monkeypatch):
     def run(seed):
         calls = []
-        monkeypatch.setattr(timing, "median_ms", lambda fn, reps: calls.append(fn()) or 1.0)
+        monkeypatch.setattr(timing, "median_ms", lambda fn, reps, settle_ms: calls.append(fn()) or 1.0)
         timing.interleaved_median_ms({n: (lambda n=n: n) for n in "abcdefgh"}, rounds=4, reps=1, seed=seed)
         return calls
 
@@ -31,3 +31,42 @@ def test_interleaved_order_changes_between_rounds_and_is_seeded(monkeypatch):
     assert all(sorted(r) == list("abcdefgh") for r in rounds)
     assert len({tuple(r) for r in rounds}) > 1  # not the same order every round
     assert run(0) == calls and run(1) != calls
+
+
+class _FakeClock:
+    """torch.cuda's events, synchronize and _sleep over a clock that only fn() advances (2 ms a call)."""
+    def __init__(self):
+        self.now = 0.0
+
+    def event(self, enable_timing=True):
+        clock = self
+
+        class Event:
+            def record(self):
+                self.at = clock.now
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, end):
+                return end.at - self.at
+        return Event()
+
+
+def test_median_ms_settles_for_about_settle_ms_before_timing(monkeypatch):
+    import torch
+
+    clock, calls = _FakeClock(), []
+    monkeypatch.setattr(torch.cuda, "Event", clock.event)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: None)
+
+    def fn():
+        calls.append(clock.now)
+        clock.now += 2.0
+
+    assert timing.median_ms(fn, reps=3, warmup=5, settle_ms=50.0) == 2.0
+    assert len(calls) == 25 + 3  # 10 ms of warm-up, then 20 more calls to reach 50 ms, then the 3 timed runs
+    calls.clear()
+    timing.median_ms(fn, reps=3, warmup=5)  # no settling asked for: warm-up and timed runs only
+    assert len(calls) == 5 + 3
