@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -131,6 +131,23 @@ EPI_FP8_TILES = {
 }
 EPI_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
 
+# 4-CTA clusters: with 2x2, each CTA loads half its A tile and half its B tile (the rest arrives by multicast), 24 KB
+# instead of 32 KB of L2 reads per 128x256x64 k-step: fewer bytes per FLOP, the lever at the power cap (session 5).
+# The price: a 4-CTA cluster must fit in one GPC, which may leave SMs idle.
+CLUSTER4_BF16_TILES = {
+    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+    "128x256x64 c2x2 coop": t90((128, 256, 64), (2, 2, 1)),
+    "128x256x64 c4x1 coop": t90((128, 256, 64), (4, 1, 1)),
+    "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
+    "256x128x64 c2x2 coop": t90((256, 128, 64), (2, 2, 1)),
+}
+CLUSTER4_FP8_TILES = {
+    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+    "128x256x128 c2x2 coop": t90((128, 256, 128), (2, 2, 1), **FAST),
+    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
+    "128x128x128 c2x2 pingpong": t90((128, 128, 128), (2, 2, 1), **PP, **FAST),
+}
+
 
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -195,6 +212,9 @@ CASES = {
                  ("fp8 scaled", fp8_scaled, PINGPONG_FP8_TILES, PINGPONG_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "epilogue": [("bf16 bias+gelu", bias_gelu, EPI_BF16_TILES, EPI_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
                  ("fp8 scaled", fp8_scaled, EPI_FP8_TILES, EPI_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "cluster4": [("bf16 bias+gelu", bias_gelu, CLUSTER4_BF16_TILES, PREFILL_SHAPES, bias_gelu_contenders,
+                  "cuBLASLt fused"),
+                 ("fp8 scaled", fp8_scaled, CLUSTER4_FP8_TILES, PREFILL_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
