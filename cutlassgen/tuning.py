@@ -53,7 +53,8 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
         space = itertools.product((64, 128, 256), (64, 128, 192, 256), (kb, 2 * kb),
                                   ((1, 1, 1), (2, 1, 1), (1, 2, 1)), ("cooperative", "pingpong"),
                                   ("persistent", "stream_k"))
-        # replace() keeps the fields the study does not vary (fp8_fast_accum, raster, swizzle, epilogue).
+        # replace() keeps the fields the study does not vary (fp8_fast_accum, raster, swizzle, epilogue, and
+        # epilogue_tile: a set one leaves out the variants it does not fit, e.g. pingpong for 128 rows).
         base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
         tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto",
                                      split_k=1, swap_ab=False)

@@ -34,6 +34,14 @@ def test_sm90_space_has_both_schedules_and_stream_k():
     assert all(t.mainloop == "cooperative" for t in tiles if t.scheduler == "stream_k")
 
 
+def test_a_set_epilogue_tile_is_studied_where_it_fits():
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml").replace(tile={"epilogue_tile": [128, 64]})
+    variants = configs(spec)
+    assert len(variants) >= 10
+    assert all(v.tile.epilogue_tile == (128, 64) and v.tile.mainloop == "cooperative" for v in variants)
+    assert all(label(v).endswith(" epi128x64") for v in variants)
+
+
 def test_decode_space_swaps_and_splits_only_when_asked():
     spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
     plain, decode = configs(spec), configs(spec, decode=True)
