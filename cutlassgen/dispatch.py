@@ -19,7 +19,7 @@ import warnings
 
 from .errors import BuildError, SpecError
 from .jit import cache
-from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
+from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile, tile_to_dict
 
 RECORD_VERSION = 1
 
@@ -35,10 +35,6 @@ def tile_is_auto(spec: GemmSpec) -> bool:
 
 def record_path(spec: GemmSpec, target_arch: int) -> pathlib.Path:
     return cache.cache_root() / "tuning" / f"{spec.key}-sm{target_arch}.json"
-
-
-def tile_to_dict(tile) -> dict:
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(tile).items()}
 
 
 def tile_from_dict(d: dict):

@@ -108,6 +108,12 @@ class Sm90Tile:
 _KEYLESS_AUTO = ("epilogue_tile",)
 
 
+def tile_to_dict(tile) -> dict:
+    """A tile's fields as JSON values: the one spelling used in spec keys and in tuning records."""
+    return {f.name: (list(v) if isinstance(v := getattr(tile, f.name), tuple) else v) for f in fields(tile)
+            if f.name not in _KEYLESS_AUTO or getattr(tile, f.name) != AUTO}
+
+
 def _bool(field_name: str, value) -> bool:
     if isinstance(value, bool):
         return value
@@ -181,8 +187,7 @@ class GemmSpec:
         def op(o):
             return None if o is None else {"dtype": o.dtype, "layout": o.layout, "alignment": o.alignment}
 
-        tile = {f.name: (list(v) if isinstance(v := getattr(self.tile, f.name), tuple) else v) for f in fields(self.tile)
-                if f.name not in _KEYLESS_AUTO or getattr(self.tile, f.name) != AUTO}
+        tile = tile_to_dict(self.tile)
         d = {"arch": self.arch, "path": self.path, "a": op(self.a), "b": op(self.b), "c": op(self.c), "d": op(self.d),
              "accumulator": self.accumulator, "compute": self.compute, "tile": tile,
              "epilogue": [epi.node_to_dict(n) for n in self.epilogue], "name": self.name}

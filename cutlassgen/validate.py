@@ -240,9 +240,9 @@ def _sm90_tile(spec):
                         f"{', fp8 promotion' if promote == 2 else ''}) exceeds 128: the kernel would spill", fix)
     em, en = cfg.epilogue_tile
     rows = 128 if cfg.mainloop == "cooperative" else 64  # the rows one epilogue step covers (CUTLASS's builder)
-    if em != rows or m % em:
+    if em != rows:  # rows divides every CTA M the checks above let through
         raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"the {cfg.mainloop} epilogue stores {rows} rows per step",
-                        f"use ({rows}, {en})" if m % rows == 0 else "use 'auto'")
+                        f"use ({rows}, {en})")
     if en % 16 or n % en:
         raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"N must be a multiple of 16 that divides CTA N ({n})",
                         "use 32 or 64, or 'auto'")
