@@ -1,7 +1,7 @@
 """Dispatch by problem size. `cutlassgen.tune` records, per spec, target arch and GPU, which tile won at which
 problem size; `build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M on
 each call. Without a record, `build(spec, shapes=...)` dispatches over the built-in per-shape tiles instead
-(`tiles.shape_tile`), one kernel per M bucket those shapes fall in.
+(`tiles.shape_tile`), one kernel per M bucket (and wide-N class) those shapes fall in.
 
 A record lives in <cache>/tuning/<spec key>-sm<arch>.json. It holds the GPU's name: on another GPU the record is
 ignored (with one warning) and the default kernel runs. Buckets split at the geometric mean of neighbouring tuned
@@ -92,28 +92,33 @@ def bucket_limits(ms: list[int]) -> list[float]:
 
 class DispatchKernel:
     """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
-    kernel's. `.choose(M)` says which kernel a call with M rows runs. The record is a tuning record, or a
-    heuristic one (gpu None, its own bucket limits) from heuristic_record()."""
+    kernel's. `.choose(M, N)` says which kernel a call with M rows and N columns runs. The record is a tuning
+    record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min) from heuristic_record()."""
 
     def __init__(self, default, record: dict, kernels: list):
         self.default = default
         self.record = record
         self.kernels = kernels
         self.limits = record.get("limits") or bucket_limits([w["shape"][0] for w in record["winners"]])
+        self.n_mins = [w.get("n_min", 0) for w in record["winners"]]
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
 
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
         return getattr(self.__dict__["default"], name)
 
-    def choose(self, M: int):
+    def choose(self, M: int, N: int | None = None):
+        """The first entry whose M limit holds M and whose n_min N reaches (N None: entries without an n_min);
+        above every limit, the last entry N reaches; none: the default kernel."""
         if not self._gpu_checked:
             self._check_gpu()
-        if not self.kernels:
-            return self.default
-        for limit, kernel in zip(self.limits, self.kernels):
+        chosen = self.default
+        for limit, n_min, kernel in zip(self.limits, self.n_mins, self.kernels):
+            if (0 if N is None else N) < n_min:
+                continue
             if M <= limit:
                 return kernel
-        return self.kernels[-1]
+            chosen = kernel
+        return chosen
 
     def _check_gpu(self):
         import torch
@@ -124,16 +129,18 @@ class DispatchKernel:
             warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
                           f"{self.record['gpu']}, not on this {name}; running the default tile (re-run tune here)",
                           stacklevel=4)
-            self.kernels = []
+            self.kernels, self.limits, self.n_mins = [], [], []
 
     def __call__(self, a, b, c=None, *, out=None, **inputs):
-        shape = getattr(a, "shape", None)
-        M = shape[0] if shape is not None and len(shape) == 2 else None
-        kernel = self.choose(M) if isinstance(M, int) else self.default
+        shape_a, shape_b = getattr(a, "shape", None), getattr(b, "shape", None)
+        M = shape_a[0] if shape_a is not None and len(shape_a) == 2 else None
+        N = shape_b[1] if shape_b is not None and len(shape_b) == 2 else None
+        kernel = self.choose(M, N if isinstance(N, int) else None) if isinstance(M, int) else self.default
         return kernel(a, b, c, out=out, **inputs)
 
     def __repr__(self):
-        tiles = ", ".join(f"M<={lim:.0f}: {w['label']}" for lim, w in zip(self.limits, self.record["winners"]))
+        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n}' if n else ''}: {w['label']}"
+                          for lim, n, w in zip(self.limits, self.n_mins, self.record["winners"]))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 
 
@@ -168,26 +175,28 @@ def check_shapes(shapes) -> list[tuple[int, int, int]]:
 
 
 def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
-    """The per-shape plan for shapes: one entry per M bucket (tiles.shape_bucket) that they fall in, with the
-    bucket's tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged. An M
-    between the buckets used goes to the next larger one; above all of them, to the last. None when every shape
-    keeps the default tile."""
-    from .tiles import BUCKET_UPPER, shape_bucket, shape_tile
+    """The per-shape plan for shapes: one entry per M bucket and wide-N class (tiles.shape_class) that they fall
+    in, with its tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged; a
+    wide entry ("n_min") comes before its bucket's other one. An M between the buckets used goes to the next larger
+    one; above all of them, to the last. None when every shape keeps the default tile."""
+    from .tiles import BUCKET_UPPER, WIDE_N, shape_class, shape_tile
     from .tuning import label
 
     first = {}
     for M, N, K in check_shapes(shapes):
-        first.setdefault(shape_bucket(M), [M, N, K])
+        first.setdefault(shape_class(M, N), [M, N, K])
     winners, limits = [], []
-    for bucket in sorted(first):
-        tile = shape_tile(spec, first[bucket][0])
+    for bucket, wide in sorted(first, key=lambda c: (c[0], not c[1])):
+        M, N, _ = first[(bucket, wide)]
+        tile = shape_tile(spec, M, N)
         as_dict = None if tile is None else tile_to_dict(tile)
-        upper = BUCKET_UPPER[bucket]
-        if winners and winners[-1]["tile"] == as_dict:
+        upper, n_min = BUCKET_UPPER[bucket], WIDE_N if wide else 0
+        if winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min:
             limits[-1] = upper
             continue
-        winners.append({"shape": first[bucket], "tile": as_dict,
-                        "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile))})
+        winners.append({"shape": first[(bucket, wide)], "tile": as_dict,
+                        "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
+                        **({"n_min": n_min} if n_min else {})})
         limits.append(upper)
     if all(w["tile"] is None for w in winners):
         return None
@@ -226,7 +235,7 @@ def small_m_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
 
     if spec.resolved_path != "sm90" or not tile_is_auto(spec):
         return None
-    tile = shape_tile(spec, M)
+    tile = shape_tile(spec, M, N)
     if tile is None:
         return None
     return (f"{spec.name or spec.key}: M={M} runs the default tile, made for large M; build(spec, shapes=[({M}, {N}, "

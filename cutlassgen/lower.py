@@ -170,8 +170,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta, cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
-                   tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler == "stream_k"
+                   tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
                    else "cutlass::gemm::PersistentScheduler",
+                   stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
                    stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
                    # which cg_problem fields feed the kernel's M, N, A and B

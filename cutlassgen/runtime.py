@@ -147,6 +147,12 @@ class Kernel:
                 scalars[slot.scalar] = float(value)
                 return
             if isinstance(value, T.Tensor):
+                if getattr(self.spec.tile, "pdl", False):
+                    # CUTLASS's scalar broadcast reads its pointer as the kernel starts, before griddepcontrol.wait:
+                    # under PDL that could read a value the previous kernel has not written yet.
+                    raise ValueError(f"{slot.name}: a kernel built with Sm90Tile(pdl=True) takes scalars as Python "
+                                     "numbers only (a tensor would be read before the previous kernel is done); "
+                                     f"pass float({slot.name}), or build without pdl")
                 if value.device != device or value.dtype != T.float32 or value.numel() != 1:
                     raise ValueError(f"{slot.name} must be a number or a one-element float32 tensor on {device}; got "
                                      f"{value.dtype} {tuple(value.shape)} on {value.device}")
@@ -184,6 +190,7 @@ class Kernel:
         self._fd = m(spec.d, "d")
         self._fslots = tuple((s.name, s.kind, s.ptr, s.scalar, dt(s.dtype)) for s in self._in_slots)
         self._fouts = tuple((s.kind, s.ptr, dt(s.dtype)) for s in self._out_slots)
+        self._pdl = getattr(spec.tile, "pdl", False)  # scalar tensors go to the thorough path, which refuses them
         # A CPU-only torch has neither; then no call takes the fast path (and none could launch).
         self._raw_stream = getattr(T._C, "_cuda_getCurrentRawStream", None)
         self._current_device = getattr(T._C, "_cuda_getDevice", lambda: -2)
@@ -266,7 +273,8 @@ class Kernel:
                 if type(v) is float or type(v) is int:
                     scalars[scalar] = float(v)
                     continue
-                if type(v) is not T.Tensor or v.dtype is not T.float32 or v.numel() != 1 or v.get_device() != dev:
+                if type(v) is not T.Tensor or v.dtype is not T.float32 or v.numel() != 1 or v.get_device() != dev \
+                        or self._pdl:
                     return None
             else:
                 if type(v) is not T.Tensor or v.dtype is not dtype or v.get_device() != dev or v.dim() != 1 or \

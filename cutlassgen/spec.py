@@ -70,7 +70,9 @@ class Sm80Tile:
 
 MAINLOOPS = ("auto", "cooperative", "pingpong")
 EPILOGUE_SCHEDULES = ("auto", "tma")
-SCHEDULERS = ("persistent", "stream_k")
+# stream_k: CUTLASS's heuristic decomposition, which stays data-parallel unless the last wave is under half full;
+# stream_k_always: the last one to two waves' tiles split into equal K shares over every SM whatever the tail.
+SCHEDULERS = ("persistent", "stream_k", "stream_k_always")
 RASTERS = ("auto", "along_m", "along_n")
 
 
@@ -90,28 +92,32 @@ class Sm90Tile:
     swap_ab: bool = False  # compute D^T = B^T A^T: the CTA's M tiles N, its N tiles M (small-M decode)
     # (M, N) of the subtile the epilogue stores per step; auto: CUTLASS's choice (128x32 cooperative, 64x32 pingpong)
     epilogue_tile: Union[tuple, str] = AUTO
+    # programmatic dependent launch: the kernel may be scheduled while the previous kernel on the stream finishes,
+    # and waits (griddepcontrol.wait) before touching global memory; saves the launch gap between back-to-back kernels
+    pdl: bool = False
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
         return Sm90Tile(_shape("tile.cta", self.cta, (128, 256, 64)), _shape("tile.cluster", self.cluster, (2, 1, 1)),
                         choose("tile.mainloop", self.mainloop, MAINLOOPS, {"ping-pong": "pingpong", "ping_pong": "pingpong"}),
                         choose("tile.epilogue", self.epilogue, EPILOGUE_SCHEDULES),
-                        choose("tile.scheduler", self.scheduler, SCHEDULERS, {"streamk": "stream_k", "stream-k": "stream_k"}),
+                        choose("tile.scheduler", self.scheduler, SCHEDULERS,
+                               {"streamk": "stream_k", "stream-k": "stream_k", "stream-k-always": "stream_k_always"}),
                         _int_or_auto("tile.stages", self.stages, 2), choose("tile.raster", self.raster, RASTERS),
                         _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum),
                         _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab),
-                        _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)))
+                        _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)), _bool("tile.pdl", self.pdl))
 
 
-# Tile fields added after specs were keyed: left out of to_dict() while "auto", so that every spec written before
-# them keeps its key (and its cache entries and tuning records).
-_KEYLESS_AUTO = ("epilogue_tile",)
+# Tile fields added after specs were keyed, with their defaults: left out of to_dict() while at the default, so that
+# every spec written before them keeps its key (and its cache entries and tuning records).
+_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False}
 
 
 def tile_to_dict(tile) -> dict:
     """A tile's fields as JSON values: the one spelling used in spec keys and in tuning records."""
     return {f.name: (list(v) if isinstance(v := getattr(tile, f.name), tuple) else v) for f in fields(tile)
-            if f.name not in _KEYLESS_AUTO or getattr(tile, f.name) != AUTO}
+            if f.name not in _KEYLESS_DEFAULTS or getattr(tile, f.name) != _KEYLESS_DEFAULTS[f.name]}
 
 
 def _bool(field_name: str, value) -> bool:

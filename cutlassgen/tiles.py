@@ -168,21 +168,39 @@ def _bucket_tiles(k_bytes: int):
     )
 
 
+# Wide weights at M <= 32: N >= WIDE_N makes over 1.5 waves of the swapped 64-row tiles on 132 SMs, and a 2x1
+# cluster measured 3-5% faster there (32x14336x4096: 111-114 vs 107-111 TFLOP/s) but 9% slower at N = 4096 and the
+# same at N = 8192 (bench/results/h200_tile_probe.log, runs 1-2 and 9-10). Bucket index -> the fields it changes.
+WIDE_N = 12288
+_WIDE_N_FIELDS = {1: {"cluster": (2, 1, 1)}}
+
+
 def shape_bucket(M: int) -> int:
     """Index of the per-shape bucket that a problem with M rows falls in."""
     return next(i for i, upper in enumerate(BUCKET_UPPER) if upper is None or M <= upper)
 
 
-def shape_tile(spec: GemmSpec, M: int):
-    """The tile the per-shape heuristic picks for M rows of an all-"auto" sm90 spec, or None for the spec's own
-    default (sm80 path, large M, or a tile these rules cannot make valid for this spec)."""
+def shape_class(M: int, N: int | None = None) -> tuple[int, bool]:
+    """(M bucket, wide): wide when the bucket has a tile of its own for N >= WIDE_N and N reaches it."""
+    bucket = shape_bucket(M)
+    return bucket, N is not None and N >= WIDE_N and bucket in _WIDE_N_FIELDS
+
+
+def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
+    """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" sm90 spec (N None: any N below
+    WIDE_N), or None for the spec's own default (sm80 path, large M, or a tile these rules cannot make valid)."""
     if spec.resolved_path != "sm90":
         return None
-    fields = _bucket_tiles(max(operand_bytes(spec)))[shape_bucket(M)]
+    bucket, wide = shape_class(M, N)
+    fields = _bucket_tiles(max(operand_bytes(spec)))[bucket]
     if fields is None:
         return None
+    if wide:
+        fields = {**fields, **_WIDE_N_FIELDS[bucket]}
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
-    try:  # keeps fp8_fast_accum, raster, swizzle and the epilogue schedule; validation runs on the new spec
+    if base.pdl and fields["scheduler"] != "persistent":  # stream-K does not compile with PDL (validate.py)
+        fields = {**fields, "scheduler": "persistent"}
+    try:  # keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule; validation runs on the new spec
         return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
     except SpecError:
         return None

@@ -89,6 +89,9 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     return out
 
 
+SCHEDULER_LABELS = {"persistent": "", "stream_k": " stream-K", "stream_k_always": " stream-K always"}
+
+
 def label(spec: GemmSpec) -> str:
     from .dispatch import tile_is_auto
 
@@ -97,7 +100,7 @@ def label(spec: GemmSpec) -> str:
         return "default (auto)"
     if spec.resolved_path == "sm90":
         return (f"{'swap ' if t.swap_ab else ''}{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
-                f"{' stream-K' if t.scheduler == 'stream_k' else ''}{f' split{t.split_k}' if t.split_k > 1 else ''}"
+                f"{SCHEDULER_LABELS[t.scheduler]}{f' split{t.split_k}' if t.split_k > 1 else ''}"
                 f"{'' if t.epilogue_tile == 'auto' else ' epi' + 'x'.join(map(str, t.epilogue_tile))}")
     return f"{'x'.join(map(str, t.threadblock))} w{'x'.join(map(str, t.warp[:2]))} s{t.stages}"
 

@@ -252,10 +252,16 @@ def _sm90_tile(spec):
     if any(c not in (1, 2, 4, 8) for c in cl) or cl[0] * cl[1] > info.max_cluster_size:
         raise _tile_err("cluster", cl, f"cluster dims are powers of two with at most {info.max_cluster_size} CTAs",
                         "use (2, 1, 1) or (1, 2, 1)")
-    if cfg.scheduler == "stream_k" and cfg.mainloop != "cooperative":
-        raise _tile_err("scheduler", "stream_k", "stream-K runs with the cooperative schedule only",
+    if cfg.scheduler.startswith("stream_k") and cfg.mainloop != "cooperative":
+        raise _tile_err("scheduler", cfg.scheduler, "stream-K runs with the cooperative schedule only",
                         "set mainloop='cooperative' (CTA M=128 or 256)")
+    if spec.tile.pdl and cfg.scheduler != "persistent":
+        # CUTLASS 4.2's StreamKScheduler::is_last_tile (called only under grid dependency control) binds a member
+        # of a const object to a non-const reference: nvcc rejects it (seen on the H200, session 7)
+        raise _tile_err("pdl", True, f"CUTLASS's stream-K scheduler does not compile with PDL ({cfg.scheduler})",
+                        "use scheduler='persistent' with pdl=True, or pdl=False")
     if cfg.split_k > 1 and cfg.scheduler != "stream_k":
+        # with stream_k_always, CUTLASS would silently drop the stream-K decomposition for split-K
         raise _tile_err("split_k", cfg.split_k, "split-K runs through the stream-K scheduler's split-K decomposition",
                         "set scheduler='stream_k' (with the cooperative mainloop)")
     if cfg.split_k > MAX_SPLIT_K:

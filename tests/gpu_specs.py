@@ -1,7 +1,7 @@
 """The kernels the GPU suite builds (in one parallel ninja run) and checks against the float64 reference.
 
 Together they cover every epilogue node, every activation, every legal operand dtype, both layouts of A and B,
-both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, and stream-K.
+both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, stream-K and PDL.
 """
 from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
                         Sm90Tile, StoreAux)
@@ -97,4 +97,15 @@ GPU_SPECS = {
         tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), epilogue_tile=(128, 64)),
         epilogue=[Add("tensor", "res"), Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"),
                   Activation("gelu_tanh")]),
+    # Programmatic dependent launch (Sm90Tile.pdl) with both schedules: the cooperative default tile with its 2x1
+    # cluster (two launch attributes) and the swapped pingpong decode tile; a runtime scalar, given as a number.
+    "sm90_pdl_bias_gelu": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),
+                                   tile=Sm90Tile(pdl=True),
+                                   epilogue=[Multiply("scalar", "s", "fp32"), Add("per_col", "bias", "bf16"),
+                                             Activation("gelu_tanh")]),
+    "sm90_pdl_swap_pingpong": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),
+                                       tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong",
+                                                     swap_ab=True, pdl=True),
+                                       epilogue=[Multiply("scalar", "s", "fp32"), Add("per_col", "bias", "bf16"),
+                                                 Activation("gelu_tanh")]),
 }

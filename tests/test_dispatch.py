@@ -169,6 +169,48 @@ def test_shape_tiles_follow_the_buckets():
     assert shape_tile(sm80, 32) is None  # the sm80 path keeps its default
 
 
+def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
+    from cutlassgen.tiles import WIDE_N, shape_class, shape_tile
+
+    for M in (17, 32):
+        assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
+        assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
+    for M in (16, 64, 256):  # measured only at M <= 32: the other buckets keep their tile whatever N
+        assert shape_tile(SPEC, M, 14336) == shape_tile(SPEC, M), M
+    assert shape_class(32, 14336) == (1, True) and shape_class(16, 14336) == (0, False)
+
+
+def test_heuristic_record_puts_the_wide_n_entry_first_in_its_bucket():
+    from cutlassgen.tiles import WIDE_N
+
+    shapes = [(32, 4096, 14336), (32, 14336, 4096), (4096, 4096, 4096)]
+    rec = dispatch.heuristic_record(SPEC, shapes)
+    assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, 0, 0]
+    assert [w["tile"]["cluster"] if w["tile"] else None for w in rec["winners"]] == [[2, 1, 1], [1, 1, 1], None]
+    assert rec["limits"] == [32, 32, float("inf")]
+    variants = dispatch.heuristic_variants(SPEC, rec)
+    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in variants])
+    assert k.choose(32, 14336).spec.tile.cluster == (2, 1, 1) and k.choose(20, WIDE_N).spec.tile.cluster == (2, 1, 1)
+    assert k.choose(32, 4096).spec.tile.cluster == (1, 1, 1) and k.choose(32).spec.tile.cluster == (1, 1, 1)
+    assert k.choose(4096, 14336).spec is SPEC and k.choose(33, 4096).spec is SPEC
+    assert "M<=32 N>=12288: swap 64x32x128 c2x1 pingpong" in repr(k)
+    # Only the wide shape declared: a narrow N at that M has no entry of its own and goes to the next one up.
+    only_wide = dispatch.heuristic_record(SPEC, [(32, 14336, 4096), (4096, 4096, 4096)])
+    k = dispatch.with_heuristic(_fake_kernel(SPEC), only_wide, [_fake_kernel(v) for v in
+                                                                 dispatch.heuristic_variants(SPEC, only_wide)])
+    assert k.choose(32, 14336).spec.tile.swap_ab and k.choose(32, 4096).spec is SPEC
+
+
+def test_shape_tiles_keep_pdl_and_leave_stream_k_out_for_it():
+    from cutlassgen.tiles import shape_tile
+
+    pdl = SPEC.replace(tile={"pdl": True})
+    for M in (8, 32, 48, 200):
+        tile = shape_tile(pdl, M)
+        assert tile.pdl and tile.scheduler == "persistent", M  # stream-K does not compile with PDL
+        assert tile.cta == shape_tile(SPEC, M).cta, M
+
+
 def test_heuristic_record_merges_buckets_and_sends_gaps_up():
     rec = dispatch.heuristic_record(SPEC, [(8192, 8192, 8192), (32, 8192, 8192), (20, 1024, 1024)])
     assert rec["gpu"] is None and rec["source"] == "heuristic"
@@ -207,6 +249,7 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
         assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
         assert jit.build(SPEC, shapes=[(8, 1, 1), (200, 1, 1), (9000, 1, 1)]) is k  # same buckets: memo
+        assert jit.build(SPEC, shapes=[(32, 14336, 1)]) is not jit.build(SPEC, shapes=[(32, 4096, 1)])  # wide N
         assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
         assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile
         # A tuning record made on the GPU wins over the heuristic.

@@ -37,8 +37,10 @@ def make_inputs(spec, kernel, M, N, K, gen):
             v = 0.5 + torch.rand((), generator=gen, device=dev).item()
             if name in ("dequant",):
                 v = 2e-3
-            # Alternate a Python number and a device tensor, the two ways a scalar may come.
-            inputs[name] = v if len(inputs) % 2 else torch.tensor([v], device=dev)
+            # Alternate a Python number and a device tensor, the two ways a scalar may come (a PDL kernel takes
+            # numbers only: test_gpu_integration checks that it refuses a tensor).
+            number = len(inputs) % 2 or getattr(spec.tile, "pdl", False)
+            inputs[name] = v if number else torch.tensor([v], device=dev)
         else:
             n = M if kind == "per_row" else N
             v = torch.randn(n, generator=gen, device=dev)

@@ -106,8 +106,9 @@ def test_gpu_only_argument_checks(gpu_kernel):
 
 
 def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
-    """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab decode tiles, 128x128 at
-    M <= 256, the default above) matches the float64 reference, written into a poisoned out."""
+    """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab decode tiles, with a 2x1
+    cluster for wide weights at M <= 32, 128x128 at M <= 256, the default above) matches the float64 reference,
+    written into a poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -116,15 +117,17 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
 
     spec = cg.GemmSpec(arch=90, name="per_shape_dispatch", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
                        d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
-    sizes = [8, 24, 48, 200, 1000]
-    k = cg.build(spec, shapes=[(M, 1024, 512) for M in sizes])
+    # N = 12288 at M = 24: the wide-weight tile (2x1 cluster) of the M <= 32 bucket
+    shapes = [(M, 1024, 512) for M in (8, 24, 48, 200, 1000)] + [(24, 12288, 512)]
+    k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    for M in sizes:
-        assert k.choose(M).spec.tile == (shape_tile(spec, M) or spec.tile), M
-        a, b, bias = _inputs(M=M, N=1024, K=512, seed=M)
-        out = torch.full((M, 1024), float("nan"), device="cuda", dtype=torch.bfloat16)
+    assert k.choose(24, 12288).spec.tile.cluster == (2, 1, 1)
+    for M, N, K in shapes:
+        assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), (M, N)
+        a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
-        assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
+        assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
 
 
 def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
@@ -148,3 +151,48 @@ def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerformanceWarning)
         k(a, b, bias=bias)  # once per kernel
+
+
+@pytest.mark.parametrize("name, M", [("sm90_pdl_bias_gelu", 512), ("sm90_pdl_swap_pingpong", 32)])
+def test_pdl_kernel_waits_for_the_previous_one(gpu_kernel, name, M):
+    """Sm90Tile(pdl=True): each call reads the output of the call before it, all launched without a sync, eagerly and
+    replayed from a CUDA graph. A kernel that read its input before the previous one finished would see the NaN the
+    outputs were poisoned with, or a partial result."""
+    import torch
+
+    import cutlassgen as cg
+
+    k, spec, steps, N = gpu_kernel(name), GPU_SPECS[name], 12, 1024
+    assert k.spec.tile.pdl
+    x0, w, bias = _inputs(M=M, N=N, K=N, seed=M)
+    xs = [x0] + [torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16) for _ in range(steps)]
+
+    def chain():
+        for i in range(steps):
+            k(xs[i], w, out=xs[i + 1], s=1.25, bias=bias)
+
+    def check(how):
+        torch.cuda.synchronize()
+        for i in range(steps):
+            want = cg.reference(spec, xs[i], w, s=1.25, bias=bias)
+            assert _rel(xs[i + 1], want) < REL_ERR["bf16"], f"{how}: step {i + 1} of {steps}"
+
+    chain()
+    check("eager")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        chain()
+    for x in xs[1:]:
+        x.fill_(float("nan"))
+    graph.replay()
+    check("graph replay")
+
+
+def test_pdl_kernel_refuses_a_scalar_tensor(gpu_kernel):
+    import torch
+
+    k = gpu_kernel("sm90_pdl_bias_gelu")
+    a, b, bias = _inputs()
+    with pytest.raises(ValueError, match="takes scalars as Python numbers only"):
+        k(a, b, s=torch.tensor([1.0], device="cuda"), bias=bias)
+    assert k(a, b, s=1.0, bias=bias).shape == (256, 512)

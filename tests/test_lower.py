@@ -1,5 +1,5 @@
-"""Lowering decisions the templates only spell: swap_ab (D^T = B^T A^T) and split-K, checked on the context and the
-rendered source (their numerics are checked on the GPU: tests/gpu_specs.py's sm90_swap_* kernels)."""
+"""Lowering decisions the templates only spell: swap_ab (D^T = B^T A^T), split-K, stream-K and PDL, checked on the
+context and the rendered source (their numerics are checked on the GPU: tests/gpu_specs.py's sm90_swap_* kernels)."""
 import pytest
 
 import cutlassgen as cg
@@ -52,6 +52,22 @@ def test_split_k_sets_the_scheduler_splits_only_when_asked():
     assert "args.scheduler.splits" not in cg.render(base.replace(tile=tile))
     src = cg.render(base.replace(tile={**tile, "split_k": 3}))
     assert "args.scheduler.splits = 3;" in src and "cutlass::gemm::StreamKScheduler" in src
+
+
+def test_stream_k_always_forces_the_stream_k_decomposition():
+    tile = dict(cta=(128, 64, 64), cluster=(1, 1, 1))
+    base = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"))
+    forced = "decomposition_mode = decltype(args.scheduler.decomposition_mode)::StreamK;"
+    assert forced not in cg.render(base.replace(tile={**tile, "scheduler": "stream_k"}))  # CUTLASS's heuristic
+    src = cg.render(base.replace(tile={**tile, "scheduler": "stream_k_always"}))
+    assert forced in src and "cutlass::gemm::StreamKScheduler" in src
+
+
+def test_pdl_turns_on_cutlass_grid_dependency_control_only_when_asked():
+    define = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1"
+    src = cg.render(spec(pdl=True))
+    assert define in src and src.index(define) < src.index('#include "cutlassgen/kernel_common.hpp"')
+    assert define not in cg.render(spec())
 
 
 def test_swizzle_auto_is_chosen_per_call_from_the_kernels_tile_grid():

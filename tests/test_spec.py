@@ -82,14 +82,15 @@ def test_a_real_difference_changes_the_key():
     assert other.key != base.key
 
 
-def test_a_tile_field_added_later_keeps_old_keys_while_auto():
-    # Sm90Tile.epilogue_tile came after specs were keyed: left "auto" it is not in the key, so every cache entry and
-    # tuning record made before it is still found; set, it changes the key like any other field.
+def test_tile_fields_added_later_keep_old_keys_at_their_default():
+    # Sm90Tile.epilogue_tile and .pdl came after specs were keyed: at their defaults they are not in the key, so every
+    # cache entry and tuning record made before them is still found; set, each changes the key like any other field.
     spec = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"))
-    assert "epilogue_tile" not in spec.canonical_json()
-    assert spec.key == "4da53df6efe2d91a2b68"  # its key before the field existed
-    wide = spec.replace(tile={"epilogue_tile": [128, 64]})
-    assert wide.key != spec.key and GemmSpec.from_dict(wide.to_dict()) == wide
+    assert "epilogue_tile" not in spec.canonical_json() and "pdl" not in spec.canonical_json()
+    assert spec.key == "4da53df6efe2d91a2b68"  # its key before the fields existed
+    for change in ({"epilogue_tile": [128, 64]}, {"pdl": True}):
+        changed = spec.replace(tile=change)
+        assert changed.key != spec.key and GemmSpec.from_dict(changed.to_dict()) == changed, change
 
 
 def test_hash_is_stable_across_processes():

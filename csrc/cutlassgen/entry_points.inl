@@ -127,18 +127,28 @@ cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t 
     auto params = Kernel::to_underlying_arguments(args, p.workspace);
     // The launch the adapter's run() makes, through the handle set up above (the cubin's kernel when split).
     using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cute::size<0>(Cluster{});
-    attr[0].val.clusterDim.y = cute::size<1>(Cluster{});
-    attr[0].val.clusterDim.z = cute::size<2>(Cluster{});
+    cudaLaunchAttribute attr[2];
+    unsigned n_attrs = 0;
+    if (cute::size(Cluster{}) > 1) {
+      attr[n_attrs].id = cudaLaunchAttributeClusterDimension;
+      attr[n_attrs].val.clusterDim.x = cute::size<0>(Cluster{});
+      attr[n_attrs].val.clusterDim.y = cute::size<1>(Cluster{});
+      attr[n_attrs].val.clusterDim.z = cute::size<2>(Cluster{});
+      ++n_attrs;
+    }
+#ifdef CUTLASS_ENABLE_GDC_FOR_SM90
+    // Sm90Tile.pdl: the kernel waits on the previous grid itself (griddepcontrol.wait), so it may be scheduled early.
+    attr[n_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n_attrs].val.programmaticStreamSerializationAllowed = 1;
+    ++n_attrs;
+#endif
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = Kernel::get_grid_shape(params);
     cfg.blockDim = Kernel::get_block_shape();
     cfg.dynamicSmemBytes = Kernel::SharedStorageSize;
     cfg.stream = stream;
     cfg.attrs = attr;
-    cfg.numAttrs = cute::size(Cluster{}) > 1 ? 1 : 0;
+    cfg.numAttrs = n_attrs;
     void* kernel_args[] = {&params};
     cudaError_t err = cudaLaunchKernelExC(&cfg, setup.kernel, kernel_args);
     if (err != cudaSuccess) {

@@ -135,8 +135,8 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
     dispatch: when `cutlassgen tune` recorded winners for this all-"auto" spec on this arch, return a
     DispatchKernel that runs the tuned tile for each call's M (see dispatch.py); False: always the default tile.
     shapes: the (M, N, K) problems the kernel will serve. For an all-"auto" sm90 spec without a tuning record,
-    the per-shape tile of each M bucket they fall in (tiles.shape_tile) is compiled in the same ninja run as the
-    default, and a DispatchKernel picks among them by M.
+    the per-shape tile of each M bucket (and wide-N class) they fall in (tiles.shape_tile) is compiled in the same
+    ninja run as the default, and a DispatchKernel picks among them by M and N.
     """
     from .. import dispatch as by_shape
 
@@ -164,9 +164,9 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
 
 def _buckets_of(shapes) -> tuple:
     from ..dispatch import check_shapes
-    from ..tiles import shape_bucket
+    from ..tiles import shape_class
 
-    return tuple(sorted({shape_bucket(M) for M, _, _ in check_shapes(shapes)}))
+    return tuple(sorted({shape_class(M, N) for M, N, _ in check_shapes(shapes)}))
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
