@@ -149,9 +149,13 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 BUCKET_UPPER = (16, 32, DECODE_M, 256, None)  # the largest M of each bucket; the last is unbounded
 
 
+def _decode_k(k_bytes: int) -> int:
+    return min(128, 256 // k_bytes)  # 128 for 8- and 16-bit operands (the probed tiles), 64 for tf32
+
+
 def _bucket_tiles(k_bytes: int):
     """Per bucket of BUCKET_UPPER, the tile fields it sets (None: the spec's default tile)."""
-    k_decode = min(128, 256 // k_bytes)  # 128 for 8- and 16-bit operands (the probed tiles), 64 for tf32
+    k_decode = _decode_k(k_bytes)
     k_main = 128 // k_bytes  # 128 bytes of K, as the default tile
     swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
     return (
@@ -168,11 +172,19 @@ def _bucket_tiles(k_bytes: int):
     )
 
 
-# Wide weights at M <= 32: N >= WIDE_N makes over 1.5 waves of the swapped 64-row tiles on 132 SMs, and a 2x1
-# cluster measured 3-5% faster there (32x14336x4096: 111-114 vs 107-111 TFLOP/s) but 9% slower at N = 4096 and the
-# same at N = 8192 (bench/results/h200_tile_probe.log, runs 1-2 and 9-10). Bucket index -> the fields it changes.
+# Wide weights (N >= WIDE_N) at decode, measured on the H200 (bench/results/h200_tile_probe.log, runs 1-2, 9-13):
+# - M 17-32: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster (32x14336x4096: 111-114
+#   vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
+# - M 33-64: the 128x32 stream-K tile makes 2 tiles per 128 rows of N, and CUTLASS's heuristic turns a tail under
+#   half a wave into stream-K work (64x28672x8192: 174 TFLOP/s); 128x64 persistent tiles made 216 vs 197 at
+#   64x14336x4096, 210 vs 140 at 64x12288x4096 and 255 vs 174 at 64x28672x8192, but 207 vs 221 at 64x8192x8192.
 WIDE_N = 12288
-_WIDE_N_FIELDS = {1: {"cluster": (2, 1, 1)}}
+
+
+def _wide_n_fields(k_decode: int) -> dict:
+    """Bucket index -> the fields its wide-N tile changes."""
+    return {1: {"cluster": (2, 1, 1)},
+            2: {"cta": (128, 64, k_decode), "scheduler": "persistent"}}
 
 
 def shape_bucket(M: int) -> int:
@@ -183,7 +195,7 @@ def shape_bucket(M: int) -> int:
 def shape_class(M: int, N: int | None = None) -> tuple[int, bool]:
     """(M bucket, wide): wide when the bucket has a tile of its own for N >= WIDE_N and N reaches it."""
     bucket = shape_bucket(M)
-    return bucket, N is not None and N >= WIDE_N and bucket in _WIDE_N_FIELDS
+    return bucket, N is not None and N >= WIDE_N and bucket in _wide_n_fields(0)
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
@@ -192,11 +204,12 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     if spec.resolved_path != "sm90":
         return None
     bucket, wide = shape_class(M, N)
-    fields = _bucket_tiles(max(operand_bytes(spec)))[bucket]
+    k_bytes = max(operand_bytes(spec))
+    fields = _bucket_tiles(k_bytes)[bucket]
     if fields is None:
         return None
     if wide:
-        fields = {**fields, **_WIDE_N_FIELDS[bucket]}
+        fields = {**fields, **_wide_n_fields(_decode_k(k_bytes))[bucket]}
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     if base.pdl and fields["scheduler"] != "persistent":  # stream-K does not compile with PDL (validate.py)
         fields = {**fields, "scheduler": "persistent"}

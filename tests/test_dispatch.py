@@ -175,9 +175,18 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
     for M in (17, 32):
         assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
-    for M in (16, 64, 256):  # measured only at M <= 32: the other buckets keep their tile whatever N
+    for M in (16, 256):  # no wide-N tile measured better there: they keep their tile whatever N
         assert shape_tile(SPEC, M, 14336) == shape_tile(SPEC, M), M
     assert shape_class(32, 14336) == (1, True) and shape_class(16, 14336) == (0, False)
+
+
+def test_wide_weights_at_m_33_to_64_take_128x64_persistent_tiles():
+    from cutlassgen.tiles import shape_tile
+
+    for M in (33, 64):
+        wide, narrow = shape_tile(SPEC, M, 28672), shape_tile(SPEC, M, 8192)
+        assert (wide.cta, wide.scheduler, wide.cluster, wide.swap_ab) == ((128, 64, 128), "persistent", (1, 1, 1), True)
+        assert (narrow.cta, narrow.scheduler) == ((128, 32, 128), "stream_k")
 
 
 def test_heuristic_record_puts_the_wide_n_entry_first_in_its_bucket():

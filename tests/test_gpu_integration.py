@@ -106,9 +106,9 @@ def test_gpu_only_argument_checks(gpu_kernel):
 
 
 def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
-    """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab decode tiles, with a 2x1
-    cluster for wide weights at M <= 32, 128x128 at M <= 256, the default above) matches the float64 reference,
-    written into a poisoned out."""
+    """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab decode tiles, with their
+    wide-weight variants, 128x128 at M <= 256, the default above) matches the float64 reference, written into a
+    poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -117,11 +117,11 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
 
     spec = cg.GemmSpec(arch=90, name="per_shape_dispatch", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
                        d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
-    # N = 12288 at M = 24: the wide-weight tile (2x1 cluster) of the M <= 32 bucket
-    shapes = [(M, 1024, 512) for M in (8, 24, 48, 200, 1000)] + [(24, 12288, 512)]
+    # N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64 persistent) buckets
+    shapes = [(M, 1024, 512) for M in (8, 24, 48, 200, 1000)] + [(24, 12288, 512), (48, 12288, 512)]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    assert k.choose(24, 12288).spec.tile.cluster == (2, 1, 1)
+    assert k.choose(24, 12288).spec.tile.cluster == (2, 1, 1) and k.choose(48, 12288).spec.tile.cta[1] == 64
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), (M, N)
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
