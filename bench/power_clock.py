@@ -6,7 +6,7 @@ in as many cycles but spends more energy per FLOP runs at a lower clock once the
 With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
 `--clock-control none`, bench/device_session.sh power).
 
-Run: python bench/power_clock.py [--case 8192|m256|cluster4] [--seconds S] [--rounds R] [--ncu]   (needs an sm90 GPU and nvidia-smi)
+Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk] [--seconds S] [--rounds R] [--ncu]   (needs an sm90 GPU and nvidia-smi)
 """
 import argparse
 import datetime
@@ -18,7 +18,7 @@ import time
 import torch
 
 import cutlassgen as cg
-from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
+from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, STREAMK_BF16_TILES, STREAMK_FP8_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
                         fp8_scaled_contenders, run_in_probe_range, t90)
 
 FAST = {"fp8_fast_accum": True}
@@ -55,7 +55,15 @@ M256_GROUPS = [
 # --case cluster4: 2x2 / 4x1 clusters (fewer L2 bytes per FLOP; tile_probe.py cluster4) at 8192^3.
 CLUSTER4_GROUPS = [("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, CLUSTER4_BF16_TILES),
                    ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, CLUSTER4_FP8_TILES)]
-CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS), "cluster4": (SHAPE, CLUSTER4_GROUPS)}
+# --case streamk: the tail wave split over every SM (scheduler="stream_k_always"; tile_probe.py streamk) at 8192^3.
+STREAMK_GROUPS = [
+    ("bf16 bias+gelu", bias_gelu, bias_gelu_contenders,
+     {n: t for n, t in STREAMK_BF16_TILES.items() if n.startswith(("128x256", "256x128"))}),
+    ("fp8 scaled", fp8_scaled, fp8_scaled_contenders,
+     {n: t for n, t in STREAMK_FP8_TILES.items() if n.startswith("128x256")}),
+]
+CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS), "cluster4": (SHAPE, CLUSTER4_GROUPS),
+         "streamk": (SHAPE, STREAMK_GROUPS)}
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
 
 

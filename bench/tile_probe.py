@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -148,6 +148,95 @@ CLUSTER4_FP8_TILES = {
     "128x128x128 c2x2 pingpong": t90((128, 128, 128), (2, 2, 1), **PP, **FAST),
 }
 
+# Wave quantization (session 7). 8192^3 makes 2048 tiles of 128x256 for 132 SMs: 15.5 waves run as 16. CUTLASS's
+# stream-K heuristic stays data-parallel whenever the last wave is at least half full, true of every anchor shape
+# (the M <= 64 bucket's "stream-K" ran data-parallel too); scheduler="stream_k_always" splits the last one to two
+# waves' tiles into equal K shares over every SM.
+SKA = {"scheduler": "stream_k_always"}
+STREAMK_BF16_TILES = {
+    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+    "128x256x64 c2x1 stream-K always": t90((128, 256, 64), (2, 1, 1), **SKA),
+    "256x128x64 c1x2 stream-K always": t90((256, 128, 64), (1, 2, 1), **SKA),
+    "128x128x64 c1x1 coop": t90((128, 128, 64)),
+    "128x128x64 c1x1 stream-K always": t90((128, 128, 64), **SKA),
+    "128x128x64 c2x1 stream-K always": t90((128, 128, 64), (2, 1, 1), **SKA),
+}
+STREAMK_FP8_TILES = {
+    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+    "128x256x128 c2x1 stream-K always": t90((128, 256, 128), (2, 1, 1), **SKA, **FAST),
+    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
+    "128x128x128 c1x1 coop": t90((128, 128, 128), **FAST),
+    "128x128x128 c1x1 stream-K always": t90((128, 128, 128), **SKA, **FAST),
+}
+STREAMK_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
+# Decode: 32x14336 makes 224 tiles of 64 rows (1.7 waves) or 112 of 128 rows (20 SMs idle); stream-K always puts
+# every SM on the weights.
+STREAMK_DECODE_TILES = {
+    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
+    "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
+    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+    "swap 128x32x128 stream-K always": t90((128, 32, 128), swap_ab=True, **SKA),
+    "swap 128x16x128 stream-K always": t90((128, 16, 128), swap_ab=True, **SKA),
+    "swap 128x32x64 stream-K always": t90((128, 32, 64), swap_ab=True, **SKA),
+    "swap 128x64x128 stream-K always": t90((128, 64, 128), swap_ab=True, **SKA),
+}
+
+# Programmatic dependent launch (Sm90Tile.pdl; session 7): each call may be scheduled while the previous one drains
+# and waits in griddepcontrol.wait before its first load, hiding the launch gap and prologue between back-to-back
+# kernels: a few us, which matters at decode (30-40 us per call) and little at 8192^3.
+PDL = {"pdl": True}
+PDL_DECODE_TILES = {
+    "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
+    "swap 64x16x128 pingpong pdl": t90((64, 16, 128), swap_ab=True, **PP, **PDL),
+    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
+    "swap 64x32x128 pingpong pdl": t90((64, 32, 128), swap_ab=True, **PP, **PDL),
+    "swap 64x32x128 c2x1 pingpong pdl": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP, **PDL),
+    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+    # stream-K does not compile with PDL (CUTLASS 4.2): the M <= 64 bucket's tile under PDL is persistent
+    "swap 128x32x128 coop pdl": t90((128, 32, 128), swap_ab=True, **PDL),
+}
+PDL_BF16_TILES = {
+    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
+    "128x256x64 c2x1 coop pdl": t90((128, 256, 64), (2, 1, 1), **PDL),
+    "128x128x64 c1x1 coop": t90((128, 128, 64)),
+    "128x128x64 c1x1 coop pdl": t90((128, 128, 64), **PDL),
+}
+PDL_FP8_TILES = {
+    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
+    "128x256x128 c2x1 coop pdl": t90((128, 256, 128), (2, 1, 1), **FAST, **PDL),
+    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
+    "128x128x128 c2x1 pingpong pdl": t90((128, 128, 128), (2, 1, 1), **PP, **FAST, **PDL),
+    "128x128x128 c1x1 coop": t90((128, 128, 128), **FAST),
+    "128x128x128 c1x1 coop pdl": t90((128, 128, 128), **FAST, **PDL),
+}
+PDL_SHAPES = [(8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192)]
+
+# Wide weights at decode (session 7): at 32x14336x4096 the 2x1 cluster beat the bucket's tile in runs 1-2 and 9-10;
+# where the gain starts in N (tiles.WIDE_N), and whether the M <= 16 and M <= 64 buckets want it too.
+WIDE_DECODE_TILES = {
+    "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
+    "swap 64x16x128 c2x1 pingpong": t90((64, 16, 128), (2, 1, 1), swap_ab=True, **PP),
+    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
+    "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
+    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+    "swap 128x32x128 coop": t90((128, 32, 128), swap_ab=True),
+    "swap 128x32x128 c2x1 coop": t90((128, 32, 128), (2, 1, 1), swap_ab=True),
+}
+# M = 64 at N = 14336 (probe run 11: bucket tile 199 vs cuBLAS 210): 224 tiles of 128x32 are 1.7 waves.
+WIDE64_DECODE_TILES = {
+    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+    "swap 128x64x128 coop": t90((128, 64, 128), swap_ab=True),
+    "swap 128x64x128 c2x1 coop": t90((128, 64, 128), (2, 1, 1), swap_ab=True),
+    "swap 64x64x128 pingpong": t90((64, 64, 128), swap_ab=True, **PP),
+    "swap 128x32x64 coop": t90((128, 32, 64), swap_ab=True),
+    "swap 128x32x128 stream-K always": t90((128, 32, 128), swap_ab=True, **SKA),
+    "swap 256x32x64 coop": t90((256, 32, 64), swap_ab=True),
+}
+WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), (48, 14336, 4096),
+                        (64, 12288, 4096)]
+WIDE_DECODE_SHAPES = [(16, 14336, 4096), (32, 14336, 4096), (64, 14336, 4096), (32, 12288, 4096),
+                      (32, 28672, 8192), (32, 8192, 8192)]
+
 
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -215,6 +304,16 @@ CASES = {
     "cluster4": [("bf16 bias+gelu", bias_gelu, CLUSTER4_BF16_TILES, PREFILL_SHAPES, bias_gelu_contenders,
                   "cuBLASLt fused"),
                  ("fp8 scaled", fp8_scaled, CLUSTER4_FP8_TILES, PREFILL_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "streamk": [("bf16 bias+gelu", bias_gelu, STREAMK_BF16_TILES, STREAMK_SHAPES, bias_gelu_contenders,
+                 "cuBLASLt fused"),
+                ("fp8 scaled", fp8_scaled, STREAMK_FP8_TILES, STREAMK_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
+                ("bf16 bias+gelu", bias_gelu, STREAMK_DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "pdl": [("bf16 bias+gelu", bias_gelu, PDL_DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm"),
+            ("bf16 bias+gelu", bias_gelu, PDL_BF16_TILES, PDL_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
+            ("fp8 scaled", fp8_scaled, PDL_FP8_TILES, PDL_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "wide": [("bf16 bias+gelu", bias_gelu, WIDE_DECODE_TILES, WIDE_DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "wide64": [("bf16 bias+gelu", bias_gelu, WIDE64_DECODE_TILES, WIDE64_DECODE_SHAPES, bias_gelu_contenders,
+                "cuBLAS mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
