@@ -5,7 +5,8 @@ each call. Without a record, `build(spec, shapes=...)` dispatches over the built
 
 A record lives in <cache>/tuning/<spec key>-sm<arch>.json. It holds the GPU's name: on another GPU the record is
 ignored (with one warning) and the default kernel runs. Buckets split at the geometric mean of neighbouring tuned
-M's, so a record tuned at M = 32 and M = 4096 sends M <= 362 to the first winner and larger M to the second.
+M's, so a record tuned at M = 32 and M = 4096 sends M <= 362 to the first winner and larger M to the second; shapes
+tuned at one M and several N split the same way in N.
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def write_record(spec: GemmSpec, target_arch: int, gpu: str, winners: list[dict]
     path = record_path(spec, target_arch)
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"version": RECORD_VERSION, "spec_key": spec.key, "target_arch": target_arch, "gpu": gpu,
-            "winners": sorted(winners, key=lambda w: w["shape"][0])}
+            "winners": sorted(winners, key=lambda w: (w["shape"][0], -w["shape"][1]))}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")  # unique per writer
     with os.fdopen(fd, "w") as f:
         f.write(json.dumps(body, indent=1))
@@ -90,6 +91,22 @@ def bucket_limits(ms: list[int]) -> list[float]:
     return [math.sqrt(lo * hi) for lo, hi in zip(ms, ms[1:])] + [math.inf]
 
 
+def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float]]:
+    """(index into winners, M limit, n_min) per tuned shape, in the order choose() tries them: by M, and within one
+    M (shapes tuned at several N, e.g. a model's layers at one batch size) the widest N first, each taking the N
+    from the geometric mean with the next narrower one up."""
+    ms = sorted({w["shape"][0] for w in winners})
+    limit_of = dict(zip(ms, bucket_limits(ms)))
+    order = sorted(range(len(winners)), key=lambda i: (winners[i]["shape"][0], -winners[i]["shape"][1]))
+    entries = []
+    for pos, i in enumerate(order):
+        M, N = winners[i]["shape"][:2]
+        after = order[pos + 1] if pos + 1 < len(order) else None
+        narrower = winners[after]["shape"][1] if after is not None and winners[after]["shape"][0] == M else None
+        entries.append((i, limit_of[M], 0 if narrower is None else math.sqrt(N * narrower)))
+    return entries
+
+
 class DispatchKernel:
     """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
     kernel's. `.choose(M, N)` says which kernel a call with M rows and N columns runs. The record is a tuning
@@ -97,10 +114,15 @@ class DispatchKernel:
 
     def __init__(self, default, record: dict, kernels: list):
         self.default = default
+        if record.get("limits"):  # a heuristic record: in choose() order, with its own limits and n_min
+            self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
+        else:
+            entries = tuned_entries(record["winners"])
+            record = {**record, "winners": [record["winners"][i] for i, _, _ in entries]}
+            kernels = [kernels[i] for i, _, _ in entries]
+            self.limits, self.n_mins = [lim for _, lim, _ in entries], [n for _, _, n in entries]
         self.record = record
         self.kernels = kernels
-        self.limits = record.get("limits") or bucket_limits([w["shape"][0] for w in record["winners"]])
-        self.n_mins = [w.get("n_min", 0) for w in record["winners"]]
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
 
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
@@ -139,7 +161,7 @@ class DispatchKernel:
         return kernel(a, b, c, out=out, **inputs)
 
     def __repr__(self):
-        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n}' if n else ''}: {w['label']}"
+        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}: {w['label']}"
                           for lim, n, w in zip(self.limits, self.n_mins, self.record["winners"]))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 

@@ -90,6 +90,27 @@ def test_tuned_wraps_and_chooses_by_m(cache_dir, monkeypatch):
     assert not isinstance(dispatch.tuned(_fake_kernel(SPEC), 90, fake_build_many), dispatch.DispatchKernel)
 
 
+def test_shapes_tuned_at_one_m_and_several_n_split_by_n(cache_dir):
+    """A model's layers tuned at one batch size: each N keeps its own winner (split at the geometric mean of
+    neighbouring N's), whatever order the shapes were tuned in."""
+    wide = cg.Sm90Tile(cta=(64, 32, 128), cluster=(2, 1, 1), mainloop="pingpong", swap_ab=True)
+    winners = [{"shape": [32, 4096, 14336], "tile": dispatch.tile_to_dict(SMALL), "label": "narrow"},
+               {"shape": [4096, 4096, 4096], "tile": dispatch.tile_to_dict(LARGE), "label": "large"},
+               {"shape": [32, 14336, 4096], "tile": dispatch.tile_to_dict(wide), "label": "wide"}]
+    entries = dispatch.tuned_entries(winners)
+    assert [(winners[i]["label"], round(lim, 3), round(n)) for i, lim, n in entries] == [
+        ("wide", 362.039, 7663), ("narrow", 362.039, 0), ("large", float("inf"), 0)]
+    dispatch.write_record(SPEC, 90, "NVIDIA H200", winners)
+    k = dispatch.tuned(_fake_kernel(SPEC), 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs])
+    k._gpu_checked = True
+    assert k.choose(32, 14336).spec.tile == wide and k.choose(16, 8192).spec.tile == wide
+    assert k.choose(32, 4096).spec.tile == SMALL and k.choose(32, 7000).spec.tile == SMALL
+    assert k.choose(32).spec.tile == SMALL  # N unknown: the entry without an n_min
+    assert k.choose(4096, 14336).spec.tile == LARGE and k.choose(4096, 1024).spec.tile == LARGE
+    assert "M<=362 N>=7663: wide" in repr(k)
+    dispatch.record_path(SPEC, 90).unlink()
+
+
 def test_a_record_from_another_gpu_falls_back_to_the_default(cache_dir, monkeypatch):
     import torch
 
