@@ -33,7 +33,10 @@ def _decode_tiles(base: Sm90Tile, kb: int):
             yield dataclasses.replace(base, cta=(64, n, k), cluster=(1, 1, 1), mainloop="pingpong",
                                       scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
         for n in (32, 64):
-            for split in (1, 2, 4):  # 1: stream-K's own heuristic decomposition
+            # persistent: the wide-weight winner at M 33-64 (tiles.py); stream-K split 1 is CUTLASS's heuristic
+            yield dataclasses.replace(base, cta=(128, n, k), cluster=(1, 1, 1), mainloop="cooperative",
+                                      scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
+            for split in (1, 2, 4):
                 yield dataclasses.replace(base, cta=(128, n, k), cluster=(1, 1, 1), mainloop="cooperative",
                                           scheduler="stream_k", split_k=split, swap_ab=True, stages="auto")
 
