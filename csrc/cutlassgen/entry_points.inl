@@ -34,6 +34,18 @@ cudaError_t kernel_handle_of(void const** fn) {
 }
 #endif
 
+// The launch attribute for a 3.x kernel's cluster shape: the occupancy query and the launch must agree on it.
+template <class Kernel>
+cudaLaunchAttribute cluster_dim_attribute() {
+  using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cute::size<0>(Cluster{});
+  attr.val.clusterDim.y = cute::size<1>(Cluster{});
+  attr.val.clusterDim.z = cute::size<2>(Cluster{});
+  return attr;
+}
+
 // One-time, per-device set-up of a 3.x kernel: allow its dynamic shared memory (the adapter would call
 // cudaFuncSetAttribute on every launch) and ask how many of its clusters fit on the device at once, so that the
 // persistent scheduler sizes its grid to one wave of co-resident clusters.
@@ -61,12 +73,7 @@ DeviceSetup const& device_setup(int dev) {
     if (err == cudaSuccess && smem >= (48 << 10))
       err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (err == cudaSuccess) {
-      using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = cute::size<0>(Cluster{});
-      attr[0].val.clusterDim.y = cute::size<1>(Cluster{});
-      attr[0].val.clusterDim.z = cute::size<2>(Cluster{});
+      cudaLaunchAttribute attr[1] = {cluster_dim_attribute<Kernel>()};
       cudaLaunchConfig_t cfg{};
       cfg.gridDim = dim3(attr[0].val.clusterDim.x, attr[0].val.clusterDim.y, attr[0].val.clusterDim.z);
       cfg.blockDim = dim3(Kernel::MaxThreadsPerBlock, 1, 1);
@@ -126,16 +133,10 @@ cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t 
     if (st != cutlass::Status::kSuccess) return st;
     auto params = Kernel::to_underlying_arguments(args, p.workspace);
     // The launch the adapter's run() makes, through the handle set up above (the cubin's kernel when split).
-    using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
     cudaLaunchAttribute attr[2];
     unsigned n_attrs = 0;
-    if (cute::size(Cluster{}) > 1) {
-      attr[n_attrs].id = cudaLaunchAttributeClusterDimension;
-      attr[n_attrs].val.clusterDim.x = cute::size<0>(Cluster{});
-      attr[n_attrs].val.clusterDim.y = cute::size<1>(Cluster{});
-      attr[n_attrs].val.clusterDim.z = cute::size<2>(Cluster{});
-      ++n_attrs;
-    }
+    if (cute::size(typename Kernel::DispatchPolicy::ClusterShape{}) > 1)
+      attr[n_attrs++] = cluster_dim_attribute<Kernel>();
 #ifdef CUTLASS_ENABLE_GDC_FOR_SM90
     // Sm90Tile.pdl: the kernel waits on the previous grid itself (griddepcontrol.wait), so it may be scheduled early.
     attr[n_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
