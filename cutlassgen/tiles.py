@@ -187,6 +187,9 @@ def _wide_n_fields(k_decode: int) -> dict:
             2: {"cta": (128, 64, k_decode), "scheduler": "persistent"}}
 
 
+_WIDE_N_BUCKETS = tuple(_wide_n_fields(0))  # the buckets that have a wide-N tile
+
+
 def shape_bucket(M: int) -> int:
     """Index of the per-shape bucket that a problem with M rows falls in."""
     return next(i for i, upper in enumerate(BUCKET_UPPER) if upper is None or M <= upper)
@@ -195,7 +198,7 @@ def shape_bucket(M: int) -> int:
 def shape_class(M: int, N: int | None = None) -> tuple[int, bool]:
     """(M bucket, wide): wide when the bucket has a tile of its own for N >= WIDE_N and N reaches it."""
     bucket = shape_bucket(M)
-    return bucket, N is not None and N >= WIDE_N and bucket in _wide_n_fields(0)
+    return bucket, N is not None and N >= WIDE_N and bucket in _WIDE_N_BUCKETS
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
