@@ -84,6 +84,7 @@ class Kernel:
 
         # An all-auto sm90 kernel says once when a call's M has a better per-shape tile (dispatch.small_m_hint).
         self._hint_pending = spec.resolved_path == "sm90" and tile_is_auto(spec)
+        self._pdl = getattr(spec.tile, "pdl", False)  # then scalars come as numbers only (_vector_or_scalar)
 
     @property
     def build_info(self) -> dict:
@@ -147,7 +148,7 @@ class Kernel:
                 scalars[slot.scalar] = float(value)
                 return
             if isinstance(value, T.Tensor):
-                if getattr(self.spec.tile, "pdl", False):
+                if self._pdl:
                     # CUTLASS's scalar broadcast reads its pointer as the kernel starts, before griddepcontrol.wait:
                     # under PDL that could read a value the previous kernel has not written yet.
                     raise ValueError(f"{slot.name}: a kernel built with Sm90Tile(pdl=True) takes scalars as Python "
@@ -190,7 +191,6 @@ class Kernel:
         self._fd = m(spec.d, "d")
         self._fslots = tuple((s.name, s.kind, s.ptr, s.scalar, dt(s.dtype)) for s in self._in_slots)
         self._fouts = tuple((s.kind, s.ptr, dt(s.dtype)) for s in self._out_slots)
-        self._pdl = getattr(spec.tile, "pdl", False)  # scalar tensors go to the thorough path, which refuses them
         # A CPU-only torch has neither; then no call takes the fast path (and none could launch).
         self._raw_stream = getattr(T._C, "_cuda_getCurrentRawStream", None)
         self._current_device = getattr(T._C, "_cuda_getDevice", lambda: -2)
@@ -274,7 +274,7 @@ class Kernel:
                     scalars[scalar] = float(v)
                     continue
                 if type(v) is not T.Tensor or v.dtype is not T.float32 or v.numel() != 1 or v.get_device() != dev \
-                        or self._pdl:
+                        or self._pdl:  # the thorough path refuses a scalar tensor under PDL
                     return None
             else:
                 if type(v) is not T.Tensor or v.dtype is not dtype or v.get_device() != dev or v.dim() != 1 or \

@@ -22,15 +22,16 @@ def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0) -> fl
     see is the one fn itself sustains, not the one the previous (lighter or heavier) kernel left behind."""
     import torch
 
-    begin, done = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    begin.record()
+    if settle_ms > 0:
+        begin, done = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
     for _ in range(warmup):
         fn()
-    done.record()
-    done.synchronize()
-    spent = begin.elapsed_time(done)
-    if spent < settle_ms:
-        for _ in range(min(MAX_SETTLE_CALLS, math.ceil((settle_ms - spent) / max(spent / warmup, 1e-3)))):
+    if settle_ms > 0:  # the warm-up's GPU time says how many more calls make settle_ms
+        done.record()
+        done.synchronize()
+        spent = begin.elapsed_time(done)
+        for _ in range(min(MAX_SETTLE_CALLS, max(0, math.ceil((settle_ms - spent) / max(spent / warmup, 1e-3))))):
             fn()
     torch.cuda.synchronize()
     times = []
