@@ -73,6 +73,18 @@ ptxas info    : Used 168 registers, used 16 barriers
     assert ptxas_resources("nvcc warning : something else") is None
 
 
+def test_only_ptxas_and_wgmma_serialization_warnings_are_performance_warnings():
+    from cutlassgen.jit import performance_warnings
+
+    log = """/cache/spill/build-x/kernel.cu(25): warning #177-D: variable "AlignmentD" was declared but never referenced
+ptxas warning : Registers are spilled to local memory in function 'k', 28 bytes spill stores, 28 bytes spill loads
+ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient
+ptxas info    : Used 168 registers, used 16 barriers
+"""
+    got = performance_warnings(log)
+    assert [w.split(":")[1].split()[0] for w in got] == ["Registers", "(C7511)"]
+
+
 def test_arithmetic_intensity_counts_each_operand_once():
     from cutlassgen.tuning import arithmetic_intensity
 
