@@ -73,6 +73,9 @@ EPILOGUE_SCHEDULES = ("auto", "tma")
 # stream_k: CUTLASS's heuristic decomposition, which stays data-parallel unless the last wave is under half full;
 # stream_k_always: the last one to two waves' tiles split into equal K shares over every SM whatever the tail.
 SCHEDULERS = ("persistent", "stream_k", "stream_k_always")
+# The schedulers a pdl=True kernel compiles with: CUTLASS 4.2's StreamKScheduler::is_last_tile (called only under grid
+# dependency control) binds a member of a const object to a non-const reference, and nvcc rejects it (H200, session 7)
+PDL_SCHEDULERS = ("persistent",)
 RASTERS = ("auto", "along_m", "along_n")
 
 

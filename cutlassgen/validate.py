@@ -10,6 +10,7 @@ from . import epilogue as epi
 from .arch import ACCUMULATOR, ARCHS, SM90_K_MAJOR_ONLY, WGMMA_N_MAX
 from .dtypes import DTYPES, max_alignment
 from .errors import SpecError
+from .spec import PDL_SCHEDULERS
 
 FP8 = ("e4m3", "e5m2")
 OUTPUT_DTYPES = ("fp16", "bf16", "fp32", "e4m3", "e5m2", "int8", "int32")
@@ -255,9 +256,7 @@ def _sm90_tile(spec):
     if cfg.scheduler.startswith("stream_k") and cfg.mainloop != "cooperative":
         raise _tile_err("scheduler", cfg.scheduler, "stream-K runs with the cooperative schedule only",
                         "set mainloop='cooperative' (CTA M=128 or 256)")
-    if spec.tile.pdl and cfg.scheduler != "persistent":
-        # CUTLASS 4.2's StreamKScheduler::is_last_tile (called only under grid dependency control) binds a member
-        # of a const object to a non-const reference: nvcc rejects it (seen on the H200, session 7)
+    if spec.tile.pdl and cfg.scheduler not in PDL_SCHEDULERS:
         raise _tile_err("pdl", True, f"CUTLASS's stream-K scheduler does not compile with PDL ({cfg.scheduler})",
                         "use scheduler='persistent' with pdl=True, or pdl=False")
     if cfg.split_k > 1 and cfg.scheduler != "stream_k":
