@@ -3,10 +3,11 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
+import re
 
 import torch
 import torch.nn.functional as F
@@ -16,227 +17,285 @@ from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
 from cutlassgen.timing import interleaved_median_ms
 
 
-# A tile without swizzle= takes "auto" (chosen per call, csrc/cutlassgen/auto_swizzle.hpp) since session 5; probe
+# A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
+# tile. Tokens: "swap" (swap_ab), MxNxK (cta), cAxB (cluster), "pingpong" (else "auto", cooperative at 128+ rows;
+# "coop" says so), "stream-K" [always], splitN (stream-K split-K), swizzleN, along_m/along_n, epiMxN, "pdl".
+# A tile without swizzleN takes "auto" (chosen per call, csrc/cutlassgen/auto_swizzle.hpp) since session 5; probe
 # runs 1-5 in bench/results/h200_tile_probe.log ran with swizzle 1, the default of that time.
-def t90(cta, cluster=(1, 1, 1), **kw):
-    return Sm90Tile(cta=cta, cluster=cluster, **kw)
+def tile_named(name: str, **extra) -> Sm90Tile:
+    fields = dict(extra)
+    words = name.split()
+    for i, w in enumerate(words):
+        if w == "swap":
+            fields["swap_ab"] = True
+        elif re.fullmatch(r"\d+x\d+x\d+", w):
+            fields["cta"] = tuple(map(int, w.split("x")))
+        elif re.fullmatch(r"c\dx\d", w):
+            fields["cluster"] = (int(w[1]), int(w[3]), 1)
+        elif w == "pingpong":
+            fields["mainloop"] = "pingpong"
+        elif w == "stream-K":
+            fields["scheduler"] = "stream_k_always" if words[i + 1:i + 2] == ["always"] else "stream_k"
+        elif w.startswith("split"):
+            fields.update(scheduler="stream_k", split_k=int(w[5:]))
+        elif w.startswith("swizzle"):
+            fields["swizzle"] = int(w[7:])
+        elif w in ("along_m", "along_n"):
+            fields["raster"] = w
+        elif w.startswith("epi"):
+            fields["epilogue_tile"] = tuple(map(int, w[3:].split("x")))
+        elif w == "pdl":
+            fields["pdl"] = True
+        elif w not in ("coop", "always"):
+            raise ValueError(f"tile name {name!r}: unknown word {w!r}")
+    fields.setdefault("cluster", (1, 1, 1))
+    return Sm90Tile(**fields)
 
 
-PP, SK = {"mainloop": "pingpong"}, {"scheduler": "stream_k"}
+def named(*names: str, **extra) -> dict:
+    """name -> tile for each name (extra: fields every tile of the dict sets, e.g. fp8_fast_accum)."""
+    return {n: tile_named(n, **extra) for n in names}
+
+
 FAST = {"fp8_fast_accum": True}
-DECODE_TILES = {
+
+DECODE_TILES = named(
     # swap_ab: the kernel computes D^T, so N is tiled by the CTA's M and the few rows of A by a narrow CTA N.
     # Run 1 (bench/results/h200_tile_probe.log) also had K = 256 and stream-K variants; these are its best ...
-    "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
-    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
-    "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
-    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+    "swap 64x16x128 pingpong",
+    "swap 64x32x128 pingpong",
+    "swap 64x32x128 c2x1 pingpong",
+    "swap 128x32x128 stream-K",
     # ... and run 2's candidates. cuBLAS multicasts the activation tile over a 2x1 or 4x1 cluster
     # (bench/results/h200_library_kernels.log): each CTA reads as many bytes of A as of its weight tile at M = 64.
-    "swap 64x16x64 c2x1 pingpong": t90((64, 16, 64), (2, 1, 1), swap_ab=True, **PP),
-    "swap 64x16x128 c2x1 pingpong": t90((64, 16, 128), (2, 1, 1), swap_ab=True, **PP),
-    "swap 64x32x128 c4x1 pingpong": t90((64, 32, 128), (4, 1, 1), swap_ab=True, **PP),
-    "swap 64x32x256 c2x1 pingpong": t90((64, 32, 256), (2, 1, 1), swap_ab=True, **PP),
-    "swap 64x64x128 c2x1 pingpong": t90((64, 64, 128), (2, 1, 1), swap_ab=True, **PP),
-    "swap 64x64x128 c4x1 pingpong": t90((64, 64, 128), (4, 1, 1), swap_ab=True, **PP),
-    "swap 128x32x64 c4x1 coop": t90((128, 32, 64), (4, 1, 1), swap_ab=True),
-    "swap 128x32x128 c2x1 coop": t90((128, 32, 128), (2, 1, 1), swap_ab=True),
-    "swap 128x64x128 c2x1 stream-K": t90((128, 64, 128), (2, 1, 1), swap_ab=True, **SK),
-}
+    "swap 64x16x64 c2x1 pingpong",
+    "swap 64x16x128 c2x1 pingpong",
+    "swap 64x32x128 c4x1 pingpong",
+    "swap 64x32x256 c2x1 pingpong",
+    "swap 64x64x128 c2x1 pingpong",
+    "swap 64x64x128 c4x1 pingpong",
+    "swap 128x32x64 c4x1 coop",
+    "swap 128x32x128 c2x1 coop",
+    "swap 128x64x128 c2x1 stream-K",
+)
 DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336)]
 
 # M = 256, N = K = 8192: 128x128 tiles make 128 CTAs for 132 SMs, the tile and cluster cuBLASLt runs too, in as
 # many cycles (bench/results/h200_ncu.log). Run 1 tried stream-K, 64-row pingpong with 2x1/4x1 clusters, 128x64,
 # 128x128x128 and 128x256 stream-K: all slower. Run 2: the wider tiles' better MMA-to-load ratio, with K split in
 # two so that 64 tiles still make 128 CTAs.
-SPLIT2 = {"scheduler": "stream_k", "split_k": 2}
-M256_BF16_TILES = {
-    "128x128x64 c2x1 coop": t90((128, 128, 64), (2, 1, 1)),
-    "128x128x64 c1x1 coop": t90((128, 128, 64)),
-    "128x256x64 c2x1 split2": t90((128, 256, 64), (2, 1, 1), **SPLIT2),
-    "256x128x64 c1x1 split2": t90((256, 128, 64), **SPLIT2),
-    "256x128x64 c1x2 split2": t90((256, 128, 64), (1, 2, 1), **SPLIT2),
-}
-M256_FP8_TILES = {
-    "64x128x128 pingpong": t90((64, 128, 128), **PP, **FAST),
-    "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1), **FAST),
-    "128x128x128 c1x1 coop": t90((128, 128, 128), **FAST),  # cuBLAS's _scaled_mm kernel: 128x128x128, no cluster
-    "128x256x128 c2x1 split2": t90((128, 256, 128), (2, 1, 1), **SPLIT2, **FAST),
-    "256x128x128 c1x1 split2": t90((256, 128, 128), **SPLIT2, **FAST),
-    "256x128x128 c1x2 split2": t90((256, 128, 128), (1, 2, 1), **SPLIT2, **FAST),
-}
+M256_BF16_TILES = named(
+    "128x128x64 c2x1 coop",
+    "128x128x64 c1x1 coop",
+    "128x256x64 c2x1 split2",
+    "256x128x64 c1x1 split2",
+    "256x128x64 c1x2 split2",
+)
+M256_FP8_TILES = named(
+    "64x128x128 pingpong",
+    "128x128x128 c2x1 coop",
+    "128x128x128 c1x1 coop",  # cuBLAS's _scaled_mm kernel: 128x128x128, no cluster
+    "128x256x128 c2x1 split2",
+    "256x128x128 c1x1 split2",
+    "256x128x128 c1x2 split2",
+    **FAST,
+)
 
 
 # Large M (compute-bound): the default 128x256 c2x1 tile against the other wide tiles and the persistent
 # scheduler's raster order and swizzle, which decide how much of A and B the concurrently running tiles share in L2.
-PREFILL_TILES = {
-    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
-    "128x256x64 c2x1 coop swizzle2": t90((128, 256, 64), (2, 1, 1), swizzle=2),
-    "128x256x64 c2x1 coop swizzle4": t90((128, 256, 64), (2, 1, 1), swizzle=4),
-    "128x256x64 c2x1 coop along_n": t90((128, 256, 64), (2, 1, 1), raster="along_n"),
-    "128x256x64 c2x1 coop along_m": t90((128, 256, 64), (2, 1, 1), raster="along_m"),
-    "128x256x64 c1x2 coop": t90((128, 256, 64), (1, 2, 1)),
-    "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
-    "256x128x64 c2x1 coop": t90((256, 128, 64), (2, 1, 1)),
-    "64x256x64 c2x1 pingpong": t90((64, 256, 64), (2, 1, 1), **PP),
-}
+PREFILL_TILES = named(
+    "128x256x64 c2x1 coop",
+    "128x256x64 c2x1 coop swizzle2",
+    "128x256x64 c2x1 coop swizzle4",
+    "128x256x64 c2x1 coop along_n",
+    "128x256x64 c2x1 coop along_m",
+    "128x256x64 c1x2 coop",
+    "256x128x64 c1x2 coop",
+    "256x128x64 c2x1 coop",
+    "64x256x64 c2x1 pingpong",
+)
 # fp8 at large M: cuBLAS's bf16 kernel there is 256x128 with a 1x2 cluster (bench/results/h200_library_kernels.log)
-PREFILL_FP8_TILES = {
-    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
-    "128x256x128 c1x2 coop": t90((128, 256, 128), (1, 2, 1), **FAST),
-    "256x128x128 c1x2 coop": t90((256, 128, 128), (1, 2, 1), **FAST),
-    "256x128x128 c2x1 coop": t90((256, 128, 128), (2, 1, 1), **FAST),
-    "128x256x128 c2x1 coop swizzle4": t90((128, 256, 128), (2, 1, 1), swizzle=4, **FAST),
-}
+PREFILL_FP8_TILES = named(
+    "128x256x128 c2x1 coop",
+    "128x256x128 c1x2 coop",
+    "256x128x128 c1x2 coop",
+    "256x128x128 c2x1 coop",
+    "128x256x128 c2x1 coop swizzle4",
+    **FAST,
+)
 PREFILL_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192)]
 
 # The cooperative kernel runs a tile's epilogue (bias, gelu's tanh, the TMA store) while its MMAs wait: a few % of
 # every tile at large M. Pingpong overlaps one warpgroup's epilogue with the other's mainloop; at 128 rows per
 # warpgroup (two m64 wgmmas) it keeps the 128x128 MMA-to-load ratio. Runs 1-4 tried only 64-row pingpong.
-PINGPONG_BF16_TILES = {
-    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
-    "128x128x64 c1x1 pingpong": t90((128, 128, 64), **PP),
-    "128x128x64 c2x1 pingpong": t90((128, 128, 64), (2, 1, 1), **PP),
-    "128x128x64 c1x2 pingpong": t90((128, 128, 64), (1, 2, 1), **PP),
-}
-PINGPONG_FP8_TILES = {
-    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
-    "128x128x128 c2x1 coop": t90((128, 128, 128), (2, 1, 1), **FAST),
-    "128x128x128 c1x1 pingpong": t90((128, 128, 128), **PP, **FAST),
-    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
-    "128x128x128 c1x2 pingpong": t90((128, 128, 128), (1, 2, 1), **PP, **FAST),
-}
+PINGPONG_BF16_TILES = named(
+    "128x256x64 c2x1 coop",
+    "128x128x64 c1x1 pingpong",
+    "128x128x64 c2x1 pingpong",
+    "128x128x64 c1x2 pingpong",
+)
+PINGPONG_FP8_TILES = named(
+    "128x256x128 c2x1 coop",
+    "128x128x128 c2x1 coop",
+    "128x128x128 c1x1 pingpong",
+    "128x128x128 c2x1 pingpong",
+    "128x128x128 c1x2 pingpong",
+    **FAST,
+)
 PINGPONG_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (256, 8192, 8192)]
 
 # The epilogue subtile (Sm90Tile.epilogue_tile; session 6): CUTLASS's choice is 128x32 (cooperative) and 64x32
 # (pingpong), i.e. 8 store steps per 128x256 tile, each with its own smem barrier and TMA store. A wider subtile
 # halves the steps at the cost of epilogue shared memory (one mainloop stage fewer at 128x128). With it, the
 # 256x128 c1x2 tile that cuBLASLt runs at 8192^3, measured before only at swizzle 1.
-EPI_BF16_TILES = {
-    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
-    "128x256x64 c2x1 coop epi128x64": t90((128, 256, 64), (2, 1, 1), epilogue_tile=(128, 64)),
-    "128x256x64 c2x1 coop epi128x128": t90((128, 256, 64), (2, 1, 1), epilogue_tile=(128, 128)),
-    "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
-    "256x128x64 c1x2 coop epi128x64": t90((256, 128, 64), (1, 2, 1), epilogue_tile=(128, 64)),
-    "128x128x64 c2x1 coop": t90((128, 128, 64), (2, 1, 1)),
-    "128x128x64 c2x1 coop epi128x64": t90((128, 128, 64), (2, 1, 1), epilogue_tile=(128, 64)),
-}
-EPI_FP8_TILES = {
-    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
-    "128x256x128 c2x1 coop epi128x64": t90((128, 256, 128), (2, 1, 1), epilogue_tile=(128, 64), **FAST),
-    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
-    "128x128x128 c2x1 pingpong epi64x64": t90((128, 128, 128), (2, 1, 1), epilogue_tile=(64, 64), **PP, **FAST),
-    "128x128x128 c1x1 pingpong": t90((128, 128, 128), **PP, **FAST),
-    "128x128x128 c1x1 pingpong epi64x64": t90((128, 128, 128), epilogue_tile=(64, 64), **PP, **FAST),
-}
+EPI_BF16_TILES = named(
+    "128x256x64 c2x1 coop",
+    "128x256x64 c2x1 coop epi128x64",
+    "128x256x64 c2x1 coop epi128x128",
+    "256x128x64 c1x2 coop",
+    "256x128x64 c1x2 coop epi128x64",
+    "128x128x64 c2x1 coop",
+    "128x128x64 c2x1 coop epi128x64",
+)
+EPI_FP8_TILES = named(
+    "128x256x128 c2x1 coop",
+    "128x256x128 c2x1 coop epi128x64",
+    "128x128x128 c2x1 pingpong",
+    "128x128x128 c2x1 pingpong epi64x64",
+    "128x128x128 c1x1 pingpong",
+    "128x128x128 c1x1 pingpong epi64x64",
+    **FAST,
+)
 EPI_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
 
 # 4-CTA clusters: with 2x2, each CTA loads half its A tile and half its B tile (the rest arrives by multicast), 24 KB
 # instead of 32 KB of L2 reads per 128x256x64 k-step: fewer bytes per FLOP, the lever at the power cap (session 5).
 # The price: a 4-CTA cluster must fit in one GPC, which may leave SMs idle.
-CLUSTER4_BF16_TILES = {
-    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
-    "128x256x64 c2x2 coop": t90((128, 256, 64), (2, 2, 1)),
-    "128x256x64 c4x1 coop": t90((128, 256, 64), (4, 1, 1)),
-    "256x128x64 c1x2 coop": t90((256, 128, 64), (1, 2, 1)),
-    "256x128x64 c2x2 coop": t90((256, 128, 64), (2, 2, 1)),
-}
-CLUSTER4_FP8_TILES = {
-    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
-    "128x256x128 c2x2 coop": t90((128, 256, 128), (2, 2, 1), **FAST),
-    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
-    "128x128x128 c2x2 pingpong": t90((128, 128, 128), (2, 2, 1), **PP, **FAST),
-}
+CLUSTER4_BF16_TILES = named(
+    "128x256x64 c2x1 coop",
+    "128x256x64 c2x2 coop",
+    "128x256x64 c4x1 coop",
+    "256x128x64 c1x2 coop",
+    "256x128x64 c2x2 coop",
+)
+CLUSTER4_FP8_TILES = named(
+    "128x256x128 c2x1 coop",
+    "128x256x128 c2x2 coop",
+    "128x128x128 c2x1 pingpong",
+    "128x128x128 c2x2 pingpong",
+    **FAST,
+)
 
 # Wave quantization (session 7). 8192^3 makes 2048 tiles of 128x256 for 132 SMs: 15.5 waves run as 16. CUTLASS's
 # stream-K heuristic stays data-parallel whenever the last wave is at least half full, true of every anchor shape
 # (the M <= 64 bucket's "stream-K" ran data-parallel too); scheduler="stream_k_always" splits the last one to two
 # waves' tiles into equal K shares over every SM.
-SKA = {"scheduler": "stream_k_always"}
-STREAMK_BF16_TILES = {
-    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
-    "128x256x64 c2x1 stream-K always": t90((128, 256, 64), (2, 1, 1), **SKA),
-    "256x128x64 c1x2 stream-K always": t90((256, 128, 64), (1, 2, 1), **SKA),
-    "128x128x64 c1x1 coop": t90((128, 128, 64)),
-    "128x128x64 c1x1 stream-K always": t90((128, 128, 64), **SKA),
-    "128x128x64 c2x1 stream-K always": t90((128, 128, 64), (2, 1, 1), **SKA),
-}
-STREAMK_FP8_TILES = {
-    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
-    "128x256x128 c2x1 stream-K always": t90((128, 256, 128), (2, 1, 1), **SKA, **FAST),
-    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
-    "128x128x128 c1x1 coop": t90((128, 128, 128), **FAST),
-    "128x128x128 c1x1 stream-K always": t90((128, 128, 128), **SKA, **FAST),
-}
+STREAMK_BF16_TILES = named(
+    "128x256x64 c2x1 coop",
+    "128x256x64 c2x1 stream-K always",
+    "256x128x64 c1x2 stream-K always",
+    "128x128x64 c1x1 coop",
+    "128x128x64 c1x1 stream-K always",
+    "128x128x64 c2x1 stream-K always",
+)
+STREAMK_FP8_TILES = named(
+    "128x256x128 c2x1 coop",
+    "128x256x128 c2x1 stream-K always",
+    "128x128x128 c2x1 pingpong",
+    "128x128x128 c1x1 coop",
+    "128x128x128 c1x1 stream-K always",
+    **FAST,
+)
 STREAMK_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
 # Decode: 32x14336 makes 224 tiles of 64 rows (1.7 waves) or 112 of 128 rows (20 SMs idle); stream-K always puts
 # every SM on the weights.
-STREAMK_DECODE_TILES = {
-    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
-    "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
-    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
-    "swap 128x32x128 stream-K always": t90((128, 32, 128), swap_ab=True, **SKA),
-    "swap 128x16x128 stream-K always": t90((128, 16, 128), swap_ab=True, **SKA),
-    "swap 128x32x64 stream-K always": t90((128, 32, 64), swap_ab=True, **SKA),
-    "swap 128x64x128 stream-K always": t90((128, 64, 128), swap_ab=True, **SKA),
-}
+STREAMK_DECODE_TILES = named(
+    "swap 64x32x128 pingpong",
+    "swap 64x32x128 c2x1 pingpong",
+    "swap 128x32x128 stream-K",
+    "swap 128x32x128 stream-K always",
+    "swap 128x16x128 stream-K always",
+    "swap 128x32x64 stream-K always",
+    "swap 128x64x128 stream-K always",
+)
 
 # Programmatic dependent launch (Sm90Tile.pdl; session 7): each call may be scheduled while the previous one drains
 # and waits in griddepcontrol.wait before its first load, hiding the launch gap and prologue between back-to-back
 # kernels: a few us, which matters at decode (30-40 us per call) and little at 8192^3.
-PDL = {"pdl": True}
-PDL_DECODE_TILES = {
-    "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
-    "swap 64x16x128 pingpong pdl": t90((64, 16, 128), swap_ab=True, **PP, **PDL),
-    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
-    "swap 64x32x128 pingpong pdl": t90((64, 32, 128), swap_ab=True, **PP, **PDL),
-    "swap 64x32x128 c2x1 pingpong pdl": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP, **PDL),
-    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
+PDL_DECODE_TILES = named(
+    "swap 64x16x128 pingpong",
+    "swap 64x16x128 pingpong pdl",
+    "swap 64x32x128 pingpong",
+    "swap 64x32x128 pingpong pdl",
+    "swap 64x32x128 c2x1 pingpong pdl",
+    "swap 128x32x128 stream-K",
     # stream-K does not compile with PDL (CUTLASS 4.2): the M <= 64 bucket's tile under PDL is persistent
-    "swap 128x32x128 coop pdl": t90((128, 32, 128), swap_ab=True, **PDL),
-}
-PDL_BF16_TILES = {
-    "128x256x64 c2x1 coop": t90((128, 256, 64), (2, 1, 1)),
-    "128x256x64 c2x1 coop pdl": t90((128, 256, 64), (2, 1, 1), **PDL),
-    "128x128x64 c1x1 coop": t90((128, 128, 64)),
-    "128x128x64 c1x1 coop pdl": t90((128, 128, 64), **PDL),
-}
-PDL_FP8_TILES = {
-    "128x256x128 c2x1 coop": t90((128, 256, 128), (2, 1, 1), **FAST),
-    "128x256x128 c2x1 coop pdl": t90((128, 256, 128), (2, 1, 1), **FAST, **PDL),
-    "128x128x128 c2x1 pingpong": t90((128, 128, 128), (2, 1, 1), **PP, **FAST),
-    "128x128x128 c2x1 pingpong pdl": t90((128, 128, 128), (2, 1, 1), **PP, **FAST, **PDL),
-    "128x128x128 c1x1 coop": t90((128, 128, 128), **FAST),
-    "128x128x128 c1x1 coop pdl": t90((128, 128, 128), **FAST, **PDL),
-}
+    "swap 128x32x128 coop pdl",
+)
+PDL_BF16_TILES = named(
+    "128x256x64 c2x1 coop",
+    "128x256x64 c2x1 coop pdl",
+    "128x128x64 c1x1 coop",
+    "128x128x64 c1x1 coop pdl",
+)
+PDL_FP8_TILES = named(
+    "128x256x128 c2x1 coop",
+    "128x256x128 c2x1 coop pdl",
+    "128x128x128 c2x1 pingpong",
+    "128x128x128 c2x1 pingpong pdl",
+    "128x128x128 c1x1 coop",
+    "128x128x128 c1x1 coop pdl",
+    **FAST,
+)
 PDL_SHAPES = [(8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192)]
 
 # Wide weights at decode (session 7): at 32x14336x4096 the 2x1 cluster beat the bucket's tile in runs 1-2 and 9-10;
 # where the gain starts in N (tiles.WIDE_N), and whether the M <= 16 and M <= 64 buckets want it too.
-WIDE_DECODE_TILES = {
-    "swap 64x16x128 pingpong": t90((64, 16, 128), swap_ab=True, **PP),
-    "swap 64x16x128 c2x1 pingpong": t90((64, 16, 128), (2, 1, 1), swap_ab=True, **PP),
-    "swap 64x32x128 pingpong": t90((64, 32, 128), swap_ab=True, **PP),
-    "swap 64x32x128 c2x1 pingpong": t90((64, 32, 128), (2, 1, 1), swap_ab=True, **PP),
-    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
-    "swap 128x32x128 coop": t90((128, 32, 128), swap_ab=True),
-    "swap 128x32x128 c2x1 coop": t90((128, 32, 128), (2, 1, 1), swap_ab=True),
-}
+WIDE_DECODE_TILES = named(
+    "swap 64x16x128 pingpong",
+    "swap 64x16x128 c2x1 pingpong",
+    "swap 64x32x128 pingpong",
+    "swap 64x32x128 c2x1 pingpong",
+    "swap 128x32x128 stream-K",
+    "swap 128x32x128 coop",
+    "swap 128x32x128 c2x1 coop",
+)
 # M = 64 at N = 14336 (probe run 11: bucket tile 199 vs cuBLAS 210): 224 tiles of 128x32 are 1.7 waves.
-WIDE64_DECODE_TILES = {
-    "swap 128x32x128 stream-K": t90((128, 32, 128), swap_ab=True, **SK),
-    "swap 128x64x128 coop": t90((128, 64, 128), swap_ab=True),
-    "swap 128x64x128 c2x1 coop": t90((128, 64, 128), (2, 1, 1), swap_ab=True),
-    "swap 64x64x128 pingpong": t90((64, 64, 128), swap_ab=True, **PP),
-    "swap 128x32x64 coop": t90((128, 32, 64), swap_ab=True),
-    "swap 128x32x128 stream-K always": t90((128, 32, 128), swap_ab=True, **SKA),
-    "swap 256x32x64 coop": t90((256, 32, 64), swap_ab=True),
-}
+WIDE64_DECODE_TILES = named(
+    "swap 128x32x128 stream-K",
+    "swap 128x64x128 coop",
+    "swap 128x64x128 c2x1 coop",
+    "swap 64x64x128 pingpong",
+    "swap 128x32x64 coop",
+    "swap 128x32x128 stream-K always",
+    "swap 256x32x64 coop",
+)
+# Weight multicast at M = 64 (session 8). The bucket's 128x32 tile makes two CTAs per 128 rows of weights, one per
+# half of the tokens, and each loads the same weight tile from L2. A 1x2 cluster (along the kernel's N: the tokens,
+# under swap_ab) loads it once and multicasts it to both: half the L2-to-SM weight bytes, still 128 CTAs at N = 8192.
+MULTICAST_DECODE_TILES = named(
+    "swap 128x32x128 stream-K",
+    "swap 128x32x128 c1x2 coop",
+    "swap 128x32x64 c1x2 coop",
+    "swap 64x32x128 c1x2 pingpong",
+    "swap 128x64x128 coop",
+    "swap 64x64x128 pingpong",
+)
+MULTICAST_DECODE_SHAPES = [(64, 8192, 8192), (64, 14336, 4096), (64, 4096, 14336), (48, 8192, 8192)]
+# Where the 64-row tiles take over in the M 33-64 bucket (multicast probe: 64x4096x14336 has only 64 CTAs of 128x32).
+NARROW64_DECODE_TILES = named(
+    "swap 128x32x128 stream-K",
+    "swap 128x32x128 c1x2 coop",
+    "swap 64x32x128 c1x2 pingpong",
+    "swap 64x32x128 pingpong",
+)
+NARROW64_DECODE_SHAPES = [(64, 4096, 4096), (64, 5120, 8192), (64, 6144, 8192), (64, 6144, 4096), (40, 8192, 8192),
+                          (64, 4096, 14336)]
 WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), (48, 14336, 4096),
                         (64, 12288, 4096)]
 WIDE_DECODE_SHAPES = [(16, 14336, 4096), (32, 14336, 4096), (64, 14336, 4096), (32, 12288, 4096),
                       (32, 28672, 8192), (32, 8192, 8192)]
-
 
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -314,6 +373,10 @@ CASES = {
     "wide": [("bf16 bias+gelu", bias_gelu, WIDE_DECODE_TILES, WIDE_DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "wide64": [("bf16 bias+gelu", bias_gelu, WIDE64_DECODE_TILES, WIDE64_DECODE_SHAPES, bias_gelu_contenders,
                 "cuBLAS mm")],
+    "multicast": [("bf16 bias+gelu", bias_gelu, MULTICAST_DECODE_TILES, MULTICAST_DECODE_SHAPES, bias_gelu_contenders,
+                   "cuBLAS mm")],
+    "narrow64": [("bf16 bias+gelu", bias_gelu, NARROW64_DECODE_TILES, NARROW64_DECODE_SHAPES, bias_gelu_contenders,
+                  "cuBLAS mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
