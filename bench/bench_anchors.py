@@ -23,7 +23,8 @@ ROUNDS = 15  # shuffled interleaved rounds per shape; a contender's number is th
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
 # The decode target (M <= 64, N, K >= 4096: bf16 bias+gelu vs cuBLAS mm) beyond ANCHORS.md's M = 32: the other
 # decode buckets and Llama-class MLP shapes. Only the bf16 contenders run on these.
-DECODE_SHAPES = [(16, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336), (64, 14336, 4096)]
+DECODE_SHAPES = [(16, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336), (64, 14336, 4096),
+                 (64, 4096, 14336)]
 COOP = {"mainloop": "cooperative"}
 PP = {"mainloop": "pingpong"}
 # The best tiles of bench/tile_probe.py and the tile study (bench/results/): 128x256 for large M, 128x128 at

@@ -1,7 +1,7 @@
 """Dispatch by problem size. `cutlassgen.tune` records, per spec, target arch and GPU, which tile won at which
 problem size; `build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M on
 each call. Without a record, `build(spec, shapes=...)` dispatches over the built-in per-shape tiles instead
-(`tiles.shape_tile`), one kernel per M bucket (and wide-N class) those shapes fall in.
+(`tiles.shape_tile`), one kernel per M bucket (and N class) those shapes fall in.
 
 A record lives in <cache>/tuning/<spec key>-sm<arch>.json. It holds the GPU's name: on another GPU the record is
 ignored (with one warning) and the default kernel runs. Buckets split at the geometric mean of neighbouring tuned
@@ -197,26 +197,26 @@ def check_shapes(shapes) -> list[tuple[int, int, int]]:
 
 
 def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
-    """The per-shape plan for shapes: one entry per M bucket and wide-N class (tiles.shape_class) that they fall
-    in, with its tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged; a
-    wide entry ("n_min") comes before its bucket's other one. An M between the buckets used goes to the next larger
-    one; above all of them, to the last. None when every shape keeps the default tile."""
-    from .tiles import BUCKET_UPPER, WIDE_N, shape_class, shape_tile
+    """The per-shape plan for shapes: one entry per M bucket and N class (tiles.shape_class) that they fall in,
+    with its tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged; within a
+    bucket the widest N class ("n_min") comes first. An M between the buckets used goes to the next larger one;
+    above all of them, to the last. None when every shape keeps the default tile."""
+    from .tiles import BUCKET_UPPER, shape_class, shape_tile
     from .tuning import label
 
     first = {}
     for M, N, K in check_shapes(shapes):
         first.setdefault(shape_class(M, N), [M, N, K])
     winners, limits = [], []
-    for bucket, wide in sorted(first, key=lambda c: (c[0], not c[1])):
-        M, N, _ = first[(bucket, wide)]
+    for bucket, n_min in sorted(first, key=lambda c: (c[0], -c[1])):
+        M, N, _ = first[(bucket, n_min)]
         tile = shape_tile(spec, M, N)
         as_dict = None if tile is None else tile_to_dict(tile)
-        upper, n_min = BUCKET_UPPER[bucket], WIDE_N if wide else 0
+        upper = BUCKET_UPPER[bucket]
         if winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min:
             limits[-1] = upper
             continue
-        winners.append({"shape": first[(bucket, wide)], "tile": as_dict,
+        winners.append({"shape": first[(bucket, n_min)], "tile": as_dict,
                         "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
                         **({"n_min": n_min} if n_min else {})})
         limits.append(upper)

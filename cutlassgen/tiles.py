@@ -162,9 +162,9 @@ def _bucket_tiles(k_bytes: int):
         # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
         {"cta": (64, 16, k_decode), **swap},
         {"cta": (64, 32, k_decode), **swap},
-        # 64 tokens: 128-row tiles of N, spread over every SM by the stream-K scheduler
-        {"cta": (128, 32, k_decode), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "stream_k",
-         "swap_ab": True},
+        # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
+        # Below MID_N the 64-row tiles; from MID_N up, 128-row ones (_n_classes).
+        {"cta": (64, 32, k_decode), **swap, "cluster": (1, 2, 1)},
         # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
         # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
         {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"},
@@ -172,22 +172,29 @@ def _bucket_tiles(k_bytes: int):
     )
 
 
-# Wide weights (N >= WIDE_N) at decode, measured on the H200 (bench/results/h200_tile_probe.log, runs 1-2, 9-13):
-# - M 17-32: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster (32x14336x4096: 111-114
-#   vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
-# - M 33-64: the 128x32 stream-K tile makes 2 tiles per 128 rows of N, and CUTLASS's heuristic turns a tail under
-#   half a wave into stream-K work (64x28672x8192: 174 TFLOP/s); 128x64 persistent tiles made 216 vs 197 at
-#   64x14336x4096, 210 vs 140 at 64x12288x4096 and 255 vs 174 at 64x28672x8192, but 207 vs 221 at 64x8192x8192.
+# N classes at decode: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/
+# h200_tile_probe.log, runs 1-2, 9-15):
+# - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
+#   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
+# - M 33-64, N >= MID_N: the 64-row tiles make 2N/64 tiles, over one wave from N = 5120 on (64x5120x8192: 163 vs
+#   183 TFLOP/s for 128x32 c1x2), and fill one wave at N = 4096, where 128-row tiles leave half the SMs idle
+#   (64x4096x14336: 220-227 vs 170-188). The 1x2 multicast beat the old 128x32 tile without it: 226-227 vs
+#   217-224 at 64x8192x8192, 167-173 vs 147-166 at M = 48, 142 vs 123 at M = 40.
+# - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
+#   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
+MID_N = 4608
 WIDE_N = 12288
 
 
-def _wide_n_fields(k_decode: int) -> dict:
-    """Bucket index -> the fields its wide-N tile changes."""
-    return {1: {"cluster": (2, 1, 1)},
-            2: {"cta": (128, 64, k_decode), "scheduler": "persistent"}}
+def _n_classes(k_decode: int) -> dict:
+    """Bucket index -> ((n_min, the fields its tile changes), ...), narrowest first."""
+    coop = {"mainloop": "cooperative", "scheduler": "persistent"}
+    return {1: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+            2: ((MID_N, {"cta": (128, 32, k_decode), **coop}),
+                (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))}
 
 
-_WIDE_N_BUCKETS = tuple(_wide_n_fields(0))  # the buckets that have a wide-N tile
+_N_THRESHOLDS = {bucket: tuple(n for n, _ in classes) for bucket, classes in _n_classes(0).items()}
 
 
 def shape_bucket(M: int) -> int:
@@ -195,10 +202,11 @@ def shape_bucket(M: int) -> int:
     return next(i for i, upper in enumerate(BUCKET_UPPER) if upper is None or M <= upper)
 
 
-def shape_class(M: int, N: int | None = None) -> tuple[int, bool]:
-    """(M bucket, wide): wide when the bucket has a tile of its own for N >= WIDE_N and N reaches it."""
+def shape_class(M: int, N: int | None = None) -> tuple[int, int]:
+    """(M bucket, n_min): the largest N threshold of the bucket's N classes that N reaches, 0 for none (N None:
+    unknown, the bucket's own tile)."""
     bucket = shape_bucket(M)
-    return bucket, N is not None and N >= WIDE_N and bucket in _WIDE_N_BUCKETS
+    return bucket, max((n for n in _N_THRESHOLDS.get(bucket, ()) if N is not None and N >= n), default=0)
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
@@ -206,16 +214,14 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     WIDE_N), or None for the spec's own default (sm80 path, large M, or a tile these rules cannot make valid)."""
     if spec.resolved_path != "sm90":
         return None
-    bucket, wide = shape_class(M, N)
+    bucket, n_min = shape_class(M, N)
     k_bytes = max(operand_bytes(spec))
     fields = _bucket_tiles(k_bytes)[bucket]
     if fields is None:
         return None
-    if wide:
-        fields = {**fields, **_wide_n_fields(_decode_k(k_bytes))[bucket]}
+    if n_min:
+        fields = {**fields, **dict(_n_classes(_decode_k(k_bytes))[bucket])[n_min]}
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
-    if base.pdl and fields["scheduler"] != "persistent":  # stream-K does not compile with PDL (validate.py)
-        fields = {**fields, "scheduler": "persistent"}
     try:  # keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule; validation runs on the new spec
         return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
     except SpecError:

@@ -174,12 +174,13 @@ def test_forget_built_drops_only_that_specs_memo():
 def test_shape_tiles_follow_the_buckets():
     from cutlassgen.tiles import shape_bucket, shape_tile
 
-    want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (128, 32, 128),
-            64: (128, 32, 128), 65: (128, 128, 64), 256: (128, 128, 64)}
+    want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
+            64: (64, 32, 128), 65: (128, 128, 64), 256: (128, 128, 64)}
     for M, cta in want.items():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
-        assert tile.swap_ab == (M <= 64) and (tile.scheduler == "stream_k") == (33 <= M <= 64)
+        assert tile.swap_ab == (M <= 64) and tile.scheduler == "persistent"
+        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M  # 2 token columns share the weights
     assert shape_tile(SPEC, 256).cluster == (1, 1, 1)  # a 2x1 cluster would idle half its CTAs at M <= 128
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 256, 257)] == [0, 0, 1, 1, 2, 2, 3, 3, 4]
@@ -198,16 +199,36 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
     for M in (16, 256):  # no wide-N tile measured better there: they keep their tile whatever N
         assert shape_tile(SPEC, M, 14336) == shape_tile(SPEC, M), M
-    assert shape_class(32, 14336) == (1, True) and shape_class(16, 14336) == (0, False)
+    assert shape_class(32, 14336) == (1, WIDE_N) and shape_class(16, 14336) == (0, 0)
+    assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
 
-def test_wide_weights_at_m_33_to_64_take_128x64_persistent_tiles():
-    from cutlassgen.tiles import shape_tile
+def test_m_33_to_64_tiles_follow_three_n_classes():
+    from cutlassgen.tiles import MID_N, WIDE_N, shape_class, shape_tile
 
     for M in (33, 64):
-        wide, narrow = shape_tile(SPEC, M, 28672), shape_tile(SPEC, M, 8192)
-        assert (wide.cta, wide.scheduler, wide.cluster, wide.swap_ab) == ((128, 64, 128), "persistent", (1, 1, 1), True)
-        assert (narrow.cta, narrow.scheduler) == ((128, 32, 128), "stream_k")
+        narrow, mid, wide = shape_tile(SPEC, M, 4096), shape_tile(SPEC, M, 8192), shape_tile(SPEC, M, 28672)
+        # one wave of 64-row tiles at N = 4096; 128-row ones from MID_N (both multicast the weights over the tokens)
+        assert (narrow.cta, narrow.mainloop, narrow.cluster) == ((64, 32, 128), "pingpong", (1, 2, 1))
+        assert (mid.cta, mid.mainloop, mid.cluster) == ((128, 32, 128), "cooperative", (1, 2, 1))
+        assert (wide.cta, wide.cluster) == ((128, 64, 128), (1, 1, 1))  # one CTA column for all the tokens
+        assert {t.scheduler for t in (narrow, mid, wide)} == {"persistent"} and all(
+            t.swap_ab for t in (narrow, mid, wide))
+        assert shape_tile(SPEC, M) == narrow and shape_tile(SPEC, M, MID_N - 1) == narrow, M  # N unknown or below
+        assert shape_tile(SPEC, M, MID_N) == mid and shape_tile(SPEC, M, WIDE_N - 1) == mid, M
+    assert [shape_class(48, n)[1] for n in (None, 4096, MID_N, 8192, WIDE_N, 28672)] == [0, 0, MID_N, MID_N, WIDE_N,
+                                                                                          WIDE_N]
+
+
+def test_heuristic_record_orders_three_n_classes_widest_first():
+    from cutlassgen.tiles import MID_N, WIDE_N
+
+    rec = dispatch.heuristic_record(SPEC, [(64, 4096, 14336), (64, 8192, 8192), (64, 14336, 4096)])
+    assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, MID_N, 0]
+    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
+                                                          dispatch.heuristic_variants(SPEC, rec)])
+    assert [k.choose(48, n).spec.tile.cta[:2] for n in (14336, 8192, 4096)] == [(128, 64), (128, 32), (64, 32)]
+    assert k.choose(48).spec.tile.cta[:2] == (64, 32)  # N unknown: the entry without an n_min
 
 
 def test_heuristic_record_puts_the_wide_n_entry_first_in_its_bucket():
@@ -231,14 +252,15 @@ def test_heuristic_record_puts_the_wide_n_entry_first_in_its_bucket():
     assert k.choose(32, 14336).spec.tile.swap_ab and k.choose(32, 4096).spec is SPEC
 
 
-def test_shape_tiles_keep_pdl_and_leave_stream_k_out_for_it():
+def test_shape_tiles_keep_pdl_and_are_all_persistent():
     from cutlassgen.tiles import shape_tile
 
     pdl = SPEC.replace(tile={"pdl": True})
     for M in (8, 32, 48, 200):
-        tile = shape_tile(pdl, M)
-        assert tile.pdl and tile.scheduler == "persistent", M  # stream-K does not compile with PDL
-        assert tile.cta == shape_tile(SPEC, M).cta, M
+        for N in (None, 8192, 28672):
+            tile = shape_tile(pdl, M, N)
+            assert tile.pdl and tile.scheduler == "persistent", M  # stream-K would not compile with PDL
+            assert tile.cta == shape_tile(SPEC, M, N).cta, M
 
 
 def test_heuristic_record_merges_buckets_and_sends_gaps_up():

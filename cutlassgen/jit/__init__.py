@@ -135,7 +135,7 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
     dispatch: when `cutlassgen tune` recorded winners for this all-"auto" spec on this arch, return a
     DispatchKernel that runs the tuned tile for each call's M (see dispatch.py); False: always the default tile.
     shapes: the (M, N, K) problems the kernel will serve. For an all-"auto" sm90 spec without a tuning record,
-    the per-shape tile of each M bucket (and wide-N class) they fall in (tiles.shape_tile) is compiled in the same
+    the per-shape tile of each M bucket (and N class) they fall in (tiles.shape_tile) is compiled in the same
     ninja run as the default, and a DispatchKernel picks among them by M and N.
     """
     from .. import dispatch as by_shape
