@@ -11,6 +11,7 @@ import itertools
 import json
 import pathlib
 import re
+import warnings
 
 from .dtypes import DTYPES
 from .errors import SpecError
@@ -157,6 +158,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
     import torch
 
     from .golden import reference
+    from .jit import PerformanceWarning
     from .timing import median_ms
 
     out = []
@@ -164,28 +166,32 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
         return out
     spec = variants[0]  # all share dtypes, layouts and epilogue
     smem = [resolve(v).smem_bytes for v in variants]
-    flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")  # 512 MiB: larger than L2, so each timed
-    for si, (M, N, K) in enumerate(shapes):                              # run starts cold, as in a model
-        with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
-            torch.manual_seed(1000 + si)  # the same inputs in every worker process; the caller's RNG untouched
-            args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
-        ref = reference(spec, *args, **inputs)
-        ref = ref.d if isinstance(ref, tuple) else ref
-        for vi, variant, kernel, smem_bytes in zip(indices, variants, kernels, smem):
-            res = kernel(*args, **inputs)
-            res = res.d if isinstance(res, tuple) else res
-            err = ((res.double() - ref.double()).norm() / ref.double().norm()).item()
+    # 512 MiB: larger than L2, so each timed run starts cold, as in a model
+    flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")
+    with warnings.catch_warnings():
+        # the default kernel's once-per-kernel hint that a small M has a per-shape tile: the study is deciding that
+        warnings.filterwarnings("ignore", message=".*runs the default tile", category=PerformanceWarning)
+        for si, (M, N, K) in enumerate(shapes):
+            with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
+                torch.manual_seed(1000 + si)  # the same inputs in every worker process; the caller's RNG untouched
+                args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
+            ref = reference(spec, *args, **inputs)
+            ref = ref.d if isinstance(ref, tuple) else ref
+            for vi, variant, kernel, smem_bytes in zip(indices, variants, kernels, smem):
+                res = kernel(*args, **inputs)
+                res = res.d if isinstance(res, tuple) else res
+                err = ((res.double() - ref.double()).norm() / ref.double().norm()).item()
 
-            def run():
-                flush.zero_()
-                kernel(*args, **inputs)
+                def run():
+                    flush.zero_()
+                    kernel(*args, **inputs)
 
-            ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
-            info = kernel.build_info
-            used = info.get("resources") or {}
-            out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
-                                    info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key,
-                                    used.get("registers"), used.get("spill_store_bytes"), smem_bytes)))
+                ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
+                info = kernel.build_info
+                used = info.get("resources") or {}
+                out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
+                                        info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key,
+                                        used.get("registers"), used.get("spill_store_bytes"), smem_bytes)))
     return out
 
 

@@ -135,6 +135,21 @@ def test_study_times_and_checks_on_the_gpu(cache_dir, tmp_path):
     assert all(r.ms > 0 and r.tflops > 0 and r.rel_err < 5e-3 for r in rows)
 
 
+@pytest.mark.gpu
+def test_study_of_an_auto_sm90_spec_at_small_m_gives_no_small_m_hint(cache_dir):
+    import warnings
+
+    from cutlassgen.jit import PerformanceWarning
+    from cutlassgen.tuning import study
+
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    variants = [spec, spec.replace(tile={"cta": (64, 32, 128), "mainloop": "pingpong", "swap_ab": True})]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*runs the default tile", category=PerformanceWarning)
+        rows = study(spec, [(32, 1024, 1024)], variants=variants, reps=3)
+    assert len(rows) == 2 and all(r.rel_err < 1e-2 for r in rows)
+
+
 def test_configs_keep_the_fields_the_study_does_not_vary():
     spec = cg.load_spec(ROOT / "examples/specs/fp8_per_token_channel_sm90.toml")
     fast = cg.GemmSpec.from_dict({**spec.to_dict(), "tile": {"fp8_fast_accum": True, "raster": "along_n"}})
