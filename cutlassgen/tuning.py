@@ -122,7 +122,7 @@ class Row:
     ms: float
     tflops: float
     rel_err: float
-    compile_seconds: float  # this kernel's own compile steps (ninja log), in a parallel build
+    compile_seconds: float  # while one of this kernel's compile steps ran (ninja log), queueing left out
     warnings: int
     spec_key: str
     registers: int | None = None  # per thread, from ptxas -v (None: built before the build recorded it)

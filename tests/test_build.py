@@ -173,3 +173,15 @@ def test_warm_start_in_a_new_process(ci_kernels):
                              env=dict(os.environ, PYTHONPATH=ROOT)).stdout.split()
         times.append(float(out[0]))
     assert min(times) < 0.2, times  # import cutlassgen + render + key + checksum + load, no torch, no compile
+
+
+def test_compile_seconds_count_a_kernels_own_steps_not_its_wait_for_the_link(tmp_path):
+    # A large parallel build as ninja runs it: every long compile first, the short links at the end.
+    a, b = tmp_path / "a", tmp_path / "b"
+    log = tmp_path / ".ninja_log"
+    log.write_text("# ninja log v6\n"
+                   f"0\t37000\t0\t{a}/kernel.cubin\th\n0\t17000\t0\t{a}/kernel.o\th\n"
+                   f"200000\t201000\t0\t{a}/cubin_embed.o\th\n240000\t241000\t0\t{a}/module.so\th\n"
+                   f"40000\t50000\t0\t{b}/kernel.o\th\n45000\t60000\t0\t{b}/kernel.cubin\th\n"
+                   f"{tmp_path}/other/x.o\tbad\n")
+    assert jit._kernel_spans(log, {"A": a, "B": b}) == {"A": 39.0, "B": 20.0}

@@ -268,8 +268,10 @@ def _parallel_jobs(n_kernels: int) -> int:
 
 
 def _kernel_spans(ninja_log: pathlib.Path, stagings: dict) -> dict:
-    """job key -> seconds from the first of its compile steps starting to its module linked, from ninja's log
-    (tab-separated: start ms, end ms, mtime, output, hash). The whole batch's time would say nothing per kernel."""
+    """job key -> seconds during which at least one of its compile steps ran, from ninja's log (tab-separated:
+    start ms, end ms, mtime, output, hash). Neither the whole batch's time nor first-step-to-link says anything per
+    kernel in a large parallel build: ninja runs every long compile before any short link, so each kernel's steps
+    spread over the whole batch."""
     owner = {st: key for key, st in stagings.items()}
     steps: dict = {}
     for line in _read(ninja_log).splitlines():
@@ -282,9 +284,19 @@ def _kernel_spans(ninja_log: pathlib.Path, stagings: dict) -> dict:
             continue
         key = owner.get(pathlib.Path(parts[3]).parent)
         if key is not None:
-            lo, hi = steps.get(key, (start, end))
-            steps[key] = (min(lo, start), max(hi, end))
-    return {key: (hi - lo) / 1000 for key, (lo, hi) in steps.items()}
+            steps.setdefault(key, []).append((start, end))
+    return {key: _union_ms(intervals) / 1000 for key, intervals in steps.items()}
+
+
+def _union_ms(intervals) -> int:
+    """Total length of the union of (start, end) intervals."""
+    total, reach = 0, None
+    for start, end in sorted(intervals):
+        if reach is None or start > reach:
+            total, reach = total + end - start, end
+        elif end > reach:
+            total, reach = total + end - reach, end
+    return total
 
 
 def _ninja_escape(s: str) -> str:
