@@ -185,3 +185,19 @@ def test_compile_seconds_count_a_kernels_own_steps_not_its_wait_for_the_link(tmp
                    f"40000\t50000\t0\t{b}/kernel.o\th\n45000\t60000\t0\t{b}/kernel.cubin\th\n"
                    f"{tmp_path}/other/x.o\tbad\n")
     assert jit._kernel_spans(log, {"A": a, "B": b}) == {"A": 39.0, "B": 20.0}
+
+
+def test_progress_counts_steps_when_no_kernel_has_finished_yet(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    jobs = [SimpleNamespace(key=k, label=f"kernel {k}") for k in "AB"]
+    stagings = {k: tmp_path / k for k in "AB"}
+    for st in stagings.values():
+        st.mkdir()
+    log = tmp_path / ".ninja_log"
+    log.write_text("# ninja log v6\n" + "".join(f"0\t1\t0\t{tmp_path}/A/step{i}\th\n" for i in range(3)))
+    with jit._Progress(jobs, stagings, True, log, n_steps=8):
+        (stagings["A"] / MODULE_FILE).write_text("")  # A links; B is still compiling
+    err = capsys.readouterr().err
+    assert "cutlassgen: 3/8 compile steps finished" in err and "built 1/2 (0 s): kernel A" in err
+    assert "built 2/2" not in err
