@@ -210,8 +210,9 @@ def shape_class(M: int, N: int | None = None) -> tuple[int, int]:
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
-    """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" sm90 spec (N None: any N below
-    WIDE_N), or None for the spec's own default (sm80 path, large M, or a tile these rules cannot make valid)."""
+    """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" sm90 spec (N None: the M
+    bucket's own tile, that of N below every N class), or None for the spec's own default (sm80 path, large M, or a
+    tile these rules cannot make valid)."""
     if spec.resolved_path != "sm90":
         return None
     bucket, n_min = shape_class(M, N)
