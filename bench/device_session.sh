@@ -10,6 +10,7 @@
 #   bench/device_session.sh power   # bench/power_clock.py: sustained clock and power per contender at 8192^3, and ncu
 #   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
+#   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -89,5 +90,7 @@ wheel)
   (cd /tmp && PYTHONPATH=/tmp/wheelsite:/tmp/site CUTLASSGEN_NO_JIT=1 CUTLASSGEN_CACHE_DIR=/tmp/empty-cache \
     $PY "$repo/bench/check_wheel.py" "$m/manifest.toml") 2>&1 | tee "$OUT/wheel_check.log"
   rm -f "$OUT"/wheel/*.whl ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel"; exit 2 ;;
+roof)
+  stamp "HBM roof"; $PY bench/hbm_roof.py > "$OUT/hbm_roof.log" 2>&1; echo "exit $?"; cat "$OUT/hbm_roof.log" ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof"; exit 2 ;;
 esac
