@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [prefetch] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -12,7 +12,7 @@ import re
 import torch
 import torch.nn.functional as F
 
-from cutlassgen import jit, lower
+import cutlassgen as cg
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
 from cutlassgen.timing import interleaved_median_ms
 
@@ -297,19 +297,6 @@ WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), 
 WIDE_DECODE_SHAPES = [(16, 14336, 4096), (32, 14336, 4096), (64, 14336, 4096), (32, 12288, 4096),
                       (32, 28672, 8192), (32, 8192, 8192)]
 
-# Broadcast vectors prefetched into L2 at kernel start (session 9, csrc/cutlassgen/l2_prefetch.hpp). CUTLASS reads a
-# tile's bias / scale slice when its epilogue begins; a CTA with one tile (decode, M = 256) waits that load out
-# after its last MMA. In session 4's profiles cuBLASLt's bias+gelu kernel took 0.7-1.4 us longer than cuBLAS mm's
-# same tile without an epilogue (bench/results/h200_library_kernels.log). Each tile runs with CUTLASS's plain
-# broadcasts ("pf=none") and with the prefetch at normal and evict_last priority (cutlassgen.lower setting).
-PREFETCH_VARIANTS = (None, "evict_normal", "evict_last")
-PREFETCH_DECODE_TILES = named("swap 64x32x128 pingpong", "swap 128x32x128 c1x2 coop")
-PREFETCH_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (64, 4096, 14336)]
-PREFETCH_BF16_TILES = named("128x128x64 c1x1 coop", "256x128x64 c1x2 coop")
-PREFETCH_FP8_TILES = named("128x128x128 c1x1 pingpong", **FAST)
-PREFETCH_SHAPES = [(256, 8192, 8192), (2048, 8192, 8192)]
-
-
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
                     epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
@@ -390,32 +377,10 @@ CASES = {
                    "cuBLAS mm")],
     "narrow64": [("bf16 bias+gelu", bias_gelu, NARROW64_DECODE_TILES, NARROW64_DECODE_SHAPES, bias_gelu_contenders,
                   "cuBLAS mm")],
-    "prefetch": [("bf16 bias+gelu", bias_gelu, PREFETCH_DECODE_TILES, PREFETCH_DECODE_SHAPES, bias_gelu_contenders,
-                  "cuBLAS mm", PREFETCH_VARIANTS),
-                 ("bf16 bias+gelu", bias_gelu, PREFETCH_BF16_TILES, PREFETCH_SHAPES, bias_gelu_contenders,
-                  "cuBLASLt fused", PREFETCH_VARIANTS),
-                 ("fp8 scaled", fp8_scaled, PREFETCH_FP8_TILES, PREFETCH_SHAPES[:1], fp8_scaled_contenders,
-                  "_scaled_mm", PREFETCH_VARIANTS)],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
 }
-
-
-def build_variants(entries):
-    """Kernels for (spec, broadcast prefetch setting) pairs, all compiled in one ninja run. The setting changes the
-    rendered source, and so the cache key, but not the spec, which build_many's per-spec memo goes by."""
-    from cutlassgen.runtime import Kernel
-
-    saved, jobs = lower.BROADCAST_L2_PREFETCH, []
-    try:
-        for spec, setting in entries:
-            lower.BROADCAST_L2_PREFETCH = setting
-            jobs.append(jit.plan(spec).with_cache_key())
-    finally:
-        lower.BROADCAST_L2_PREFETCH = saved
-    paths = jit._compile_missing(jobs, None, None, None)
-    return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]
 
 
 def main():
@@ -428,16 +393,13 @@ def main():
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
-    # (group, name, spec, broadcast prefetch setting): a group with a 7th field runs each tile once per setting
-    specs = [(gi, name if len(g) < 7 else f"{name} pf={str(v).replace('evict_', '')}", g[1](t), v)
-             for gi, g in enumerate(groups) for name, t in g[2].items()
-             for v in (g[6] if len(g) > 6 else [lower.BROADCAST_L2_PREFETCH])]
-    built = build_variants([(s, v) for _, _, s, v in specs])  # every tile of every case in one ninja run
+    specs = [(gi, name, make(t)) for gi, (_, make, tiles, *_rest) in enumerate(groups) for name, t in tiles.items()]
+    built = cg.build_many([s for _, _, s in specs])  # every tile of every case in one ninja run
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; inputs warm in L2 "
           "as in ANCHORS.md)")
-    for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
-        kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
+    for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
+        kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
             ms = interleaved_median_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms)
             tf = {n: 2 * M * N * K / t / 1e9 for n, t in ms.items()}
