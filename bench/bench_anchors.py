@@ -24,7 +24,7 @@ SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 819
 # The decode target (M <= 64, N, K >= 4096: bf16 bias+gelu vs cuBLAS mm) beyond ANCHORS.md's M = 32: the other
 # decode buckets and Llama-class MLP shapes. Only the bf16 contenders run on these.
 DECODE_SHAPES = [(16, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336), (64, 14336, 4096),
-                 (64, 4096, 14336)]
+                 (64, 4096, 14336), (64, 6144, 4096)]  # the last: Llama-3-8B's fused QKV projection
 COOP = {"mainloop": "cooperative"}
 PP = {"mainloop": "pingpong"}
 # The best tiles of bench/tile_probe.py and the tile study (bench/results/): 128x256 for large M, 128x128 at

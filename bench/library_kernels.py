@@ -3,7 +3,7 @@ device time from torch.profiler (the library kernels' names spell their tile, cl
 With --ncu, each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/library_kernels.py --ncu` (bench/device_session.sh profile).
 
-Run: python bench/library_kernels.py [--ncu]   (needs an sm90 GPU)
+Run: python bench/library_kernels.py [--ncu] [--shapes MxNxK,...]   (needs an sm90 GPU)
 """
 import argparse
 import json
@@ -35,6 +35,10 @@ CASES = [
     # the anchor shapes (tile_probe run 15: 195 vs 203, 204 vs 216), each with the per-shape tile it runs now.
     *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
        bias_gelu_contenders) for M, N, K in ((32, 8192, 8192), (64, 4096, 4096), (64, 6144, 8192))),
+    # Session 9: the rest of the M 33-64 gaps (run 15: 64x6144x4096 179 vs 197, M = 40 / 48 at 8192^2 142 / 173 vs
+    # 151 / 181), and 64x4096x14336, where cuBLASLt fused ran 224 against cuBLAS mm's 204 (probe run 16).
+    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
+       bias_gelu_contenders) for M, N, K in ((64, 6144, 4096), (48, 8192, 8192), (40, 8192, 8192), (64, 4096, 14336))),
 ]
 
 
@@ -57,10 +61,13 @@ def kernels_of(fn) -> list:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
+    ap.add_argument("--shapes", default=None, help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
     args = ap.parse_args()
-    specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(CASES) for name, t in tiles.items()]
+    only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
+    cases = [c for c in CASES if only is None or c[0] in only]
+    specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(cases) for name, t in tiles.items()]
     built = cg.build_many([s for _, _, s in specs])
-    for i, ((M, N, K), what, _, _, contenders) in enumerate(CASES):
+    for i, ((M, N, K), what, _, _, contenders) in enumerate(cases):
         kernels = {name: k for (j, name, _), k in zip(specs, built) if j == i}
         for name, fn in contenders(kernels, M, N, K).items():
             for _ in range(5):

@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -290,6 +290,52 @@ NARROW64_DECODE_TILES = named(
     "swap 64x32x128 c1x2 pingpong",
     "swap 64x32x128 pingpong",
 )
+# The rest of the M 33-64 gaps off the anchor shapes (session 9; run 15: 64x6144x4096 179 vs cuBLAS 197, 64x6144x8192
+# 204 vs 216, 64x4096x4096 195 vs 203, M = 40 / 48 at 8192^2 142 / 173 vs 151 / 181). At N = 6144 the bucket's 128x32
+# c1x2 tile makes 96 CTAs for 132 SMs; stream-K always spreads K over all of them, 64x64 keeps all the tokens in one
+# CTA (no multicast needed), K = 64 doubles the stages in flight.
+OFFANCHOR64_DECODE_TILES = named(
+    "swap 128x32x128 c1x2 coop",
+    "swap 64x32x128 c1x2 pingpong",
+    "swap 128x32x128 c1x2 stream-K always",
+    "swap 128x32x64 c1x2 coop",
+    "swap 64x32x64 c1x2 pingpong",
+    "swap 64x64x128 pingpong",
+    "swap 64x48x128 pingpong",
+)
+OFFANCHOR64_DECODE_SHAPES = [(64, 6144, 4096), (64, 6144, 8192), (64, 4096, 4096), (48, 8192, 8192), (40, 8192, 8192)]
+# cuBLAS's kernels at those shapes (bench/results/h200_library_kernels.log, session 9) fit the token tile to M
+# (64x40 at M = 40, 64x48 at M = 48, 64x64 at M = 64 for N = 6144), take K = 64 with 13-16 stages, and cluster 2 or 4
+# CTAs along the weights (the activation tile multicast). The same family here, with K 64 and 128 (validation takes
+# CTA N in steps of 16, so M = 40 runs 64x48).
+EXACTFIT_DECODE_TILES = named(
+    "swap 128x32x128 c1x2 coop",
+    "swap 64x32x128 c1x2 pingpong",
+    "swap 64x32x64 c2x1 pingpong",
+    "swap 64x48x128 pingpong",
+    "swap 64x48x128 c2x1 pingpong",
+    "swap 64x48x64 c2x1 pingpong",
+    "swap 64x64x128 pingpong",
+    "swap 64x64x64 c2x1 pingpong",
+    "swap 64x64x64 c4x1 pingpong",
+    "swap 64x64x128 c4x1 pingpong",
+)
+EXACTFIT_DECODE_SHAPES = [(40, 8192, 8192), (48, 8192, 8192), (64, 6144, 4096), (64, 6144, 8192), (64, 4096, 4096),
+                          (64, 8192, 8192), (32, 8192, 8192)]
+# Runs 17-18: at 64x6144x4096 (Llama-3-8B's fused QKV width) 64x64 pingpong, all the tokens in one CTA, beat the
+# bucket's 128x32 c1x2 tile by 4-5% (175 / 181 vs 168 / 172); at 64x8192^2 it lost (221 vs 230). Where between, and
+# whether M = 40 / 48 (16-24 padded token columns) follow; M 17-32 with cuBLAS's 64x32x64 c2x1 kernel beside ours.
+MIDN64_DECODE_TILES = named(
+    "swap 128x32x128 c1x2 coop",
+    "swap 64x64x128 pingpong",
+    "swap 64x64x128 c2x1 pingpong",
+    "swap 64x64x128 c4x1 pingpong",
+)
+MIDN64_DECODE_SHAPES = [(64, 5120, 8192), (64, 6144, 4096), (64, 6144, 8192), (64, 7168, 8192), (64, 8192, 4096),
+                        (64, 8192, 8192), (48, 6144, 4096), (40, 6144, 4096)]
+M32_DECODE_TILES = named("swap 64x32x128 pingpong", "swap 64x32x64 pingpong", "swap 64x32x64 c2x1 pingpong",
+                         "swap 64x32x128 c2x1 pingpong")
+M32_DECODE_SHAPES = [(32, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336), (32, 6144, 4096)]
 NARROW64_DECODE_SHAPES = [(64, 4096, 4096), (64, 5120, 8192), (64, 6144, 8192), (64, 6144, 4096), (40, 8192, 8192),
                           (64, 4096, 14336)]
 WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), (48, 14336, 4096),
@@ -377,6 +423,13 @@ CASES = {
                    "cuBLAS mm")],
     "narrow64": [("bf16 bias+gelu", bias_gelu, NARROW64_DECODE_TILES, NARROW64_DECODE_SHAPES, bias_gelu_contenders,
                   "cuBLAS mm")],
+    "offanchor64": [("bf16 bias+gelu", bias_gelu, OFFANCHOR64_DECODE_TILES, OFFANCHOR64_DECODE_SHAPES,
+                     bias_gelu_contenders, "cuBLAS mm")],
+    "exactfit": [("bf16 bias+gelu", bias_gelu, EXACTFIT_DECODE_TILES, EXACTFIT_DECODE_SHAPES, bias_gelu_contenders,
+                  "cuBLAS mm")],
+    "midn64": [("bf16 bias+gelu", bias_gelu, MIDN64_DECODE_TILES, MIDN64_DECODE_SHAPES, bias_gelu_contenders,
+                "cuBLAS mm"),
+               ("bf16 bias+gelu", bias_gelu, M32_DECODE_TILES, M32_DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

@@ -163,7 +163,7 @@ def _bucket_tiles(k_bytes: int):
         {"cta": (64, 16, k_decode), **swap},
         {"cta": (64, 32, k_decode), **swap},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
-        # Below MID_N the 64-row tiles; from MID_N up, 128-row ones (_n_classes).
+        # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes).
         {"cta": (64, 32, k_decode), **swap, "cluster": (1, 2, 1)},
         # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
         # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
@@ -173,16 +173,22 @@ def _bucket_tiles(k_bytes: int):
 
 
 # N classes at decode: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/
-# h200_tile_probe.log, runs 1-2, 9-15):
+# h200_tile_probe.log, runs 1-2, 9-19):
 # - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
 #   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
-# - M 33-64, N >= MID_N: the 64-row tiles make 2N/64 tiles, over one wave from N = 5120 on (64x5120x8192: 163 vs
-#   183 TFLOP/s for 128x32 c1x2), and fill one wave at N = 4096, where 128-row tiles leave half the SMs idle
-#   (64x4096x14336: 220-227 vs 170-188). The 1x2 multicast beat the old 128x32 tile without it: 226-227 vs
-#   217-224 at 64x8192x8192, 167-173 vs 147-166 at M = 48, 142 vs 123 at M = 40.
+# - M 33-64, N < MID_N: the bucket's 64x32 c1x2 tiles (2N/64 CTAs) fill one wave at N = 4096, where 128-row tiles
+#   leave half the SMs idle (64x4096x14336: 220-227 vs 170-188); from N = 5120 on they are over one wave
+#   (64x5120x8192: 163 vs 183 TFLOP/s for 128x32 c1x2). The 1x2 multicast beat the old 128x32 tile without it:
+#   226-227 vs 217-224 at 64x8192x8192, 167-173 vs 147-166 at M = 48, 142 vs 123 at M = 40.
+# - M 33-64, MID_N <= N < LARGE_N: 64x64 tiles, all the tokens in one CTA, the token tile multicast over 4x1
+#   clusters of weight tiles (cuBLAS's own tile family there, bench/results/h200_library_kernels.log): runs 17-19,
+#   64x5120x8192 199-204 vs 183, 64x6144x4096 176-182 vs 167-172, 64x6144x8192 212-213 vs 203-205, M = 40 at
+#   6144x4096 111 vs 106, M = 48 128 vs 129. At 128 CTAs (N = 8192) not every 4-CTA cluster fits the GPCs: 173-186.
+# - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
 MID_N = 4608
+LARGE_N = 7168
 WIDE_N = 12288
 
 
@@ -190,7 +196,8 @@ def _n_classes(k_decode: int) -> dict:
     """Bucket index -> ((n_min, the fields its tile changes), ...), narrowest first."""
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
     return {1: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            2: ((MID_N, {"cta": (128, 32, k_decode), **coop}),
+            2: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
+                (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                 (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))}
 
 

@@ -30,12 +30,12 @@ def wants_decode_space(shapes) -> bool:
 
 def _decode_tiles(base: Sm90Tile, kb: int):
     # A 1x2 cluster (along the kernel's N: the tokens) loads a weight tile once for the CTA columns that share it,
-    # which pays when the tokens span more than one column (the M 33-64 bucket's tiles, tiles.py); a 2x1 one shares
-    # the tokens' tile between two weight tiles (the M 17-32 bucket's tile at wide N).
-    one, multicast, pair = (1, 1, 1), (1, 2, 1), (2, 1, 1)
+    # which pays when the tokens span more than one column (the M 33-64 bucket's tiles, tiles.py); a 2x1 or 4x1 one
+    # shares the tokens' tile between weight tiles (the M 17-32 bucket's tile at wide N, 64x64 at M 33-64).
+    one, multicast, pair, quad = (1, 1, 1), (1, 2, 1), (2, 1, 1), (4, 1, 1)
     for k in (2 * kb, 4 * kb):  # 128 and 256 bytes of K: long TMA copies keep more bytes in flight
         for n in (16, 32, 64):
-            for cluster in (one, multicast, pair) if n < 64 else (one,):
+            for cluster in (one, multicast, pair) if n < 64 else (one, quad):
                 yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
                                           scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
         for n in (32, 64):

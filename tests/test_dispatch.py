@@ -203,31 +203,36 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
 
-def test_m_33_to_64_tiles_follow_three_n_classes():
-    from cutlassgen.tiles import MID_N, WIDE_N, shape_class, shape_tile
+def test_m_33_to_64_tiles_follow_four_n_classes():
+    from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
 
     for M in (33, 64):
-        narrow, mid, wide = shape_tile(SPEC, M, 4096), shape_tile(SPEC, M, 8192), shape_tile(SPEC, M, 28672)
-        # one wave of 64-row tiles at N = 4096; 128-row ones from MID_N (both multicast the weights over the tokens)
+        narrow, mid, large, wide = (shape_tile(SPEC, M, n) for n in (4096, 6144, 8192, 28672))
+        # one wave of 64-row tiles at N = 4096 (the 1x2 cluster multicasts the weights over the two token columns)
         assert (narrow.cta, narrow.mainloop, narrow.cluster) == ((64, 32, 128), "pingpong", (1, 2, 1))
-        assert (mid.cta, mid.mainloop, mid.cluster) == ((128, 32, 128), "cooperative", (1, 2, 1))
+        # all the tokens in one 64x64 CTA, their tile multicast over four weight tiles
+        assert (mid.cta, mid.mainloop, mid.cluster) == ((64, 64, 128), "pingpong", (4, 1, 1))
+        assert (large.cta, large.mainloop, large.cluster) == ((128, 32, 128), "cooperative", (1, 2, 1))
         assert (wide.cta, wide.cluster) == ((128, 64, 128), (1, 1, 1))  # one CTA column for all the tokens
-        assert {t.scheduler for t in (narrow, mid, wide)} == {"persistent"} and all(
-            t.swap_ab for t in (narrow, mid, wide))
+        tiles = (narrow, mid, large, wide)
+        assert {t.scheduler for t in tiles} == {"persistent"} and all(t.swap_ab for t in tiles)
         assert shape_tile(SPEC, M) == narrow and shape_tile(SPEC, M, MID_N - 1) == narrow, M  # N unknown or below
-        assert shape_tile(SPEC, M, MID_N) == mid and shape_tile(SPEC, M, WIDE_N - 1) == mid, M
-    assert [shape_class(48, n)[1] for n in (None, 4096, MID_N, 8192, WIDE_N, 28672)] == [0, 0, MID_N, MID_N, WIDE_N,
-                                                                                          WIDE_N]
+        assert shape_tile(SPEC, M, MID_N) == mid and shape_tile(SPEC, M, LARGE_N - 1) == mid, M
+        assert shape_tile(SPEC, M, LARGE_N) == large and shape_tile(SPEC, M, WIDE_N - 1) == large, M
+    assert [shape_class(48, n)[1] for n in (None, 4096, MID_N, 6144, LARGE_N, 8192, WIDE_N, 28672)] == [
+        0, 0, MID_N, MID_N, LARGE_N, LARGE_N, WIDE_N, WIDE_N]
 
 
-def test_heuristic_record_orders_three_n_classes_widest_first():
-    from cutlassgen.tiles import MID_N, WIDE_N
+def test_heuristic_record_orders_four_n_classes_widest_first():
+    from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N
 
-    rec = dispatch.heuristic_record(SPEC, [(64, 4096, 14336), (64, 8192, 8192), (64, 14336, 4096)])
-    assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, MID_N, 0]
+    shapes = [(64, 4096, 14336), (64, 6144, 4096), (64, 8192, 8192), (64, 14336, 4096)]
+    rec = dispatch.heuristic_record(SPEC, shapes)
+    assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, LARGE_N, MID_N, 0]
     k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
                                                           dispatch.heuristic_variants(SPEC, rec)])
-    assert [k.choose(48, n).spec.tile.cta[:2] for n in (14336, 8192, 4096)] == [(128, 64), (128, 32), (64, 32)]
+    assert [k.choose(48, n).spec.tile.cta[:2] for n in (14336, 8192, 6144, 4096)] == [(128, 64), (128, 32), (64, 64),
+                                                                                      (64, 32)]
     assert k.choose(48).spec.tile.cta[:2] == (64, 32)  # N unknown: the entry without an n_min
 
 
