@@ -1,6 +1,6 @@
 """Redraw a tile study's report (study.csv -> study.json, study.png) without a GPU, e.g. after the plot changed.
 
-Run: python bench/replot_study.py STUDY_DIR SPEC.toml [--peak 790] [--peak-bandwidth 4.8]
+Run: python bench/replot_study.py STUDY_DIR SPEC.toml [--peak 989] [--peak-bandwidth 4.8]
 """
 import argparse
 
