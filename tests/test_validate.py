@@ -83,6 +83,9 @@ RULES = [
      lambda: sm90(tile=Sm90Tile(cta=(64, 128, 64), mainloop="cooperative")), ["tile.cta", "cooperative"]),
     ("wgmma N", lambda: sm90(tile=Sm90Tile(cta=(128, 192, 64))), lambda: sm90(tile=Sm90Tile(cta=(128, 264, 64))),
      ["CTA N"]),
+    # wgmma would take N = 40; CUTLASS's epilogue builder does not (static_assert, compiled in session 9)
+    ("CTA N in steps of 16", lambda: sm90(tile=Sm90Tile(cta=(64, 48, 64), mainloop="pingpong")),
+     lambda: sm90(tile=Sm90Tile(cta=(64, 40, 64), mainloop="pingpong")), ["CTA N", "steps of 16"]),
     ("CTA K bytes", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 128))), lambda: sm90(tile=Sm90Tile(cta=(128, 128, 16))),
      ["CTA K"]),
     ("CTA K at most 512 bytes", lambda: sm90(tile=Sm90Tile(cta=(64, 32, 256), mainloop="pingpong")),
