@@ -1,0 +1,83 @@
+"""How much of a decode call's measured time is the kernel itself, for ours and the libraries: a 30-40 us GEMM that
+sits 1-2% from cuBLAS may differ in its start and drain, not in how fast it streams the weights.
+
+Per contender, in one process on the same inputs:
+  event     - what bench_anchors.py reports: one call between two CUDA events, behind a GPU spin (timing.median_ms)
+  chained   - 20 calls back to back between two events, per call (what a model's layer sequence sees)
+  kernel    - the kernels' own durations from torch.profiler (median per call, all kernels of the call summed)
+and event - kernel, the time around the kernel that the bench charges to it.
+
+Run: cd bench && python launch_gap.py [--shapes MxNxK,...]   (needs an sm90 GPU)
+"""
+import argparse
+import json
+import pathlib
+import statistics
+import tempfile
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+import cutlassgen as cg
+from cutlassgen.timing import median_ms
+from tile_probe import bias_gelu_contenders
+
+SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (64, 6144, 4096)]
+
+
+def chained_ms(fn, calls: int = 20, reps: int = 15) -> float:
+    """Per call of `calls` back-to-back calls, all enqueued behind a ~2 ms spin before the first starts (else the
+    host's ~20 us per call, not the GPU, would set the pace at these sizes)."""
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(4_000_000)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
+def kernel_ms(fn, calls: int = 20) -> float:
+    """Median over calls of the summed duration of the GPU kernels one call launches."""
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            torch.cuda._sleep(400_000)
+            fn()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.load(open(f.name))["traceEvents"]
+    durs = [e["dur"] for e in events if e.get("cat") == "kernel" and "spin" not in e["name"] and "sleep" not in e["name"]]
+    per_call = len(durs) // calls
+    sums = [sum(durs[i * per_call:(i + 1) * per_call]) for i in range(calls)]
+    return statistics.median(sums) / 1000
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default=None, help="e.g. 32x8192x8192,64x6144x4096 (default: the decode anchors)")
+    args = ap.parse_args()
+    shapes = SHAPES if args.shapes is None else [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
+    spec = cg.load_spec(pathlib.Path(__file__).resolve().parent.parent / "examples/specs/bias_gelu_bf16_sm90.toml")
+    ours = cg.build(spec, shapes=shapes)  # the per-shape tiles, as `auto+shapes` in the bench
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; us per call (median); ours: {ours}")
+    print(f"{'shape':>14} {'contender':>16} {'event':>8} {'chained':>8} {'kernel':>8} {'event-kernel':>12}")
+    rows = []
+    for M, N, K in shapes:
+        for name, fn in bias_gelu_contenders({"ours": ours}, M, N, K).items():
+            for _ in range(10):
+                fn()
+            rows.append((f"{M}x{N}x{K}", name, fn, median_ms(fn, reps=30) * 1e3, chained_ms(fn) * 1e3))
+    # Profiling last: once torch.profiler has run, CUPTI stays attached and slows later launches (a first version
+    # of this script, profiling each contender in turn, measured its later chained calls 10-20 us slower).
+    for shape, name, fn, e, c in rows:
+        k = kernel_ms(fn) * 1e3
+        print(f"{shape:>14} {name:>16} {e:8.1f} {c:8.1f} {k:8.1f} {e - k:12.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
