@@ -201,3 +201,20 @@ def test_progress_counts_steps_when_no_kernel_has_finished_yet(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "cutlassgen: 3/8 compile steps finished" in err and "built 1/2 (0 s): kernel A" in err
     assert "built 2/2" not in err
+
+
+def test_progress_says_the_build_is_alive_when_no_step_finishes_for_a_while(tmp_path, capsys, monkeypatch):
+    import time
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(jit._Progress, "HEARTBEAT_S", 0.4)
+    jobs = [SimpleNamespace(key=k, label=f"kernel {k}") for k in "AB"]
+    stagings = {k: tmp_path / k for k in "AB"}
+    for st in stagings.values():
+        st.mkdir()
+    log = tmp_path / ".ninja_log"
+    log.write_text("# ninja log v6\n")  # long compiles running, none finished
+    with jit._Progress(jobs, stagings, True, log, n_steps=8):
+        time.sleep(1.8)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "compile steps finished" in ln]
+    assert len(lines) >= 2 and all(ln.startswith("cutlassgen: 0/8 compile steps finished (") for ln in lines), lines
