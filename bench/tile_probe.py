@@ -3,7 +3,7 @@ cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu 
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -336,6 +336,13 @@ MIDN64_DECODE_SHAPES = [(64, 5120, 8192), (64, 6144, 4096), (64, 6144, 8192), (6
 M32_DECODE_TILES = named("swap 64x32x128 pingpong", "swap 64x32x64 pingpong", "swap 64x32x64 c2x1 pingpong",
                          "swap 64x32x128 c2x1 pingpong")
 M32_DECODE_SHAPES = [(32, 8192, 8192), (32, 14336, 4096), (32, 4096, 14336), (32, 6144, 4096)]
+# What the bias+gelu epilogue costs (session 9): cuBLASLt's fused kernels ran 0.6-0.8 us longer than cuBLAS mm's
+# same tile at decode (bench/results/h200_launch_gap.log), and ours as long as cuBLASLt's. The bucket tiles with and
+# without the epilogue, against cuBLAS mm: does our mainloop alone match it?
+EPICOST_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong")
+EPICOST_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (32, 14336, 4096)]
+EPICOST_TILES = named("128x128x64 c1x1 coop", "256x128x64 c1x2 coop")
+EPICOST_SHAPES = [(256, 8192, 8192), (2048, 8192, 8192)]
 NARROW64_DECODE_SHAPES = [(64, 4096, 4096), (64, 5120, 8192), (64, 6144, 8192), (64, 6144, 4096), (40, 8192, 8192),
                           (64, 4096, 14336)]
 WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), (48, 14336, 4096),
@@ -346,6 +353,11 @@ WIDE_DECODE_SHAPES = [(16, 14336, 4096), (32, 14336, 4096), (64, 14336, 4096), (
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
                     epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
+
+
+def plain(tile):
+    """The same GEMM without an epilogue: what the epilogue costs, against cuBLAS mm, which has none."""
+    return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile)
 
 
 def fp8_scaled(tile):
@@ -366,6 +378,18 @@ def bias_gelu_contenders(kernels, M, N, K):
         err = ((k(a, w.t(), bias=bias).double() - ref).norm() / ref.norm()).item()
         assert err < 1.5e-2, (name, err)
         timed[name] = lambda k=k: k(a, w.t(), bias=bias)
+    return timed
+
+
+def plain_contenders(kernels, M, N, K):
+    a = torch.randn(M, K, device="cuda").bfloat16()
+    w = (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16()
+    ref = a.double() @ w.double().t()
+    timed = {"cuBLAS mm": lambda: torch.mm(a, w.t())}
+    for name, k in kernels.items():
+        err = ((k(a, w.t()).double() - ref).norm() / ref.norm()).item()
+        assert err < 1.5e-2, (name, err)
+        timed[name] = lambda k=k: k(a, w.t())
     return timed
 
 
@@ -430,6 +454,11 @@ CASES = {
     "midn64": [("bf16 bias+gelu", bias_gelu, MIDN64_DECODE_TILES, MIDN64_DECODE_SHAPES, bias_gelu_contenders,
                 "cuBLAS mm"),
                ("bf16 bias+gelu", bias_gelu, M32_DECODE_TILES, M32_DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "epicost": [("bf16 bias+gelu", bias_gelu, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, bias_gelu_contenders,
+                 "cuBLAS mm"),
+                ("bf16 plain", plain, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, plain_contenders, "cuBLAS mm"),
+                ("bf16 bias+gelu", bias_gelu, EPICOST_TILES, EPICOST_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
+                ("bf16 plain", plain, EPICOST_TILES, EPICOST_SHAPES, plain_contenders, "cuBLAS mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
