@@ -21,4 +21,5 @@ def unfused():
 
 
 raise SystemExit(check_and_time(spec, kernel, (x, w.t()),
-                                {"scale_a": scale_a, "scale_b": scale_b, "bias": bias}, unfused, tol=1.5e-2))
+                                {"scale_a": scale_a, "scale_b": scale_b, "bias": bias}, unfused, tol=1.5e-2,
+                                baseline="torch._scaled_mm (cuBLASLt, fused)"))
