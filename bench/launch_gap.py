@@ -10,16 +10,14 @@ and event - kernel, the time around the kernel that the bench charges to it.
 Run: cd bench && python launch_gap.py [--shapes MxNxK,...]   (needs an sm90 GPU)
 """
 import argparse
-import json
 import pathlib
 import statistics
-import tempfile
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 import cutlassgen as cg
 from cutlassgen.timing import median_ms
+from library_kernels import kernel_events
 from tile_probe import bias_gelu_contenders
 
 SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (64, 6144, 4096)]
@@ -43,15 +41,12 @@ def chained_ms(fn, calls: int = 20, reps: int = 15) -> float:
 
 def kernel_ms(fn, calls: int = 20) -> float:
     """Median over calls of the summed duration of the GPU kernels one call launches."""
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    def run():
         for _ in range(calls):
             torch.cuda._sleep(400_000)
             fn()
-        torch.cuda.synchronize()
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        prof.export_chrome_trace(f.name)
-        events = json.load(open(f.name))["traceEvents"]
-    durs = [e["dur"] for e in events if e.get("cat") == "kernel" and "spin" not in e["name"] and "sleep" not in e["name"]]
+
+    durs = [e["dur"] for e in kernel_events(run) if "spin" not in e["name"] and "sleep" not in e["name"]]
     per_call = len(durs) // calls
     sums = [sum(durs[i * per_call:(i + 1) * per_call]) for i in range(calls)]
     return statistics.median(sums) / 1000

@@ -42,19 +42,22 @@ CASES = [
 ]
 
 
-def kernels_of(fn) -> list:
-    """(name, grid, block, median us) of every GPU kernel that one call of fn launches, from a profiler trace."""
+def kernel_events(run) -> list:
+    """The GPU kernels that run() launches, in order, as torch.profiler's trace events (name, dur in us, args)."""
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(10):
-            fn()
+        run()
         torch.cuda.synchronize()
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         prof.export_chrome_trace(f.name)
         events = json.load(open(f.name))["traceEvents"]
+    return [e for e in events if e.get("cat") == "kernel"]
+
+
+def kernels_of(fn) -> list:
+    """(name, grid, block, median us) of every GPU kernel that one call of fn launches, from a profiler trace."""
     seen = {}
-    for e in events:
-        if e.get("cat") == "kernel":
-            seen.setdefault(e["name"], (e["args"].get("grid"), e["args"].get("block"), []))[2].append(e["dur"])
+    for e in kernel_events(lambda: [fn() for _ in range(10)]):
+        seen.setdefault(e["name"], (e["args"].get("grid"), e["args"].get("block"), []))[2].append(e["dur"])
     return [(n, g, b, sorted(d)[len(d) // 2]) for n, (g, b, d) in seen.items()]
 
 
