@@ -182,8 +182,8 @@ def _bucket_tiles(k_bytes: int):
 #   226-227 vs 217-224 at 64x8192x8192, 167-173 vs 147-166 at M = 48, 142 vs 123 at M = 40.
 # - M 33-64, MID_N <= N < LARGE_N: 64x64 tiles, all the tokens in one CTA, the token tile multicast over 4x1
 #   clusters of weight tiles (cuBLAS's own tile family there, bench/results/h200_library_kernels.log): runs 17-19,
-#   64x5120x8192 199-204 vs 183, 64x6144x4096 176-182 vs 167-172, 64x6144x8192 212-213 vs 203-205, M = 40 at
-#   6144x4096 111 vs 106, M = 48 128 vs 129. At 128 CTAs (N = 8192) not every 4-CTA cluster fits the GPCs: 173-186.
+#   64x5120x8192 199 vs 183, 64x6144x4096 179-182 vs 167-172, 64x6144x8192 212-213 vs 203-205, M = 40 at
+#   6144x4096 111 vs 106, M = 48 128 vs 129. At 128 CTAs (N = 8192) not every 4-CTA cluster fits the GPCs: 152-175.
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
