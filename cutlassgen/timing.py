@@ -11,6 +11,7 @@ import math
 import random
 import statistics
 import time
+from dataclasses import dataclass
 
 SPIN_CYCLES = 400_000  # ~200 us at H100/H200 clocks: longer than the host time of an unfused chain of torch ops
 MAX_SETTLE_CALLS = 5000
@@ -46,12 +47,13 @@ def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0) -> fl
     return statistics.median(times)
 
 
-def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0) -> dict:
-    """name -> median over `rounds` rounds of median_ms(fn, reps, settle_ms=settle_ms). Every fn is timed once per
+def interleaved_rounds_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0) -> dict:
+    """name -> [median_ms(fn, reps, settle_ms=settle_ms) of each round], in round order. Every fn is timed once per
     round, in a new (seeded) order each round: clock and temperature follow the previous kernel, so a fixed order
-    would favour whoever always runs after a light contender. settle_ms is 0 by default: on the H200, 50 ms of
-    settling left the power-capped GPU mid-transient and made M = 256 noisier, not steadier (bench/NOTES.md,
-    session 6); bench/power_clock.py measures the sustained clock instead, over seconds."""
+    would favour whoever always runs after a light contender. Round i of every name is one pass over all of them,
+    which is what paired_ratio compares. settle_ms is 0 by default: on the H200, 50 ms of settling left the
+    power-capped GPU mid-transient and made M = 256 noisier, not steadier (bench/NOTES.md, session 6);
+    bench/power_clock.py measures the sustained clock instead, over seconds."""
     order = random.Random(seed)
     times = {name: [] for name in fns}
     for _ in range(rounds):
@@ -59,7 +61,37 @@ def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int 
         order.shuffle(names)
         for name in names:
             times[name].append(median_ms(fns[name], reps=reps, settle_ms=settle_ms))
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    return times
+
+
+def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0) -> dict:
+    """name -> the median over rounds of interleaved_rounds_ms."""
+    return {name: statistics.median(ts)
+            for name, ts in interleaved_rounds_ms(fns, rounds, reps, seed, settle_ms).items()}
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    """How much faster `ours` ran than `theirs`, round by round (>1: ours faster): the median, the quartiles and
+    how many rounds ours won. At parity a single median lands on either side of 1.0 by chance; the spread over
+    rounds says whether a ratio under 1.0 is a gap or noise."""
+    median: float
+    q1: float
+    q3: float
+    wins: int  # rounds with ours at least as fast
+    rounds: int
+
+    def __str__(self) -> str:
+        return f"{self.median:.3f} (quartiles {self.q1:.3f}-{self.q3:.3f}; ours >= in {self.wins} of {self.rounds} rounds)"
+
+
+def paired_ratio(ours: list, theirs: list) -> PairedRatio:
+    """Per-round speed ratios theirs_time / ours_time of two lists from interleaved_rounds_ms."""
+    if len(ours) != len(theirs) or not ours:
+        raise ValueError(f"paired_ratio needs two equal, non-empty lists of rounds ({len(ours)} vs {len(theirs)})")
+    ratios = [t / o for o, t in zip(ours, theirs)]
+    q1, q2, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
+    return PairedRatio(q2, q1, q3, sum(r >= 1.0 for r in ratios), len(ratios))
 
 
 def host_us_per_call(fn, n: int = 20000, warmup: int = 200) -> float:

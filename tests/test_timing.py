@@ -33,6 +33,23 @@ def test_interleaved_order_changes_between_rounds_and_is_seeded(monkeypatch):
     assert run(0) == calls and run(1) != calls
 
 
+def test_rounds_are_kept_in_order_and_paired_ratio_compares_them_round_by_round(monkeypatch):
+    samples = {"ours": iter([1.0, 2.0, 1.0, 1.0, 1.25]), "theirs": iter([1.1, 1.0, 1.0, 0.9, 1.5])}
+    monkeypatch.setattr(timing, "median_ms", lambda fn, reps, settle_ms: next(samples[fn()]))
+    rounds = timing.interleaved_rounds_ms({"ours": lambda: "ours", "theirs": lambda: "theirs"}, rounds=5, reps=1)
+    assert rounds == {"ours": [1.0, 2.0, 1.0, 1.0, 1.25], "theirs": [1.1, 1.0, 1.0, 0.9, 1.5]}
+    r = timing.paired_ratio(rounds["ours"], rounds["theirs"])  # per round: 1.1, 0.5, 1.0, 0.9, 1.2
+    assert (r.median, r.q1, r.q3, r.wins, r.rounds) == (1.0, 0.9, 1.1, 3, 5)
+    assert str(r) == "1.000 (quartiles 0.900-1.100; ours >= in 3 of 5 rounds)"
+
+
+def test_paired_ratio_refuses_unpaired_rounds():
+    import pytest
+
+    with pytest.raises(ValueError, match="equal"):
+        timing.paired_ratio([1.0, 2.0], [1.0])
+
+
 class _FakeClock:
     """torch.cuda's events, synchronize and _sleep over a clock that only fn() advances (2 ms a call)."""
     def __init__(self):
