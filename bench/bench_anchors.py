@@ -8,6 +8,7 @@ shuffled order (a new seed per shape). 15 rounds since session 6 (7 before): two
 """
 import argparse
 import pathlib
+import statistics
 import sys
 
 import torch
@@ -17,7 +18,7 @@ import cutlassgen as cg
 from cutlassgen import Activation, Add, Amax, GemmSpec, Multiply, Operand, Quantize, Sm90Tile
 from cutlassgen import dispatch
 from cutlassgen.dispatch import DispatchKernel
-from cutlassgen.timing import interleaved_median_ms
+from cutlassgen.timing import interleaved_rounds_ms, paired_ratio
 
 ROUNDS = 15  # shuffled interleaved rounds per shape; a contender's number is the median of its rounds
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
@@ -73,6 +74,29 @@ def decode_table(rows) -> list[str]:
     return lines
 
 
+def paired_table(rows, decode_rows, r_rounds) -> list[str]:
+    """Each target's ratio round by round (ours' best tile of the median against the anchor in the same round):
+    whether a median under 1.0 is a gap or a coin toss at parity."""
+    lines = ["", f"Per-round ratios (ours / anchor in each of the {ROUNDS} interleaved rounds; ours = the tile with the "
+                 "best median, so the rounds inherit that pick):", "",
+             "| target | M x N x K | ours (tile) | anchor | median | quartiles | rounds ours >= |", "|---|---|---|---|---|---|---|"]
+    targets = [("bf16 bias+gelu", "ours ", "ours_best_tile", "cublaslt_fused", rows),
+               ("+fp8 quant", "fp8 ", "ours_fp8_tile", "unfused_fp8", rows),
+               ("+fp8 quant", "fp8 ", "ours_fp8_tile", "torch_compile_fp8", rows),
+               ("fp8 scaled", "scaled ", "ours_fp8_scaled_tile", "scaled_mm", rows),
+               ("decode bias+gelu", "ours ", "ours_best_tile", "cublas_mm",
+                [r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows)]
+    for what, prefix, tile_col, anchor, target_rows in targets:
+        for r in target_rows:
+            rounds = r_rounds[r["shape"]]
+            if anchor not in rounds:
+                continue
+            p = paired_ratio(rounds[prefix + r[tile_col]], rounds[anchor])
+            lines.append(f"| {what} | {r['shape']} | {r[tile_col]} | {anchor} | {p.median:.3f} | {p.q1:.3f}-{p.q3:.3f} "
+                         f"| {p.wins} of {p.rounds} |")
+    return lines
+
+
 def specs():
     out = {}
     for name, tile in BF16_TILES.items():
@@ -114,7 +138,7 @@ def main():
     if isinstance(tuned, DispatchKernel):
         print("tuned dispatch:", tuned, flush=True)
         kernels[("bias_gelu", "tuned")] = tuned
-    rows, decode_rows = [], []
+    rows, decode_rows, r_rounds = [], [], {}  # r_rounds: shape -> column -> per-round ms
     for M, N, K in SHAPES + DECODE_SHAPES:
         decode_only = (M, N, K) in DECODE_SHAPES
         flop = 2 * M * N * K
@@ -168,8 +192,8 @@ def main():
                 timed[f"scaled {name}"] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N),
                                                         bias=bias)
         r = {"shape": f"{M}x{N}x{K}"}
-        medians = interleaved_median_ms(timed, rounds=ROUNDS, reps=20, seed=M * 7 + N)
-        r.update({col: tf(ms) for col, ms in medians.items()})
+        r_rounds[r["shape"]] = interleaved_rounds_ms(timed, rounds=ROUNDS, reps=20, seed=M * 7 + N)
+        r.update({col: tf(statistics.median(ms)) for col, ms in r_rounds[r["shape"]].items()})
 
         def best(prefix):
             return max((v, col[len(prefix):]) for col, v in r.items() if col.startswith(prefix))
@@ -200,6 +224,7 @@ def main():
             f"{r['scaled_mm']:.0f} | {r['ours_fp8_scaled_best']:.0f} ({r['ours_fp8_scaled_tile']}) | "
             f"{r['ours_fp8_scaled_best'] / r['scaled_mm']:.2f}x |")
     lines += decode_table([r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows)
+    lines += paired_table(rows, decode_rows, r_rounds)
     detail = ["", "Every tile of ours (TFLOP/s):", ""]
     for r in rows + decode_rows:
         for prefix, what in (("ours ", "bias+gelu_tanh"), ("fp8 ", "+fp8 quant"), ("scaled ", "fp8 scaled")):
