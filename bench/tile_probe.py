@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 import cutlassgen as cg
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
-from cutlassgen.timing import interleaved_median_ms
+from cutlassgen.timing import interleaved_median_ms, l2_flush
 
 
 # A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
@@ -473,30 +473,22 @@ def main():
                     help="back-to-back runs before each contender's timed runs (session 6 probe: 0 and 50)")
     ap.add_argument("--shapes", default=None, help="only these shapes of the cases, e.g. 256x8192x8192,8192x8192x8192")
     ap.add_argument("--cold", action="store_true",
-                    help="read a 512 MiB buffer before every timed call (L2 holds nothing of the operands, as in a "
-                         "model between two calls of one layer) and subtract that read's own median time; a read, "
-                         "not a write, so that the timed kernel does not also write back L2's dirty lines")
+                    help="read a 512 MiB buffer before every timed call, outside its events (cutlassgen.timing."
+                         "l2_flush: L2 holds nothing of the operands, as in a model between two calls of one layer)")
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
     specs = [(gi, name, make(t)) for gi, (_, make, tiles, *_rest) in enumerate(groups) for name, t in tiles.items()]
     built = cg.build_many([s for _, _, s in specs])  # every tile of every case in one ninja run
-    flush_buffer = torch.ones(2**27, device="cuda") if args.cold else None
-    l2 = ("L2 flushed by a 512 MiB read before every call, its time subtracted" if args.cold
-          else "inputs warm in L2 as in ANCHORS.md")
+    flush = l2_flush() if args.cold else None
+    l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
     for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
         kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
-            fns = contenders(kernels, M, N, K)
-            if flush_buffer is not None:
-                fns = {n: (lambda f=f: (flush_buffer.sum(), f())) for n, f in fns.items()}
-                fns["L2 flush"] = flush_buffer.sum
-            ms = interleaved_median_ms(fns, rounds=args.rounds, settle_ms=args.settle_ms)
-            if flush_buffer is not None:
-                flush_ms = ms.pop("L2 flush")
-                ms = {n: t - flush_ms for n, t in ms.items()}
+            ms = interleaved_median_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
+                                       before=flush)
             tf = {n: 2 * M * N * K / t / 1e9 for n, t in ms.items()}
             best = max((v, n) for n, v in tf.items() if n in kernels)
             print(f"{what} {M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()) +

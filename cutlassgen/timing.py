@@ -17,10 +17,11 @@ SPIN_CYCLES = 400_000  # ~200 us at H100/H200 clocks: longer than the host time 
 MAX_SETTLE_CALLS = 5000
 
 
-def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0) -> float:
+def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0, before=None) -> float:
     """Median device time of fn() in milliseconds, each run bracketed by CUDA events on the current stream.
     settle_ms: keep warming up, back to back, until about this much GPU time has passed, so that the clock the runs
-    see is the one fn itself sustains, not the one the previous (lighter or heavier) kernel left behind."""
+    see is the one fn itself sustains, not the one the previous (lighter or heavier) kernel left behind.
+    before: called ahead of every timed run, outside its events (e.g. l2_flush())."""
     import torch
 
     if settle_ms > 0:
@@ -39,6 +40,8 @@ def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0) -> fl
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda._sleep(SPIN_CYCLES)
+        if before is not None:
+            before()
         start.record()
         fn()
         end.record()
@@ -47,7 +50,19 @@ def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0) -> fl
     return statistics.median(times)
 
 
-def interleaved_rounds_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0) -> dict:
+def l2_flush(mib: int = 512):
+    """A function that reads a buffer of mib MiB (far larger than L2) on the current stream, so that the next kernel
+    finds none of its operands in L2, as a layer does in a model. A read, not a write: written lines would sit dirty
+    in L2, and the timed kernel would pay for writing them back (up to the L2's size, ~50 MB on an H100/H200: a third
+    more DRAM traffic for a decode GEMM over 128 MiB of weights)."""
+    import torch
+
+    buffer = torch.zeros(mib * 2**20 // 4, device="cuda")
+    return buffer.sum
+
+
+def interleaved_rounds_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0,
+                          before=None) -> dict:
     """name -> [median_ms(fn, reps, settle_ms=settle_ms) of each round], in round order. Every fn is timed once per
     round, in a new (seeded) order each round: clock and temperature follow the previous kernel, so a fixed order
     would favour whoever always runs after a light contender. Round i of every name is one pass over all of them,
@@ -60,14 +75,15 @@ def interleaved_rounds_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int 
         names = list(fns)
         order.shuffle(names)
         for name in names:
-            times[name].append(median_ms(fns[name], reps=reps, settle_ms=settle_ms))
+            times[name].append(median_ms(fns[name], reps=reps, settle_ms=settle_ms, before=before))
     return times
 
 
-def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0) -> dict:
+def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0,
+                          before=None) -> dict:
     """name -> the median over rounds of interleaved_rounds_ms."""
     return {name: statistics.median(ts)
-            for name, ts in interleaved_rounds_ms(fns, rounds, reps, seed, settle_ms).items()}
+            for name, ts in interleaved_rounds_ms(fns, rounds, reps, seed, settle_ms, before).items()}
 
 
 @dataclass(frozen=True)

@@ -159,15 +159,14 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
 
     from .golden import reference
     from .jit import PerformanceWarning
-    from .timing import median_ms
+    from .timing import l2_flush, median_ms
 
     out = []
     if not variants:
         return out
     spec = variants[0]  # all share dtypes, layouts and epilogue
     smem = [resolve(v).smem_bytes for v in variants]
-    # 512 MiB: larger than L2, so each timed run starts cold, as in a model
-    flush = torch.empty(2 * 2**26, dtype=torch.int32, device="cuda")
+    flush = l2_flush()  # each timed run starts with cold L2, as in a model
     with warnings.catch_warnings():
         # the default kernel's once-per-kernel hint that a small M has a per-shape tile: the study is deciding that
         warnings.filterwarnings("ignore", message=".*runs the default tile", category=PerformanceWarning)
@@ -182,11 +181,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
                 res = res.d if isinstance(res, tuple) else res
                 err = ((res.double() - ref.double()).norm() / ref.double().norm()).item()
 
-                def run():
-                    flush.zero_()
-                    kernel(*args, **inputs)
-
-                ms = median_ms(run, reps=reps) - median_ms(flush.zero_, reps=reps)
+                ms = median_ms(lambda: kernel(*args, **inputs), reps=reps, before=flush)
                 info = kernel.build_info
                 used = info.get("resources") or {}
                 out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,

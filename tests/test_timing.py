@@ -7,8 +7,8 @@ def test_interleaved_median_ms_times_each_once_per_round_and_takes_the_median(mo
     calls = []
     samples = {"a": iter([5.0, 1.0, 3.0]), "b": iter([2.0, 9.0, 4.0])}
 
-    def fake_median_ms(fn, reps, settle_ms):
-        assert reps == 7 and settle_ms == 0.0
+    def fake_median_ms(fn, reps, settle_ms, before):
+        assert reps == 7 and settle_ms == 0.0 and before is None
         name = fn()
         calls.append(name)
         return next(samples[name])
@@ -22,7 +22,7 @@ def test_interleaved_median_ms_times_each_once_per_round_and_takes_the_median(mo
 def test_interleaved_order_changes_between_rounds_and_is_seeded(monkeypatch):
     def run(seed):
         calls = []
-        monkeypatch.setattr(timing, "median_ms", lambda fn, reps, settle_ms: calls.append(fn()) or 1.0)
+        monkeypatch.setattr(timing, "median_ms", lambda fn, reps, settle_ms, before: calls.append(fn()) or 1.0)
         timing.interleaved_median_ms({n: (lambda n=n: n) for n in "abcdefgh"}, rounds=4, reps=1, seed=seed)
         return calls
 
@@ -35,7 +35,7 @@ def test_interleaved_order_changes_between_rounds_and_is_seeded(monkeypatch):
 
 def test_rounds_are_kept_in_order_and_paired_ratio_compares_them_round_by_round(monkeypatch):
     samples = {"ours": iter([1.0, 2.0, 1.0, 1.0, 1.25]), "theirs": iter([1.1, 1.0, 1.0, 0.9, 1.5])}
-    monkeypatch.setattr(timing, "median_ms", lambda fn, reps, settle_ms: next(samples[fn()]))
+    monkeypatch.setattr(timing, "median_ms", lambda fn, reps, settle_ms, before: next(samples[fn()]))
     rounds = timing.interleaved_rounds_ms({"ours": lambda: "ours", "theirs": lambda: "theirs"}, rounds=5, reps=1)
     assert rounds == {"ours": [1.0, 2.0, 1.0, 1.0, 1.25], "theirs": [1.1, 1.0, 1.0, 0.9, 1.5]}
     r = timing.paired_ratio(rounds["ours"], rounds["theirs"])  # per round: 1.1, 0.5, 1.0, 0.9, 1.2
@@ -87,3 +87,23 @@ def test_median_ms_settles_for_about_settle_ms_before_timing(monkeypatch):
     calls.clear()
     timing.median_ms(fn, reps=3, warmup=5)  # no settling asked for: warm-up and timed runs only
     assert len(calls) == 5 + 3
+
+
+def test_median_ms_runs_before_ahead_of_every_timed_run_outside_its_events(monkeypatch):
+    import torch
+
+    clock, order = _FakeClock(), []
+    monkeypatch.setattr(torch.cuda, "Event", clock.event)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: None)
+
+    def flush():  # 100 ms of GPU time that must not count
+        order.append("flush")
+        clock.now += 100.0
+
+    def fn():
+        order.append("fn")
+        clock.now += 2.0
+
+    assert timing.median_ms(fn, reps=3, warmup=2, before=flush) == 2.0
+    assert order == ["fn", "fn"] + ["flush", "fn"] * 3  # the warm-up runs without it
