@@ -28,8 +28,11 @@ def run(arch: int | None = None) -> int:
     except ImportError:
         torch = None
     gpu = torch is not None and torch.cuda.is_available()
-    if arch is None:
-        arch = (lambda cc: cc[0] * 10 + cc[1])(torch.cuda.get_device_capability()) if gpu else 90
+    if arch is None and gpu:
+        major, minor = torch.cuda.get_device_capability()
+        arch = major * 10 + minor
+    elif arch is None:
+        arch = 90
     spec = default_spec(arch)
     print(f"spec {spec.key}: {spec.name}, arch {spec.arch} ({spec.resolved_path} path)")
     t0 = time.perf_counter()

@@ -189,7 +189,7 @@ def _sm80_tile(spec):
     if warps not in (1, 2, 4, 8):
         raise _tile_err("warp", warp, f"gives {warps} warps per threadblock; 1, 2, 4 or 8 are supported",
                         f"e.g. warp=({tb[0] // 2}, {tb[1] // 2}, {tb[2]}) for 4 warps")
-    if warp[0] * warp[1] > 64 * 64 * (2 if spec.accumulator == "fp32" else 2):
+    if warp[0] * warp[1] > 64 * 128:  # 256 accumulators per thread
         raise _tile_err("warp", warp, "more than 8192 accumulators per warp spills registers", "use at most 64x128")
     kbytes = tb[2] * DTYPES[spec.a.dtype].bits // 8
     if kbytes % 32:
