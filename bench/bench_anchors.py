@@ -1,10 +1,12 @@
 """Generated kernels against the anchors of ANCHORS.md, in one process, on the same inputs.
 
-Run: python bench/bench_anchors.py [--compile] [--out results.md]   (needs an sm90 GPU)
+Run: python bench/bench_anchors.py [--compile] [--cold] [--out results.md]   (needs an sm90 GPU)
 Times are device-event timings after warm-up (cutlassgen.timing.median_ms: the host's launch time is hidden behind
 a GPU spin), median of 20 runs, then the median of 7 rounds that interleave every contender of a shape in a
 shuffled order (a new seed per shape). 15 rounds since session 6 (7 before): two copies of the same kernel measured
-670 and 702 TFLOP/s at 8192^3 in run 6, where the power-capped clock follows whatever ran just before. Inputs stay in L2 between runs, as in ANCHORS.md. TFLOP/s = 2*M*N*K / time.
+670 and 702 TFLOP/s at 8192^3 in run 6, where the power-capped clock follows whatever ran just before. Inputs stay in L2 between runs, as in ANCHORS.md; with --cold a 512 MiB read
+before every timed run, outside its events, leaves none of them there (cutlassgen.timing.l2_flush), as for a layer in
+a model. TFLOP/s = 2*M*N*K / time.
 """
 import argparse
 import pathlib
@@ -18,7 +20,7 @@ import cutlassgen as cg
 from cutlassgen import Activation, Add, Amax, GemmSpec, Multiply, Operand, Quantize, Sm90Tile
 from cutlassgen import dispatch
 from cutlassgen.dispatch import DispatchKernel
-from cutlassgen.timing import interleaved_rounds_ms, paired_ratio
+from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 
 ROUNDS = 15  # shuffled interleaved rounds per shape; a contender's number is the median of its rounds
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
@@ -120,7 +122,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
     ap.add_argument("--compile", action="store_true", help="also time torch.compile(max-autotune-no-cudagraphs)")
+    ap.add_argument("--cold", action="store_true", help="flush L2 before every timed run (default: warm, as ANCHORS.md)")
     args = ap.parse_args()
+    flush = l2_flush() if args.cold else None
     table = specs()
     # The all-"auto" example spec: after `cutlassgen tune` on this GPU, build() dispatches to the tuned tile by M.
     auto = cg.load_spec(pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml")
@@ -192,7 +196,7 @@ def main():
                 timed[f"scaled {name}"] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N),
                                                         bias=bias)
         r = {"shape": f"{M}x{N}x{K}"}
-        r_rounds[r["shape"]] = interleaved_rounds_ms(timed, rounds=ROUNDS, reps=20, seed=M * 7 + N)
+        r_rounds[r["shape"]] = interleaved_rounds_ms(timed, rounds=ROUNDS, reps=20, seed=M * 7 + N, before=flush)
         r.update({col: tf(statistics.median(ms)) for col, ms in r_rounds[r["shape"]].items()})
 
         def best(prefix):
@@ -233,7 +237,8 @@ def main():
     text = "\n".join(lines + detail) + "\n"
     print(text)
     if args.out:
-        open(args.out, "w").write(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__}; "
+        l2 = "L2 flushed before every timed run" if args.cold else "L2 warm"
+        open(args.out, "w").write(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__}, {l2}; "
                                   f"command: python bench/bench_anchors.py {' '.join(sys.argv[1:])}\n\n" + text)
 
 

@@ -1,20 +1,22 @@
 """Which sm90 tiles beat the libraries at the shapes where the defaults do not: decode (M <= 64, bf16 bias+gelu vs
 cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu vs cuBLASLt fused, fp8 per-row x per-col scaled + bias vs torch._scaled_mm).
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
-(cutlassgen.timing.interleaved_median_ms) on the same inputs, each checked against a reference first.
+(cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
+ratio to the library is also given round by round (timing.paired_ratio).
 
 Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
 """
 import argparse
 import re
+import statistics
 
 import torch
 import torch.nn.functional as F
 
 import cutlassgen as cg
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
-from cutlassgen.timing import interleaved_median_ms, l2_flush
+from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 
 
 # A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
@@ -487,12 +489,13 @@ def main():
     for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
         kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
-            ms = interleaved_median_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
-                                       before=flush)
-            tf = {n: 2 * M * N * K / t / 1e9 for n, t in ms.items()}
+            rounds = interleaved_rounds_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
+                                           before=flush)
+            tf = {n: 2 * M * N * K / statistics.median(t) / 1e9 for n, t in rounds.items()}
             best = max((v, n) for n, v in tf.items() if n in kernels)
+            paired = paired_ratio(rounds[best[1]], rounds[anchor])
             print(f"{what} {M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()) +
-                  f" | best ours {best[1]} {best[0] / tf[anchor]:.2f}x {anchor}", flush=True)
+                  f" | best ours {best[1]} {best[0] / tf[anchor]:.2f}x {anchor} (per round {paired})", flush=True)
 
 
 if __name__ == "__main__":
