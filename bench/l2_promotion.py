@@ -58,13 +58,18 @@ def main():
         cg.build_many(list(specs(256).values()))
         return
     patched = headers_with_promotion(256)
-    env = {**os.environ, "CUTLASS_PATH": str(patched)}
-    child = subprocess.Popen([sys.executable, __file__, "--build-only"], env=env, cwd=pathlib.Path(__file__).parent)
-    base = cg.build_many(list(specs(128).values()))  # both builds run side by side
-    if child.wait() != 0:
-        raise SystemExit("the 256-byte build failed")
-    promoted = cg.build_many(list(specs(256).values()))  # cache hits: built by the subprocess
-    shutil.rmtree(patched)
+    try:
+        env = {**os.environ, "CUTLASS_PATH": str(patched)}
+        child = subprocess.Popen([sys.executable, __file__, "--build-only"], env=env, cwd=pathlib.Path(__file__).parent)
+        try:
+            base = cg.build_many(list(specs(128).values()))  # both builds run side by side
+        finally:
+            child_rc = child.wait()
+        if child_rc != 0:
+            raise SystemExit("the 256-byte build failed")
+        promoted = cg.build_many(list(specs(256).values()))  # cache hits: built by the subprocess
+    finally:
+        shutil.rmtree(patched, ignore_errors=True)
     kernels = {**{f"{n} L2 128B": k for n, k in zip(TILES, base)}, **{f"{n} L2 256B": k for n, k in zip(TILES, promoted)}}
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__}, median of {args.rounds} shuffled "
           "interleaved rounds of 20 runs")
