@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [prefetch] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -15,7 +15,6 @@ import torch
 import torch.nn.functional as F
 
 import cutlassgen as cg
-from cutlassgen import jit, lower
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 
@@ -353,19 +352,6 @@ WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), 
 WIDE_DECODE_SHAPES = [(16, 14336, 4096), (32, 14336, 4096), (64, 14336, 4096), (32, 12288, 4096),
                       (32, 28672, 8192), (32, 8192, 8192)]
 
-# Broadcast vectors prefetched into L2 at kernel start (csrc/cutlassgen/l2_prefetch.hpp, a cutlassgen.lower
-# setting). Session 9 (run 16) measured it warm, where the bias is already in L2, and found nothing. Cold, as in a
-# model where the other layers' weights have flushed it, a one-tile decode CTA reads its bias from DRAM after its last
-# MMA; cold, the bias+gelu kernels trail their own epilogue-free builds by ~1% (runs 22-23). Each decode shape's
-# per-shape tile (tiles.shape_tile) runs with CUTLASS's plain broadcast ("pf=None") and with the prefetch.
-PREFETCH_VARIANTS = (None, "evict_last")
-PREFETCH_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
-                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
-PREFETCH_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096),
-                          (64, 14336, 4096), (64, 6144, 4096)]
-PREFETCH_TILES = named("128x128x64 c1x1 coop")
-
-
 def bias_gelu(tile):
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
                     epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
@@ -434,8 +420,7 @@ def run_in_probe_range(fn):
     torch.cuda.synchronize()
 
 
-# case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat[, lower.BROADCAST_L2_PREFETCH
-#           settings: each tile runs once per setting])]
+# case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat)]
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
@@ -476,30 +461,10 @@ CASES = {
                 ("bf16 plain", plain, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, plain_contenders, "cuBLAS mm"),
                 ("bf16 bias+gelu", bias_gelu, EPICOST_TILES, EPICOST_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
                 ("bf16 plain", plain, EPICOST_TILES, EPICOST_SHAPES, plain_contenders, "cuBLAS mm")],
-    "prefetch": [("bf16 bias+gelu", bias_gelu, PREFETCH_DECODE_TILES, PREFETCH_DECODE_SHAPES, bias_gelu_contenders,
-                  "cuBLAS mm", PREFETCH_VARIANTS),
-                 ("bf16 bias+gelu", bias_gelu, PREFETCH_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
-                  "cuBLASLt fused", PREFETCH_VARIANTS)],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
 }
-
-
-def build_variants(entries):
-    """Kernels for (spec, broadcast prefetch setting) pairs, all compiled in one ninja run. The setting changes the
-    rendered source, and so the cache key, but not the spec, which build_many's per-spec memo goes by."""
-    from cutlassgen.runtime import Kernel
-
-    saved, jobs = lower.BROADCAST_L2_PREFETCH, []
-    try:
-        for spec, setting in entries:
-            lower.BROADCAST_L2_PREFETCH = setting
-            jobs.append(jit.plan(spec).with_cache_key())
-    finally:
-        lower.BROADCAST_L2_PREFETCH = saved
-    paths = jit._compile_missing(jobs, None, None, None)
-    return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]
 
 
 def main():
@@ -515,20 +480,14 @@ def main():
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
-    # (group, name, spec, prefetch setting): a group with a 7th field runs each tile once per setting
-    specs = [(gi, name if len(g) < 7 else f"{name} pf={v}", g[1](t), v)
-             for gi, g in enumerate(groups) for name, t in g[2].items()
-             for v in (g[6] if len(g) > 6 else [lower.BROADCAST_L2_PREFETCH])]
-    if any(len(g) > 6 for g in groups):
-        built = build_variants([(s, v) for _, _, s, v in specs])  # every tile of every case in one ninja run
-    else:
-        built = cg.build_many([s for _, _, s, _ in specs])
+    specs = [(gi, name, make(t)) for gi, (_, make, tiles, *_rest) in enumerate(groups) for name, t in tiles.items()]
+    built = cg.build_many([s for _, _, s in specs])  # every tile of every case in one ninja run
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
-    for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
-        kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
+    for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
+        kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
             rounds = interleaved_rounds_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
                                            before=flush)

@@ -14,12 +14,6 @@ from .dtypes import DTYPES
 from .spec import GemmSpec
 from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve
 
-# sm90: broadcast vectors are prefetched into L2 at kernel start (csrc/cutlassgen/l2_prefetch.hpp), with this
-# eviction priority; None renders CUTLASS's plain broadcasts. A module setting, not a spec field, so that
-# bench/tile_probe.py's `prefetch` case can compare the three; the source (and so the cache key) changes with it.
-BROADCAST_L2_PREFETCH: str | None = None
-L2_PRIORITY = {"evict_normal": "EvictNormal", "evict_last": "EvictLast"}
-
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
                "clamp": "Clamp"}
@@ -179,7 +173,6 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
                    else "cutlass::gemm::PersistentScheduler",
                    stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
-                   l2_prefetch=L2_PRIORITY.get(BROADCAST_L2_PREFETCH),
                    stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
                    # which cg_problem fields feed the kernel's M, N, A and B
