@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -345,6 +345,17 @@ EPICOST_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong
 EPICOST_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (32, 14336, 4096)]
 EPICOST_TILES = named("128x128x64 c1x1 coop", "256x128x64 c1x2 coop")
 EPICOST_SHAPES = [(256, 8192, 8192), (2048, 8192, 8192)]
+# Which part of the bias+gelu epilogue costs a decode kernel its last ~1% against cuBLAS mm (session 11): each tile
+# built four ways (no epilogue, + bias, gelu alone, bias + gelu) and timed in one interleaved set on the same inputs.
+# CUTLASS's column broadcast (the bias under swap_ab) reads its slice from global memory when the epilogue begins,
+# after the last MMA; gelu alone reads nothing. Tiles: the per-shape tiles of tiles.shape_tile at these shapes.
+EPIPARTS = {"plain": [], "bias": [Add("per_col", "bias", "bf16")], "gelu": [Activation("gelu_tanh")],
+            "bias+gelu": [Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]}
+EPIPARTS_DECODE_TILES = {f"{n} | {part}": (t, part) for n, t in
+                         named("swap 64x16x128 pingpong", "swap 64x32x128 c2x1 pingpong").items() for part in EPIPARTS}
+EPIPARTS_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (32, 14336, 4096)]
+EPIPARTS_MIDN_TILES = {f"{n} | {part}": (t, part) for n, t in named("swap 64x64x128 c4x1 pingpong").items()
+                       for part in EPIPARTS}
 NARROW64_DECODE_SHAPES = [(64, 4096, 4096), (64, 5120, 8192), (64, 6144, 8192), (64, 6144, 4096), (40, 8192, 8192),
                           (64, 4096, 14336)]
 WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), (48, 14336, 4096),
@@ -366,6 +377,30 @@ def fp8_scaled(tile):
     return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile,
                     epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
                               Add("per_col", "bias", "bf16")])
+
+
+def epilogue_part(tile_and_part):
+    tile, part = tile_and_part
+    return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=EPIPARTS[part])
+
+
+def epipart_contenders(kernels, M, N, K):
+    """cuBLAS mm and each (tile | part) kernel, given the bias only if its part has one, each checked first."""
+    a = torch.randn(M, K, device="cuda").bfloat16()
+    w = (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16()
+    bias = torch.randn(N, device="cuda").bfloat16()
+    acc = a.double() @ w.double().t()
+    refs = {"plain": acc, "bias": acc + bias.double(), "gelu": F.gelu(acc, approximate="tanh"),
+            "bias+gelu": F.gelu(acc + bias.double(), approximate="tanh")}
+    timed = {"cuBLAS mm": lambda: torch.mm(a, w.t())}
+    for name, k in kernels.items():
+        part = name.split(" | ")[1]
+        kw = {"bias": bias} if "bias" in part else {}
+        err = ((k(a, w.t(), **kw).double() - refs[part]).norm() / refs[part].norm()).item()
+        assert err < 1.5e-2, (name, err)
+        timed[name] = lambda k=k, kw=kw: k(a, w.t(), **kw)
+    return timed
 
 
 def bias_gelu_contenders(kernels, M, N, K):
@@ -461,6 +496,10 @@ CASES = {
                 ("bf16 plain", plain, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, plain_contenders, "cuBLAS mm"),
                 ("bf16 bias+gelu", bias_gelu, EPICOST_TILES, EPICOST_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
                 ("bf16 plain", plain, EPICOST_TILES, EPICOST_SHAPES, plain_contenders, "cuBLAS mm")],
+    "epiparts": [("bf16 epilogue parts", epilogue_part, EPIPARTS_DECODE_TILES, EPIPARTS_DECODE_SHAPES,
+                  epipart_contenders, "cuBLAS mm"),
+                 ("bf16 epilogue parts", epilogue_part, EPIPARTS_MIDN_TILES, [(64, 6144, 4096)], epipart_contenders,
+                  "cuBLAS mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
