@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 import cutlassgen as cg
+from cutlassgen import jit, lower
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 
@@ -356,6 +357,15 @@ EPIPARTS_DECODE_TILES = {f"{n} | {part}": (t, part) for n, t in
 EPIPARTS_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (32, 14336, 4096)]
 EPIPARTS_MIDN_TILES = {f"{n} | {part}": (t, part) for n, t in named("swap 64x64x128 c4x1 pingpong").items()
                        for part in EPIPARTS}
+# The bias under swap_ab and the per-row scales bulk-copied into shared memory by the epilogue's load warp during the
+# mainloop (lower.BULK_COL_BROADCAST, csrc/cutlassgen/bulk_col_broadcast.hpp) against CUTLASS's Sm90ColBroadcast,
+# which reads them after the last MMA: the per-shape decode tiles, and fp8 scaled at M = 256 (per-row scale_a).
+BULKCOL_VARIANTS = ("BULK_COL_BROADCAST", (False, True))
+BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
+                             "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
+BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
+BULKCOL_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (64, 14336, 4096),
+                         (64, 6144, 4096)]
 NARROW64_DECODE_SHAPES = [(64, 4096, 4096), (64, 5120, 8192), (64, 6144, 8192), (64, 6144, 4096), (40, 8192, 8192),
                           (64, 4096, 14336)]
 WIDE64_DECODE_SHAPES = [(64, 14336, 4096), (64, 8192, 8192), (64, 28672, 8192), (48, 14336, 4096),
@@ -455,7 +465,8 @@ def run_in_probe_range(fn):
     torch.cuda.synchronize()
 
 
-# case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat)]
+# case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat[, (a cutlassgen.lower setting, its
+#           values): each tile built once per value])]
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
@@ -500,10 +511,33 @@ CASES = {
                   epipart_contenders, "cuBLAS mm"),
                  ("bf16 epilogue parts", epilogue_part, EPIPARTS_MIDN_TILES, [(64, 6144, 4096)], epipart_contenders,
                   "cuBLAS mm")],
+    "bulkcol": [("bf16 bias+gelu", bias_gelu, BULKCOL_DECODE_TILES, BULKCOL_DECODE_SHAPES, bias_gelu_contenders,
+                 "cuBLAS mm", BULKCOL_VARIANTS),
+                ("fp8 scaled", fp8_scaled, BULKCOL_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
+                 BULKCOL_VARIANTS)],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
 }
+
+
+def build_variants(entries):
+    """Kernels for (spec, {lower setting: value}) pairs, all compiled in one ninja run. A setting changes the rendered
+    source, and so the cache key, but not the spec, which build_many's per-spec memo goes by."""
+    from cutlassgen.runtime import Kernel
+
+    jobs = []
+    for spec, settings in entries:
+        saved = {k: getattr(lower, k) for k in settings}
+        try:
+            for k, v in settings.items():
+                setattr(lower, k, v)
+            jobs.append(jit.plan(spec).with_cache_key())
+        finally:
+            for k, v in saved.items():
+                setattr(lower, k, v)
+    paths = jit._compile_missing(jobs, None, None, None)
+    return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]
 
 
 def main():
@@ -519,14 +553,18 @@ def main():
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
-    specs = [(gi, name, make(t)) for gi, (_, make, tiles, *_rest) in enumerate(groups) for name, t in tiles.items()]
-    built = cg.build_many([s for _, _, s in specs])  # every tile of every case in one ninja run
+    # (group, name, spec, lower settings): a group with a 7th field builds each tile once per value of its setting
+    specs = [(gi, name, make(t), {}) for gi, (_, make, tiles, *_rest) in enumerate(groups) if len(_rest) < 4
+             for name, t in tiles.items()]
+    specs += [(gi, f"{name} {key.lower()}={v}", g[1](t), {key: v}) for gi, g in enumerate(groups) if len(g) > 6
+              for key, values in [g[6]] for name, t in g[2].items() for v in values]
+    built = build_variants([(s, settings) for *_, s, settings in specs])  # every tile of every case in one ninja run
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
-    for gi, (what, _, _, shapes, contenders, anchor) in enumerate(groups):
-        kernels = {name: k for (g, name, _), k in zip(specs, built) if g == gi}
+    for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
+        kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
             rounds = interleaved_rounds_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
                                            before=flush)
