@@ -19,9 +19,11 @@ ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tan
                "clamp": "Clamp"}
 
 
-# sm90: column-vector broadcasts (the bias under swap_ab, per-row scales) are bulk-copied into shared memory by the
-# epilogue's load warp during the mainloop (csrc/cutlassgen/bulk_col_broadcast.hpp) instead of read from global
-# memory after it (CUTLASS's Sm90ColBroadcast). A module setting so that bench/tile_probe.py can build both.
+# sm90 swap_ab kernels: the column-vector broadcasts (the bias, which runs along the kernel's rows there) are
+# bulk-copied into shared memory by the epilogue's load warp during the mainloop (csrc/cutlassgen/bulk_col_broadcast.hpp)
+# instead of read from global memory after it (CUTLASS's Sm90ColBroadcast). On the H200 that made the decode tiles
+# 0.5-1.5% faster (probe run 27); without swap_ab (per-row scales of fp8 at M = 256) it made them 1-2% slower, so
+# those keep CUTLASS's node. A module setting so that bench/tile_probe.py can build both.
 BULK_COL_BROADCAST = True
 
 
@@ -178,7 +180,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
                    else "cutlass::gemm::PersistentScheduler",
-                   stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl, bulk_col_broadcast=BULK_COL_BROADCAST,
+                   stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl, bulk_col_broadcast=BULK_COL_BROADCAST and swap,
                    stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
                    # which cg_problem fields feed the kernel's M, N, A and B
