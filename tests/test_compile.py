@@ -10,7 +10,7 @@ pytestmark = pytest.mark.compile
 
 
 def test_every_node_compiles_on_both_paths_without_performance_warnings(ci_kernels):
-    for name in ("sm80", "sm90"):
+    for name in ("sm80", "sm90", "sm90_swap"):
         info = ci_kernels[name].build_info
         assert info["warnings"] == [], f"{name}: {info['warnings']}"
         assert "-DNDEBUG" in info["key_parts"]["flags"]

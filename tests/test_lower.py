@@ -39,6 +39,15 @@ def test_swap_ab_exchanges_operands_flips_layouts_and_vectors():
     assert "using LayoutC = LayoutD;" in src  # C and the aux output follow D's flipped layout
 
 
+def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
+    # Measured on the H200 (bench/results/h200_tile_probe.log run 27): faster for swapped decode tiles, slower for
+    # the per-row scales of unswapped fp8 tiles, which keep CUTLASS's Sm90ColBroadcast.
+    swapped, plain = cg.render(spec(swap_ab=True)), cg.render(spec())
+    assert "using Epi3 = cutlassgen::BulkColBroadcast<EpiDispatch::StagesC, TileShape, cutlass::bfloat16_t" in swapped
+    assert '#include "cutlassgen/bulk_col_broadcast.hpp"' in swapped and "Sm90ColBroadcast" not in swapped
+    assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkColBroadcast" not in plain
+
+
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
     s = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=Operand("bf16"),
                  tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True))
