@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -358,11 +358,14 @@ EPIPARTS_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (32, 14336, 4096)]
 EPIPARTS_MIDN_TILES = {f"{n} | {part}": (t, part) for n, t in named("swap 64x64x128 c4x1 pingpong").items()
                        for part in EPIPARTS}
 # The bias under swap_ab and the per-row scales bulk-copied into shared memory by the epilogue's load warp during the
-# mainloop (lower.BULK_COL_BROADCAST, csrc/cutlassgen/bulk_col_broadcast.hpp) against CUTLASS's Sm90ColBroadcast,
-# which reads them after the last MMA: the per-shape decode tiles, and fp8 scaled at M = 256 (per-row scale_a). Probe
-# run 27 measured both at e8a8271; since 66e1a7f the setting applies to swap_ab kernels only (the fp8 tiles were
-# slower with it), so the fp8 group now builds the same kernel twice.
-BULKCOL_VARIANTS = ("BULK_COL_BROADCAST", (False, True))
+# mainloop (lower.BULK_COL_BROADCAST, csrc/cutlassgen/bulk_broadcast.hpp) against CUTLASS's Sm90ColBroadcast, which
+# reads them after the last MMA: the per-shape decode tiles, and fp8 scaled at M = 256 (per-row scale_a). Probe run 27
+# (e8a8271): faster for the decode tiles, slower for the fp8 ones; the default is now "swap_ab".
+BULKCOL_VARIANTS = ("BULK_COL_BROADCAST", ("never", "always"))
+# The same for row broadcasts (the bias of unswapped kernels, Sm90RowBroadcast's slice read after the mainloop too):
+# bf16 at M = 256 and 2048 (one and several tiles per CTA) and fp8 scaled at M = 256 (per-column scale_b and bias).
+BULKROW_VARIANTS = ("BULK_ROW_BROADCAST", ("never", "always"))
+BULKROW_BF16_TILES = named("128x128x64 c1x1 coop", "128x128x64 c2x1 coop", "256x128x64 c1x2 coop")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -517,6 +520,10 @@ CASES = {
                  "cuBLAS mm", BULKCOL_VARIANTS),
                 ("fp8 scaled", fp8_scaled, BULKCOL_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
                  BULKCOL_VARIANTS)],
+    "bulkrow": [("bf16 bias+gelu", bias_gelu, BULKROW_BF16_TILES, [(256, 8192, 8192), (2048, 8192, 8192)],
+                 bias_gelu_contenders, "cuBLASLt fused", BULKROW_VARIANTS),
+                ("fp8 scaled", fp8_scaled, BULKCOL_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
+                 BULKROW_VARIANTS)],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

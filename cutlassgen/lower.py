@@ -19,12 +19,18 @@ ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tan
                "clamp": "Clamp"}
 
 
-# sm90 swap_ab kernels: the column-vector broadcasts (the bias, which runs along the kernel's rows there) are
-# bulk-copied into shared memory by the epilogue's load warp during the mainloop (csrc/cutlassgen/bulk_col_broadcast.hpp)
-# instead of read from global memory after it (CUTLASS's Sm90ColBroadcast). On the H200 that made the decode tiles
-# 0.5-1.5% faster (probe run 27); without swap_ab (per-row scales of fp8 at M = 256) it made them 1-2% slower, so
-# those keep CUTLASS's node. A module setting so that bench/tile_probe.py can build both.
-BULK_COL_BROADCAST = True
+# sm90: which vector broadcasts the epilogue's load warp bulk-copies into shared memory during the mainloop
+# (csrc/cutlassgen/bulk_broadcast.hpp) instead of CUTLASS's nodes reading them from global memory after it: "swap_ab"
+# (only in swap_ab kernels), "always" or "never". Column broadcasts (the bias under swap_ab, per-row scales): on the
+# H200 the swapped decode tiles ran 0.5-1.5% faster with it, the per-row scales of unswapped fp8 tiles 1-2% slower
+# (probe run 27), hence "swap_ab". Row broadcasts (the bias of unswapped kernels): not measured yet, so "never".
+# Module settings, not spec fields, so that bench/tile_probe.py can build the variants side by side.
+BULK_COL_BROADCAST = "swap_ab"
+BULK_ROW_BROADCAST = "never"
+
+
+def _bulk(setting: str, swap_ab: bool) -> bool:
+    return {"always": True, "never": False, "swap_ab": swap_ab}[setting]
 
 
 @dataclass
@@ -180,7 +186,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
                    else "cutlass::gemm::PersistentScheduler",
-                   stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl, bulk_col_broadcast=BULK_COL_BROADCAST and swap,
+                   stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
+                   bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
+                   bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
                    # which cg_problem fields feed the kernel's M, N, A and B

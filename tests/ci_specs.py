@@ -19,7 +19,7 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
                     c=Operand("bf16"), d=Operand("e4m3"), tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1)),
                     epilogue=_chain("e4m3"))
 # sm90 swap_ab (the decode path): the same chain with operands swapped, so per-column vectors become the kernel's
-# column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_col_broadcast.hpp).
+# column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_broadcast.hpp).
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
                                  tile=Sm90Tile(cta=(128, 64, 64), cluster=(1, 1, 1), swap_ab=True))
 # sm80: every node too, quantizing to int8 (fp8 outputs need sm89; the GPU suite runs an e5m2 one).

@@ -43,9 +43,11 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     # Measured on the H200 (bench/results/h200_tile_probe.log run 27): faster for swapped decode tiles, slower for
     # the per-row scales of unswapped fp8 tiles, which keep CUTLASS's Sm90ColBroadcast.
     swapped, plain = cg.render(spec(swap_ab=True)), cg.render(spec())
-    assert "using Epi3 = cutlassgen::BulkColBroadcast<EpiDispatch::StagesC, TileShape, cutlass::bfloat16_t" in swapped
-    assert '#include "cutlassgen/bulk_col_broadcast.hpp"' in swapped and "Sm90ColBroadcast" not in swapped
-    assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkColBroadcast" not in plain
+    assert ("using Epi3 = cutlassgen::BulkBroadcast<EpiDispatch::StagesC, TileShape, cutlass::bfloat16_t, float, "
+            "/*AlongN=*/false>") in swapped
+    assert '#include "cutlassgen/bulk_broadcast.hpp"' in swapped and "Sm90ColBroadcast" not in swapped
+    assert "using Epi1 = Sm90RowBroadcast<" in swapped  # row broadcasts keep CUTLASS's node by default
+    assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
