@@ -14,9 +14,7 @@ import statistics
 import torch
 import torch.nn.functional as F
 
-import cutlassgen as cg
-from cutlassgen import jit, lower
-from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
+from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, jit, lower
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 
 
