@@ -350,11 +350,15 @@ EPICOST_SHAPES = [(256, 8192, 8192), (2048, 8192, 8192)]
 # after the last MMA; gelu alone reads nothing. Tiles: the per-shape tiles of tiles.shape_tile at these shapes.
 EPIPARTS = {"plain": [], "bias": [Add("per_col", "bias", "bf16")], "gelu": [Activation("gelu_tanh")],
             "bias+gelu": [Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]}
-EPIPARTS_DECODE_TILES = {f"{n} | {part}": (t, part) for n, t in
-                         named("swap 64x16x128 pingpong", "swap 64x32x128 c2x1 pingpong").items() for part in EPIPARTS}
-EPIPARTS_DECODE_SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (32, 14336, 4096)]
-EPIPARTS_MIDN_TILES = {f"{n} | {part}": (t, part) for n, t in named("swap 64x64x128 c4x1 pingpong").items()
-                       for part in EPIPARTS}
+
+
+def with_parts(*names: str) -> dict:
+    """Each named tile once per epilogue part: "tile | part" -> (tile, part)."""
+    return {f"{n} | {part}": (t, part) for n, t in named(*names).items() for part in EPIPARTS}
+
+
+EPIPARTS_DECODE_TILES = with_parts("swap 64x16x128 pingpong", "swap 64x32x128 c2x1 pingpong")
+EPIPARTS_MIDN_TILES = with_parts("swap 64x64x128 c4x1 pingpong")
 # The bias under swap_ab and the per-row scales bulk-copied into shared memory by the epilogue's load warp during the
 # mainloop (lower.BULK_COL_BROADCAST, csrc/cutlassgen/bulk_broadcast.hpp) against CUTLASS's Sm90ColBroadcast, which
 # reads them after the last MMA: the per-shape decode tiles, and fp8 scaled at M = 256 (per-row scale_a). Probe run 27
@@ -510,7 +514,7 @@ CASES = {
                 ("bf16 plain", plain, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, plain_contenders, "cuBLAS mm"),
                 ("bf16 bias+gelu", bias_gelu, EPICOST_TILES, EPICOST_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
                 ("bf16 plain", plain, EPICOST_TILES, EPICOST_SHAPES, plain_contenders, "cuBLAS mm")],
-    "epiparts": [("bf16 epilogue parts", epilogue_part, EPIPARTS_DECODE_TILES, EPIPARTS_DECODE_SHAPES,
+    "epiparts": [("bf16 epilogue parts", epilogue_part, EPIPARTS_DECODE_TILES, EPICOST_DECODE_SHAPES,
                   epipart_contenders, "cuBLAS mm"),
                  ("bf16 epilogue parts", epilogue_part, EPIPARTS_MIDN_TILES, [(64, 6144, 4096)], epipart_contenders,
                   "cuBLAS mm")],
@@ -526,6 +530,14 @@ CASES = {
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
 }
+
+
+def builds_of(group) -> list:
+    """(name suffix, lower settings) for each build of a group's tiles: one, or one per value of its setting."""
+    if len(group) < 7:
+        return [("", {})]
+    key, values = group[6]
+    return [(f" {key.lower()}={v}", {key: v}) for v in values]
 
 
 def build_variants(entries):
@@ -561,10 +573,8 @@ def main():
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
     # (group, name, spec, lower settings): a group with a 7th field builds each tile once per value of its setting
-    specs = [(gi, name, make(t), {}) for gi, (_, make, tiles, *_rest) in enumerate(groups) if len(_rest) < 4
-             for name, t in tiles.items()]
-    specs += [(gi, f"{name} {key.lower()}={v}", g[1](t), {key: v}) for gi, g in enumerate(groups) if len(g) > 6
-              for key, values in [g[6]] for name, t in g[2].items() for v in values]
+    specs = [(gi, name + suffix, g[1](t), settings) for gi, g in enumerate(groups) for name, t in g[2].items()
+             for suffix, settings in builds_of(g)]
     built = build_variants([(s, settings) for *_, s, settings in specs])  # every tile of every case in one ninja run
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
