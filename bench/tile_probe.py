@@ -365,9 +365,11 @@ EPIPARTS_MIDN_TILES = with_parts("swap 64x64x128 c4x1 pingpong")
 # (e8a8271): faster for the decode tiles, slower for the fp8 ones; the default is now "swap_ab".
 BULKCOL_VARIANTS = ("BULK_COL_BROADCAST", ("never", "always"))
 # The same for row broadcasts (the bias of unswapped kernels, Sm90RowBroadcast's slice read after the mainloop too):
-# bf16 at M = 256 and 2048 (one and several tiles per CTA) and fp8 scaled at M = 256 (per-column scale_b and bias).
+# bf16 at M = 256 (the bucket's 128x128 tiles) and at the prefill shapes bf16 still trails cuBLASLt on (the default
+# 128x256 tile, several tiles per CTA), and fp8 scaled at M = 256 (per-column scale_b and bias).
 BULKROW_VARIANTS = ("BULK_ROW_BROADCAST", ("never", "always"))
-BULKROW_BF16_TILES = named("128x128x64 c1x1 coop", "128x128x64 c2x1 coop", "256x128x64 c1x2 coop")
+BULKROW_M256_TILES = named("128x128x64 c1x1 coop", "128x128x64 c2x1 coop")
+BULKROW_PREFILL_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -522,7 +524,9 @@ CASES = {
                  "cuBLAS mm", BULKCOL_VARIANTS),
                 ("fp8 scaled", fp8_scaled, BULKCOL_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
                  BULKCOL_VARIANTS)],
-    "bulkrow": [("bf16 bias+gelu", bias_gelu, BULKROW_BF16_TILES, [(256, 8192, 8192), (2048, 8192, 8192)],
+    "bulkrow": [("bf16 bias+gelu", bias_gelu, BULKROW_M256_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
+                 "cuBLASLt fused", BULKROW_VARIANTS),
+                ("bf16 bias+gelu", bias_gelu, BULKROW_PREFILL_TILES, [(2048, 8192, 8192), (4096, 14336, 4096)],
                  bias_gelu_contenders, "cuBLASLt fused", BULKROW_VARIANTS),
                 ("fp8 scaled", fp8_scaled, BULKCOL_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
                  BULKROW_VARIANTS)],
