@@ -37,6 +37,9 @@ BF16_TILES = {
     "128x256x64 c2x1 coop": Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1), **COOP),
     # cuBLASLt's tile at 8192^3; the best at 2048x8192x8192 in tile_probe.py epilogue (session 6)
     "256x128x64 c1x2 coop": Sm90Tile(cta=(256, 128, 64), cluster=(1, 2, 1), **COOP),
+    # pingpong hides one warpgroup's bias+gelu epilogue behind the other's mainloop: 2-4% over 128x256 coop at
+    # 4096x14336x4096 (tile_probe.py pingpong, run 29), behind it at 8192^3
+    "128x128x64 c1x2 pingpong": Sm90Tile(cta=(128, 128, 64), cluster=(1, 2, 1), **PP),
     "128x128x64 c2x1 coop": Sm90Tile(cta=(128, 128, 64), cluster=(2, 1, 1), **COOP),
     "128x128x64 c1x1 coop": Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), **COOP),
     "swap 64x32x128 pingpong": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), swap_ab=True, **PP),
