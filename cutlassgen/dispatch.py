@@ -250,8 +250,9 @@ def with_shape_variants(specs: list, shapes) -> list:
     return out
 
 
-def small_m_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
-    """What the default kernel of an all-"auto" sm90 spec says, once, when it runs an M that has a per-shape tile."""
+def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
+    """What the default kernel of an all-"auto" sm90 spec says, once, when it runs a shape that has a per-shape
+    tile (a small M, or a large M with wide N)."""
     from .tiles import shape_tile
     from .tuning import label
 
@@ -260,6 +261,6 @@ def small_m_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
     tile = shape_tile(spec, M, N)
     if tile is None:
         return None
-    return (f"{spec.name or spec.key}: M={M} runs the default tile, made for large M; build(spec, shapes=[({M}, {N}, "
+    return (f"{spec.name or spec.key}: M={M}, N={N} runs the default tile; build(spec, shapes=[({M}, {N}, "
             f"{K}), ...]) adds the per-shape tile {label(spec.replace(tile=tile))} for it, or `cutlassgen tune` picks "
             "one on this GPU (README: Tile defaults)")

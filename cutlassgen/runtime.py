@@ -82,7 +82,7 @@ class Kernel:
         self._fd = None  # fast-path constants, filled on the first call (torch is imported then)
         from .dispatch import tile_is_auto
 
-        # An all-auto sm90 kernel says once when a call's M has a better per-shape tile (dispatch.small_m_hint).
+        # An all-auto sm90 kernel says once when a call's shape has a better per-shape tile (dispatch.per_shape_hint).
         self._hint_pending = spec.resolved_path == "sm90" and tile_is_auto(spec)
         self._pdl = getattr(spec.tile, "pdl", False)  # then scalars come as numbers only (_vector_or_scalar)
 
@@ -208,18 +208,18 @@ class Kernel:
         ws = self._workspace.get((M, N, K))
         if ws is None:  # the first call at this shape
             if self._hint_pending:
-                self._hint_small_m(M, N, K)
+                self._hint_per_shape(M, N, K)
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=d.device) if ws else None
         self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
                       d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev))
         return self.Result(d, *extras) if self.Result else d
 
-    def _hint_small_m(self, M, N, K, stacklevel=3):
-        from .dispatch import small_m_hint
+    def _hint_per_shape(self, M, N, K, stacklevel=3):
+        from .dispatch import per_shape_hint
         from .jit import PerformanceWarning
 
-        message = small_m_hint(self.spec, M, N, K)
+        message = per_shape_hint(self.spec, M, N, K)
         if message:
             self._hint_pending = False
             warnings.warn(message, PerformanceWarning, stacklevel=stacklevel)
@@ -387,7 +387,7 @@ class Kernel:
         ws = self._workspace.get((M, N, K))
         if ws is None:  # the first call at this shape
             if self._hint_pending:
-                self._hint_small_m(M, N, K, stacklevel=4)
+                self._hint_per_shape(M, N, K, stacklevel=4)
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
         with T.cuda.device(device):

@@ -187,21 +187,39 @@ def _bucket_tiles(k_bytes: int):
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
+# - M > 256, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp, run 30, warm / cold): one
+#   warpgroup's epilogue runs under the other's mainloop, and twice the tiles of 128x256 fill the last wave better:
+#   4096x14336x4096 738 / 753 vs 718 / 731 for the default, 4096x14336x8192 713 / 734 vs 692 / 720, 1024x14336x4096
+#   719 / 740 vs 646 / 662. At N <= 8192 the default is as fast or faster (8192^3 701 / 735 vs 693 / 734,
+#   4096x4096x14336 762 / 777 vs 753 / 764). fp8 with fp8_fast_accum the same (4096x14336x4096: 1520 / 1478 vs
+#   1447 / 1400, run 29); fp8 without it keeps the default: its promotion buffer would double the 128x128
+#   accumulators one warpgroup holds.
 MID_N = 4608
 LARGE_N = 7168
 WIDE_N = 12288
 
 
-def _n_classes(k_decode: int) -> dict:
-    """Bucket index -> ((n_min, the fields its tile changes), ...), narrowest first."""
+def _n_classes(k_bytes: int) -> dict:
+    """Bucket index -> ((n_min, the fields its tile changes, or all of them where the bucket has none), ...),
+    narrowest first."""
+    k_decode, k_main = _decode_k(k_bytes), 128 // k_bytes
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
     return {1: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             2: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                 (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
-                (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))}
+                (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
+            4: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
+                          "scheduler": "persistent"}),)}
 
 
-_N_THRESHOLDS = {bucket: tuple(n for n, _ in classes) for bucket, classes in _n_classes(0).items()}
+_N_THRESHOLDS = {bucket: tuple(n for n, _ in classes) for bucket, classes in _n_classes(2).items()}
+
+
+def _accumulators_fit(spec: GemmSpec, fields: dict) -> bool:
+    """False for a 128-row pingpong tile of fp8 without fp8_fast_accum: one warpgroup would hold the 128x128
+    accumulators twice (the promotion buffer), 256 registers a thread."""
+    promotes = spec.a.dtype in ("e4m3", "e5m2") and not getattr(spec.tile, "fp8_fast_accum", False)
+    return not (promotes and fields.get("mainloop") == "pingpong" and fields["cta"][0] >= 128)
 
 
 def shape_bucket(M: int) -> int:
@@ -218,17 +236,17 @@ def shape_class(M: int, N: int | None = None) -> tuple[int, int]:
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" sm90 spec (N None: the M
-    bucket's own tile, that of N below every N class), or None for the spec's own default (sm80 path, large M, or a
-    tile these rules cannot make valid)."""
+    bucket's own tile, that of N below every N class), or None for the spec's own default (sm80 path, large M below
+    WIDE_N, or a tile these rules cannot make valid)."""
     if spec.resolved_path != "sm90":
         return None
     bucket, n_min = shape_class(M, N)
     k_bytes = max(operand_bytes(spec))
     fields = _bucket_tiles(k_bytes)[bucket]
-    if fields is None:
-        return None
     if n_min:
-        fields = {**fields, **dict(_n_classes(_decode_k(k_bytes))[bucket])[n_min]}
+        fields = {**(fields or {}), **dict(_n_classes(k_bytes)[bucket])[n_min]}
+    if fields is None or not _accumulators_fit(spec, fields):
+        return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     try:  # keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule; validation runs on the new spec
         return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile

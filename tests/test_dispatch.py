@@ -203,6 +203,30 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
 
+def test_large_m_with_wide_weights_takes_128x128_pingpong():
+    from cutlassgen.tiles import WIDE_N, shape_class, shape_tile
+
+    for M in (257, 4096):
+        wide = shape_tile(SPEC, M, WIDE_N)
+        assert (wide.cta, wide.cluster, wide.mainloop, wide.scheduler) == ((128, 128, 64), (1, 1, 1), "pingpong",
+                                                                           "persistent"), M
+        assert not wide.swap_ab
+        assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
+    assert shape_class(4096, 14336) == (4, WIDE_N) and shape_class(4096, 8192) == (4, 0)
+    fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
+    assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them
+    fast = fp8.replace(tile={"fp8_fast_accum": True})
+    tile = shape_tile(fast, 4096, 14336)
+    assert (tile.cta, tile.mainloop) == ((128, 128, 128), "pingpong") and tile.fp8_fast_accum
+    rec = dispatch.heuristic_record(SPEC, [(4096, 8192, 8192), (4096, 14336, 4096)])
+    assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, 0] and rec["winners"][1]["tile"] is None
+    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
+                                                          dispatch.heuristic_variants(SPEC, rec)])
+    assert k.choose(1024, 14336).spec.tile.mainloop == "pingpong" and k.choose(8192, 8192).spec is SPEC
+    assert k.choose(8192).spec is SPEC  # N unknown: the default
+
+
 def test_m_33_to_64_tiles_follow_four_n_classes():
     from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
 
@@ -338,18 +362,20 @@ def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch, capsys):
     assert [(s.tile.cta, archs) for s, archs in pairs] == [(SPEC.tile.cta, [90]), ((64, 32, 128), [90])]
 
 
-def test_small_m_hint_names_the_per_shape_tile_and_the_fix():
-    msg = dispatch.small_m_hint(SPEC, 32, 8192, 4096)
-    assert "M=32 runs the default tile" in msg and "shapes=[(32, 8192, 4096), ...]" in msg
+def test_per_shape_hint_names_the_per_shape_tile_and_the_fix():
+    msg = dispatch.per_shape_hint(SPEC, 32, 8192, 4096)
+    assert "M=32, N=8192 runs the default tile" in msg and "shapes=[(32, 8192, 4096), ...]" in msg
     assert "swap 64x32x128 c1x1 pingpong" in msg and "cutlassgen tune" in msg
-    assert dispatch.small_m_hint(SPEC, 4096, 8192, 4096) is None  # the default is the large-M tile
-    assert dispatch.small_m_hint(dataclasses.replace(SPEC, tile=SMALL), 32, 8192, 4096) is None  # chosen by hand
+    assert dispatch.per_shape_hint(SPEC, 4096, 8192, 4096) is None  # the default is the large-M tile
+    wide = dispatch.per_shape_hint(SPEC, 4096, 14336, 4096)  # ... below N = 12288
+    assert "M=4096, N=14336 runs the default tile" in wide and "128x128x64 c1x1 pingpong" in wide
+    assert dispatch.per_shape_hint(dataclasses.replace(SPEC, tile=SMALL), 32, 8192, 4096) is None  # chosen by hand
     sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
-    assert dispatch.small_m_hint(sm80, 32, 8192, 4096) is None
+    assert dispatch.per_shape_hint(sm80, 32, 8192, 4096) is None
 
 
 def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):
-    """Kernel._hint_small_m, which the call runs at the first call of each (M, N, K) (the call itself needs a GPU:
+    """Kernel._hint_per_shape, which the call runs at the first call of each (M, N, K) (the call itself needs a GPU:
     tests/test_gpu_integration.py)."""
     import warnings
 
@@ -359,8 +385,8 @@ def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):
     fake = types.SimpleNamespace(spec=SPEC, _hint_pending=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        Kernel._hint_small_m(fake, 4096, 8192, 4096)  # large M: silent, and the hint stays pending
+        Kernel._hint_per_shape(fake, 4096, 8192, 4096)  # large M: silent, and the hint stays pending
     assert fake._hint_pending
-    with pytest.warns(PerformanceWarning, match="M=16 runs the default tile"):
-        Kernel._hint_small_m(fake, 16, 8192, 4096)
+    with pytest.warns(PerformanceWarning, match="M=16, N=8192 runs the default tile"):
+        Kernel._hint_per_shape(fake, 16, 8192, 4096)
     assert not fake._hint_pending  # the call site checks this flag: once per kernel

@@ -136,7 +136,7 @@ def test_study_times_and_checks_on_the_gpu(cache_dir, tmp_path):
 
 
 @pytest.mark.gpu
-def test_study_of_an_auto_sm90_spec_at_small_m_gives_no_small_m_hint(cache_dir):
+def test_study_of_an_auto_sm90_spec_at_small_m_gives_no_per_shape_hint(cache_dir):
     import warnings
 
     from cutlassgen.jit import PerformanceWarning
