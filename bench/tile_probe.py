@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [prefillpp] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [prefillpp] [prefillwide] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
 """
 import argparse
@@ -377,6 +377,9 @@ PREFILL_PP_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "128x12
                          "128x128x64 c1x1 pingpong")
 PREFILL_PP_SHAPES = [(8192, 8192, 8192), (2048, 8192, 8192), (4096, 14336, 4096), (8192, 4096, 4096),
                      (4096, 14336, 8192), (4096, 4096, 14336), (1024, 14336, 4096)]
+# The N >= 12288 class those runs led to (tiles.shape_tile), at more wide-weight prefill shapes (run 31).
+PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 4096), (8192, 14336, 4096),
+                       (2048, 28672, 4096), (4096, 12288, 4096)]
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -539,6 +542,8 @@ CASES = {
                  BULKROW_VARIANTS)],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
+    "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
+                     "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
