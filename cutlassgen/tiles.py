@@ -146,7 +146,7 @@ def resolve(spec: GemmSpec):
 DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_ab pays off
 
 
-BUCKET_UPPER = (16, 32, DECODE_M, 256, None)  # the largest M of each bucket; the last is unbounded
+BUCKET_UPPER = (16, 32, DECODE_M, 256, 512, None)  # the largest M of each bucket; the last is unbounded
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -168,7 +168,8 @@ def _bucket_tiles(k_bytes: int):
         # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
         # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
         {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"},
-        None,  # larger M: the spec's default tile
+        None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
+        None,
     )
 
 
@@ -187,11 +188,13 @@ def _bucket_tiles(k_bytes: int):
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
-# - M > 256, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp, run 30, warm / cold): one
-#   warpgroup's epilogue runs under the other's mainloop, and twice the tiles of 128x256 fill the last wave better:
-#   4096x14336x4096 738 / 753 vs 718 / 731 for the default, 4096x14336x8192 713 / 734 vs 692 / 720, 1024x14336x4096
-#   719 / 740 vs 646 / 662. At N <= 8192 the default is as fast or faster (8192^3 701 / 735 vs 693 / 734,
-#   4096x4096x14336 762 / 777 vs 753 / 764). fp8 with fp8_fast_accum the same (4096x14336x4096: 1520 / 1478 vs
+# - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
+#   cold): one warpgroup's epilogue runs under the other's mainloop, and twice the tiles of 128x256 fill the last
+#   wave better: 1024x14336x4096 714-719 / 732-740 vs 643-646 / 660-662 for the default, 8192x14336x4096 723 / 714
+#   vs 663 / 674, 4096x14336x4096 720-738 / 734-753 vs 707-718 / 728-731, 4096x14336x8192 713 / 734 vs 692 / 720,
+#   2048x28672x4096 723 / 726 vs 687 / 723, 4096x12288x4096 709 / 738 vs 706 / 736. At M = 512 it lost
+#   (512x14336x4096 596 / 621 vs 615 / 631), hence its own bucket; at N <= 8192 the default is as fast or faster
+#   (8192^3 701 / 735 vs 693 / 734, 4096x4096x14336 762 / 777 vs 753 / 764). fp8 with fp8_fast_accum the same (4096x14336x4096: 1520 / 1478 vs
 #   1447 / 1400, run 29); fp8 without it keeps the default: its promotion buffer would double the 128x128
 #   accumulators one warpgroup holds.
 MID_N = 4608
@@ -208,7 +211,7 @@ def _n_classes(k_bytes: int) -> dict:
             2: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                 (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                 (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
-            4: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
+            5: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                           "scheduler": "persistent"}),)}
 
 
@@ -236,8 +239,8 @@ def shape_class(M: int, N: int | None = None) -> tuple[int, int]:
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" sm90 spec (N None: the M
-    bucket's own tile, that of N below every N class), or None for the spec's own default (sm80 path, large M below
-    WIDE_N, or a tile these rules cannot make valid)."""
+    bucket's own tile, that of N below every N class), or None for the spec's own default (sm80 path, M > 256 but
+    for M > 512 at N >= WIDE_N, or a tile these rules cannot make valid)."""
     if spec.resolved_path != "sm90":
         return None
     bucket, n_min = shape_class(M, N)

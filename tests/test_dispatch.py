@@ -183,7 +183,8 @@ def test_shape_tiles_follow_the_buckets():
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M  # 2 token columns share the weights
     assert shape_tile(SPEC, 256).cluster == (1, 1, 1)  # a 2x1 cluster would idle half its CTAs at M <= 128
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 256, 257)] == [0, 0, 1, 1, 2, 2, 3, 3, 4]
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 256, 257, 512, 513)] == [0, 0, 1, 1, 2, 2, 3, 3, 4,
+                                                                                          4, 5]
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
                       tile=cg.Sm90Tile(fp8_fast_accum=True))
     assert shape_tile(fp8, 256).cta == (128, 128, 128) and shape_tile(fp8, 256).fp8_fast_accum  # kept
@@ -206,13 +207,14 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
     from cutlassgen.tiles import WIDE_N, shape_class, shape_tile
 
-    for M in (257, 4096):
+    for M in (513, 4096):
         wide = shape_tile(SPEC, M, WIDE_N)
         assert (wide.cta, wide.cluster, wide.mainloop, wide.scheduler) == ((128, 128, 64), (1, 1, 1), "pingpong",
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (4, WIDE_N) and shape_class(4096, 8192) == (4, 0)
+    assert shape_class(4096, 14336) == (5, WIDE_N) and shape_class(4096, 8192) == (5, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (4, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them

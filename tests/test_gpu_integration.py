@@ -120,16 +120,16 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64) buckets; M = 40 at
     # N = 8192: the M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at
     # N = 5000: 64x64 tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles partly or wholly past N;
-    # M = 300 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged
+    # M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 200, 1000)] + [(24, 12288, 512), (48, 12288, 512)]
-              + [(40, 8192, 512), (40, 5000, 512), (300, 12288, 512)])
+              + [(40, 8192, 512), (40, 5000, 512), (600, 12288, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     assert k.choose(24, 12288).spec.tile.cluster == (2, 1, 1) and k.choose(48, 12288).spec.tile.cta[1] == 64
     assert k.choose(40, 8192).spec.tile.cta[:2] == (128, 32) and k.choose(40, 8192).spec.tile.cluster == (1, 2, 1)
     assert k.choose(48, 1024).spec.tile.cta[:2] == (64, 32) and k.choose(48, 1024).spec.tile.cluster == (1, 2, 1)
     assert k.choose(40, 5000).spec.tile.cta[:2] == (64, 64) and k.choose(40, 5000).spec.tile.cluster == (4, 1, 1)
-    assert k.choose(300, 12288).spec.tile.mainloop == "pingpong" and k.choose(300, 12288).spec.tile.cta[0] == 128
+    assert k.choose(600, 12288).spec.tile.mainloop == "pingpong" and k.choose(600, 12288).spec.tile.cta[0] == 128
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), (M, N)
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
