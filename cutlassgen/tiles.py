@@ -194,9 +194,9 @@ def _bucket_tiles(k_bytes: int):
 #   vs 663 / 674, 4096x14336x4096 720-738 / 734-753 vs 707-718 / 728-731, 4096x14336x8192 713 / 734 vs 692 / 720,
 #   2048x28672x4096 723 / 726 vs 687 / 723, 4096x12288x4096 709 / 738 vs 706 / 736. At M = 512 it lost
 #   (512x14336x4096 596 / 621 vs 615 / 631), hence its own bucket; at N <= 8192 the default is as fast or faster
-#   (8192^3 701 / 735 vs 693 / 734, 4096x4096x14336 762 / 777 vs 753 / 764). fp8 with fp8_fast_accum the same (4096x14336x4096: 1520 / 1478 vs
-#   1447 / 1400, run 29); fp8 without it keeps the default: its promotion buffer would double the 128x128
-#   accumulators one warpgroup holds.
+#   (default vs pingpong: 8192^3 701 / 735 vs 693 / 734, 4096x4096x14336 762 / 777 vs 753 / 764). fp8 with
+#   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29); fp8 without it keeps the
+#   default: its promotion buffer would double the 128x128 accumulators one warpgroup holds.
 MID_N = 4608
 LARGE_N = 7168
 WIDE_N = 12288
