@@ -5,7 +5,10 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 ratio to the library is also given round by round (timing.paired_ratio).
 
 Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [prefillpp] [prefillwide] [midnk64] [--rounds N]
-     [--settle-ms MS] [--shapes MxNxK,...] [--cold]   (needs an sm90 GPU; default: all)
+     [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
+With --ncu each contender instead runs once inside an NVTX range "probe", for
+`ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
+the order of ncu's reports).
 """
 import argparse
 import re
@@ -592,6 +595,7 @@ def main():
     ap.add_argument("--cold", action="store_true",
                     help="read a 512 MiB buffer before every timed call, outside its events (cutlassgen.timing."
                          "l2_flush: L2 holds nothing of the operands, as in a model between two calls of one layer)")
+    ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
@@ -606,6 +610,15 @@ def main():
     for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
         kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
+            if args.ncu:
+                for name, fn in contenders(kernels, M, N, K).items():
+                    for _ in range(3):
+                        fn()
+                    if flush is not None:
+                        flush()
+                    run_in_probe_range(fn)
+                    print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
+                continue
             rounds = interleaved_rounds_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
                                            before=flush)
             tf = {n: 2 * M * N * K / statistics.median(t) / 1e9 for n, t in rounds.items()}
