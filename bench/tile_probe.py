@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [prefillpp] [prefillwide] [midnk64] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -387,6 +387,13 @@ PREFILL_PP_SHAPES = [(8192, 8192, 8192), (2048, 8192, 8192), (4096, 14336, 4096)
 # The N >= 12288 class those runs led to (tiles.shape_tile), at more wide-weight prefill shapes (run 31).
 PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 4096), (8192, 14336, 4096),
                        (2048, 28672, 4096), (4096, 12288, 4096)]
+# Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
+# load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
+# min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
+# signals every subtile of a tile ahead. 128x128 pingpong with 64x32 subtiles (8) lost 4-8% under ncu, 128x128 coop
+# with 128x32 (4) nothing.
+BULKEPI_FP8_TILES = named("128x128x128 c1x1 pingpong epi64x64", **FAST)
+BULKEPI_BF16_TILES = named("128x256x64 c2x1 coop epi128x64")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -548,6 +555,10 @@ CASES = {
                 ("fp8 scaled", fp8_scaled, BULKCOL_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
                  BULKROW_VARIANTS)],
     "midnk64": [("bf16 bias+gelu", bias_gelu, MIDN_K64_TILES, MIDN_K64_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "bulkepi": [("fp8 scaled", fp8_scaled, BULKEPI_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm",
+                 BULKROW_VARIANTS),
+                ("bf16 bias+gelu", bias_gelu, BULKEPI_BF16_TILES, [(4096, 14336, 4096)], bias_gelu_contenders,
+                 "cuBLASLt fused", BULKROW_VARIANTS)],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
     "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
