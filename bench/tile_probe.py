@@ -429,49 +429,52 @@ def epilogue_part(tile_and_part):
                     epilogue=EPIPARTS[part])
 
 
+def bf16_operands(M, N, K):
+    """The bf16 cases' inputs: activations, weights scaled to keep the outputs O(1), and a bias."""
+    return (torch.randn(M, K, device="cuda").bfloat16(), (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16(),
+            torch.randn(N, device="cuda").bfloat16())
+
+
+def with_checked_kernels(timed: dict, kernels: dict, call, ref_of, tol: float = 1.5e-2) -> dict:
+    """timed (the libraries) plus name -> call(kernel, name) for every kernel, each first checked against its float64
+    reference ref_of(name)."""
+    for name, k in kernels.items():
+        ref = ref_of(name)
+        err = ((call(k, name).double() - ref).norm() / ref.norm()).item()
+        assert err < tol, (name, err)
+        timed[name] = lambda k=k, name=name: call(k, name)
+    return timed
+
+
 def epipart_contenders(kernels, M, N, K):
     """cuBLAS mm and each (tile | part) kernel, given the bias only if its part has one, each checked first."""
-    a = torch.randn(M, K, device="cuda").bfloat16()
-    w = (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16()
-    bias = torch.randn(N, device="cuda").bfloat16()
+    a, w, bias = bf16_operands(M, N, K)
     acc = a.double() @ w.double().t()
     refs = {"plain": acc, "bias": acc + bias.double(), "gelu": F.gelu(acc, approximate="tanh"),
             "bias+gelu": F.gelu(acc + bias.double(), approximate="tanh")}
-    timed = {"cuBLAS mm": lambda: torch.mm(a, w.t())}
-    for name, k in kernels.items():
-        part = name.split(" | ")[1]
-        kw = {"bias": bias} if "bias" in part else {}
-        err = ((k(a, w.t(), **kw).double() - refs[part]).norm() / refs[part].norm()).item()
-        assert err < 1.5e-2, (name, err)
-        timed[name] = lambda k=k, kw=kw: k(a, w.t(), **kw)
-    return timed
+
+    def part(name):
+        return name.split(" | ")[1]
+
+    return with_checked_kernels({"cuBLAS mm": lambda: torch.mm(a, w.t())}, kernels,
+                                lambda k, name: k(a, w.t(), **({"bias": bias} if "bias" in part(name) else {})),
+                                lambda name: refs[part(name)])
 
 
 def bias_gelu_contenders(kernels, M, N, K):
     """name -> fn for the libraries and every kernel, each kernel checked against a float64 reference first."""
-    a = torch.randn(M, K, device="cuda").bfloat16()
-    w = (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16()
-    bias = torch.randn(N, device="cuda").bfloat16()
+    a, w, bias = bf16_operands(M, N, K)
     ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
     timed = {"cuBLAS mm": lambda: torch.mm(a, w.t()),
              "cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
-    for name, k in kernels.items():
-        err = ((k(a, w.t(), bias=bias).double() - ref).norm() / ref.norm()).item()
-        assert err < 1.5e-2, (name, err)
-        timed[name] = lambda k=k: k(a, w.t(), bias=bias)
-    return timed
+    return with_checked_kernels(timed, kernels, lambda k, _: k(a, w.t(), bias=bias), lambda _: ref)
 
 
 def plain_contenders(kernels, M, N, K):
-    a = torch.randn(M, K, device="cuda").bfloat16()
-    w = (torch.randn(N, K, device="cuda") / K ** 0.5).bfloat16()
+    a, w, _ = bf16_operands(M, N, K)
     ref = a.double() @ w.double().t()
-    timed = {"cuBLAS mm": lambda: torch.mm(a, w.t())}
-    for name, k in kernels.items():
-        err = ((k(a, w.t()).double() - ref).norm() / ref.norm()).item()
-        assert err < 1.5e-2, (name, err)
-        timed[name] = lambda k=k: k(a, w.t())
-    return timed
+    return with_checked_kernels({"cuBLAS mm": lambda: torch.mm(a, w.t())}, kernels, lambda k, _: k(a, w.t()),
+                                lambda _: ref)
 
 
 def fp8_scaled_contenders(kernels, M, N, K):
@@ -482,12 +485,9 @@ def fp8_scaled_contenders(kernels, M, N, K):
     ref = (a8.double() @ w8.double().t()) * sa.double() * sb.double() + bias.double()
     timed = {"_scaled_mm": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias,
                                                     out_dtype=torch.bfloat16)}
-    for name, k in kernels.items():
-        got = k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)
-        err = ((got.double() - ref).norm() / ref.norm()).item()
-        assert err < 2e-2, (name, err)
-        timed[name] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)
-    return timed
+    return with_checked_kernels(
+        timed, kernels, lambda k, _: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias),
+        lambda _: ref, tol=2e-2)
 
 
 def run_in_probe_range(fn):
@@ -622,12 +622,10 @@ def main():
     for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
         kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
         for M, N, K in [s for s in shapes if only is None or s in only]:
-            if args.ncu:
+            if args.ncu:  # ncu flushes the caches before each profiled kernel itself
                 for name, fn in contenders(kernels, M, N, K).items():
                     for _ in range(3):
                         fn()
-                    if flush is not None:
-                        flush()
                     run_in_probe_range(fn)
                     print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
                 continue
