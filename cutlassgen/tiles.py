@@ -106,12 +106,20 @@ def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
     return total + 1024  # pipeline barriers
 
 
+def main_k(k_bytes: int) -> int:
+    """The default tile's CTA K: 128 bytes of K, the widest (128B) shared-memory swizzle."""
+    return 128 // k_bytes
+
+
+def promotes_accumulators(spec: GemmSpec) -> bool:
+    """fp8 without fp8_fast_accum keeps a second (promotion) accumulator as large as the first."""
+    return spec.a.dtype in ("e4m3", "e5m2") and not getattr(spec.tile, "fp8_fast_accum", False)
+
+
 def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     t = spec.tile
-    ab = max(operand_bytes(spec))
-    k_default = 128 // ab  # 128 bytes of K: the widest (128B) shared-memory swizzle
-    # fp8 without fast accumulation keeps a second (promotion) accumulator: 128x256 would spill.
-    wide_n = 128 if spec.a.dtype in ("e4m3", "e5m2") and not t.fp8_fast_accum else 256
+    k_default = main_k(max(operand_bytes(spec)))
+    wide_n = 128 if promotes_accumulators(spec) else 256  # 128x256 with a promotion accumulator would spill
     if t.cta == AUTO:
         cta = (128, wide_n, k_default) if t.mainloop != "pingpong" else (64, wide_n, k_default)
     else:
@@ -156,7 +164,7 @@ def _decode_k(k_bytes: int) -> int:
 def _bucket_tiles(k_bytes: int):
     """Per bucket of BUCKET_UPPER, the tile fields it sets (None: the spec's default tile)."""
     k_decode = _decode_k(k_bytes)
-    k_main = 128 // k_bytes  # 128 bytes of K, as the default tile
+    k_main = main_k(k_bytes)
     swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
     return (
         # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
@@ -205,7 +213,7 @@ WIDE_N = 12288
 def _n_classes(k_bytes: int) -> dict:
     """Bucket index -> ((n_min, the fields its tile changes, or all of them where the bucket has none), ...),
     narrowest first."""
-    k_decode, k_main = _decode_k(k_bytes), 128 // k_bytes
+    k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
     return {1: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             2: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
@@ -221,8 +229,7 @@ _N_THRESHOLDS = {bucket: tuple(n for n, _ in classes) for bucket, classes in _n_
 def _accumulators_fit(spec: GemmSpec, fields: dict) -> bool:
     """False for a 128-row pingpong tile of fp8 without fp8_fast_accum: one warpgroup would hold the 128x128
     accumulators twice (the promotion buffer), 256 registers a thread."""
-    promotes = spec.a.dtype in ("e4m3", "e5m2") and not getattr(spec.tile, "fp8_fast_accum", False)
-    return not (promotes and fields.get("mainloop") == "pingpong" and fields["cta"][0] >= 128)
+    return not (promotes_accumulators(spec) and fields.get("mainloop") == "pingpong" and fields["cta"][0] >= 128)
 
 
 def shape_bucket(M: int) -> int:
