@@ -391,8 +391,9 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
 # signals every subtile of a tile ahead. 128x128 pingpong with 64x32 subtiles (8) lost 4-8% under ncu, 128x128 coop
-# with 128x32 (4) nothing. Since 34599be kernels with the node take one load stage per subtile (lower.py's
-# epi_load_stages), so bulkrow / bulkcol test that fix directly and this case the 4-subtile shape of the same tiles.
+# with 128x32 (4) nothing. Run 33 (session 13, at 35ad318, whose kernels with the node took one load stage per
+# subtile) refuted it: both 4-subtile builds still lost cold (fp8 1200 vs 1216, bf16 740 vs 752), and so did the
+# 8-subtile ones of bulkrow with the extra stages; the stage change was reverted.
 BULKEPI_FP8_TILES = named("128x128x128 c1x1 pingpong epi64x64", **FAST)
 BULKEPI_BF16_TILES = named("128x256x64 c2x1 coop epi128x64")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",

@@ -23,8 +23,8 @@ ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tan
 # (csrc/cutlassgen/bulk_broadcast.hpp) instead of CUTLASS's nodes reading them from global memory after it: "swap_ab"
 # (only in swap_ab kernels), "always" or "never". Column broadcasts (the bias under swap_ab, per-row scales): on the
 # H200 the swapped decode tiles ran 0.5-1.5% faster with it, the per-row scales of unswapped fp8 tiles 1-2% slower
-# (probe run 27), hence "swap_ab". Row broadcasts (the bias of unswapped kernels): 0.1-3% slower (probe run 28), so
-# "never". Both measured before kernels with the node took one epilogue load stage per subtile (epi_load_stages).
+# (probe run 27), hence "swap_ab". Row broadcasts (the bias of unswapped kernels): 0.5-3% slower (probe runs 28, 33),
+# so "never".
 # Module settings, not spec fields, so that bench/tile_probe.py can build the variants side by side.
 BULK_COL_BROADCAST = "swap_ab"
 BULK_ROW_BROADCAST = "never"
@@ -190,10 +190,6 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
-                   # with a bulk-copied broadcast and no C (whose loads keep the builder's stages and their smem):
-                   # one epilogue load stage per subtile (csrc/cutlassgen/bulk_broadcast.hpp)
-                   epi_load_stages=None if spec.c is not None else
-                   (cfg.cta[0] // cfg.epilogue_tile[0]) * (cfg.cta[1] // cfg.epilogue_tile[1]),
                    stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
                    # which cg_problem fields feed the kernel's M, N, A and B

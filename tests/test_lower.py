@@ -43,33 +43,11 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     # Measured on the H200 (bench/results/h200_tile_probe.log run 27): faster for swapped decode tiles, slower for
     # the per-row scales of unswapped fp8 tiles, which keep CUTLASS's Sm90ColBroadcast.
     swapped, plain = cg.render(spec(swap_ab=True)), cg.render(spec())
-    assert ("using Epi3 = cutlassgen::BulkBroadcast<BulkStages, TileShape, cutlass::bfloat16_t, float, "
+    assert ("using Epi3 = cutlassgen::BulkBroadcast<EpiDispatch::StagesC, TileShape, cutlass::bfloat16_t, float, "
             "/*AlongN=*/false>") in swapped
     assert '#include "cutlassgen/bulk_broadcast.hpp"' in swapped and "Sm90ColBroadcast" not in swapped
     assert "using Epi1 = Sm90RowBroadcast<" in swapped  # row broadcasts keep CUTLASS's node by default
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
-    assert "WithLoadStages" not in plain and "using CollectiveEpilogue = typename" in plain  # the builder's, as is
-
-
-def test_bulk_broadcasts_take_one_epilogue_load_stage_per_subtile_without_c(monkeypatch):
-    # The collective waits on the epilogue load pipeline at every subtile, and CUTLASS's builder gives it
-    # min(subtiles, 4) stages (csrc/cutlassgen/bulk_broadcast.hpp): without C the kernel asks for one per subtile.
-    from cutlassgen import lower as lower_module
-
-    monkeypatch.setattr(lower_module, "BULK_ROW_BROADCAST", "always")
-    no_c = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"),
-                    tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), mainloop="pingpong"),
-                    epilogue=[Add("per_col", "bias", "bf16")])
-    assert lower(no_c)["epi_load_stages"] == 8  # 64x32 subtiles of a 128x128 tile
-    src = cg.render(no_c)
-    assert "constexpr int BulkStages = cute::max(EpiDispatch::StagesC, 8);" in src
-    assert "using CollectiveEpilogue = cutlassgen::WithLoadStages<BuilderEpilogue, BulkStages>;" in src
-    assert "static_assert(CollectiveEpilogue::LoadPipeline::Stages == BulkStages);" in src
-    coop = no_c.replace(tile={"cta": (128, 128, 64), "cluster": (1, 1, 1), "mainloop": "cooperative"})
-    assert lower(coop)["epi_load_stages"] == 4  # 128x32 subtiles
-    with_c = no_c.replace(c=Operand("bf16"), epilogue=[Add("per_col", "bias", "bf16"), Add("tensor", "res")])
-    assert lower(with_c)["epi_load_stages"] is None  # C's loads keep the builder's stages and their smem
-    assert "constexpr int BulkStages = EpiDispatch::StagesC;" in cg.render(with_c)
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():

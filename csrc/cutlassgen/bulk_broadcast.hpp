@@ -14,17 +14,11 @@
 // vector's address, its length and batch stride); when they do not hold the node falls back to a per-thread global
 // load, so every input stays correct.
 //
-// With a load node in the tree, the collective waits on the epilogue load pipeline at every epilogue subtile, and
-// CUTLASS's builder gives that pipeline min(subtiles, 4) stages: past 4 subtiles each wait is a round trip to the load
-// warp. Kernels without a C source therefore take one stage per subtile (WithLoadStages below, lower.py's
-// epi_load_stages), so the load warp can signal a whole tile ahead; at 4 subtiles or fewer that is the builder's own
-// collective type, which the template asserts.
-//
-// Measured on the H200 (bench/results/h200_tile_probe.log runs 27-28, before the stage change): the column form is
-// faster for swap_ab decode tiles (1-2 subtiles) and slower for the per-row scales of unswapped fp8 tiles; the row
-// form slower for unswapped tiles of 8 subtiles (under ncu, h200_ncu_bulkrow.log, 4-8% for the fp8 pingpong tile and
-// nothing for the 4-subtile bf16 one). So lower.py uses it for swap_ab kernels only; the row form is a study setting
-// (lower.BULK_ROW_BROADCAST, bench/tile_probe.py bulkrow, bulkepi).
+// Measured on the H200 (bench/results/h200_tile_probe.log runs 27, 28 and 33): the column form is faster for swap_ab
+// decode tiles and slower for the per-row scales of unswapped fp8 tiles, the row form slower for unswapped tiles
+// (0.5-3%), so lower.py uses it for swap_ab kernels only and the row form is a study setting
+// (lower.BULK_ROW_BROADCAST, bench/tile_probe.py bulkrow). Why the unswapped tiles lose is not known: giving the
+// epilogue load pipeline one stage per subtile instead of the builder's min(subtiles, 4) did not change it (run 33).
 #pragma once
 #include <cstdint>
 
@@ -217,23 +211,5 @@ struct BulkBroadcast {
                                                                args.residue_tCcD, params);
   }
 };
-
-// The builder's epilogue collective with a load pipeline of StagesC stages (its dispatch policy's only change).
-template <class Collective, int StagesC>
-struct WithLoadStagesImpl;
-
-template <int StagesC, int BuilderStagesC, int StagesD, int FragmentSize, bool ReuseSmemC, bool DelayTmaStore,
-          class... Rest>
-struct WithLoadStagesImpl<
-    cutlass::epilogue::collective::CollectiveEpilogue<
-        cutlass::epilogue::Sm90TmaWarpSpecialized<BuilderStagesC, StagesD, FragmentSize, ReuseSmemC, DelayTmaStore>,
-        Rest...>,
-    StagesC> {
-  using type = cutlass::epilogue::collective::CollectiveEpilogue<
-      cutlass::epilogue::Sm90TmaWarpSpecialized<StagesC, StagesD, FragmentSize, ReuseSmemC, DelayTmaStore>, Rest...>;
-};
-
-template <class Collective, int StagesC>
-using WithLoadStages = typename WithLoadStagesImpl<Collective, StagesC>::type;
 
 }  // namespace cutlassgen
