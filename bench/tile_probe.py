@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -394,6 +394,20 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
 # with 128x32 (4) nothing. Run 33 (session 13, at 35ad318, whose kernels with the node took one load stage per
 # subtile) refuted it: both 4-subtile builds still lost cold (fp8 1200 vs 1216, bf16 740 vs 752), and so did the
 # 8-subtile ones of bulkrow with the extra stages; the stage change was reverted.
+# Unswapped decode tiles whose CTA N fits the weights to one wave (session 13). Under swap_ab the weights are tiled
+# by the CTA's M, in steps of 64, so N = 6144 makes 96 CTAs for 132 SMs and N = 14336 224 (1.7 waves); unswapped, a
+# 64-row CTA holds all the tokens (M <= 64, the padded rows cost MMA time decode has to spare) and CTA N goes in steps
+# of 16: 64x48 makes 128 CTAs at N = 6144, 64x112 128 at 14336, 64x64 at 8192, 64x32 at 4096. c1x2 multicasts the
+# token tile to two weight tiles. The bias is then a row broadcast, read after the mainloop unless the bulk node
+# copies it during it (each CTA runs one tile, as under swap_ab, where the node paid), hence both builds. Beside
+# them, the per-shape tile each shape runs today.
+UNSWAP_DECODE_TILES = named("64x48x128 pingpong", "64x48x128 c1x2 pingpong", "64x112x128 pingpong",
+                            "64x112x128 c1x2 pingpong", "64x64x128 c1x2 pingpong", "64x32x128 c1x2 pingpong")
+SHIPPED_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
+                             "swap 128x32x128 c1x2 coop", "swap 128x64x128 coop", "swap 64x32x128 c1x2 pingpong",
+                             "swap 64x64x128 c4x1 pingpong")
+UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (32, 14336, 4096), (64, 8192, 8192),
+                        (32, 8192, 8192), (16, 8192, 8192), (64, 4096, 14336)]
 BULKEPI_FP8_TILES = named("128x128x128 c1x1 pingpong epi64x64", **FAST)
 BULKEPI_BF16_TILES = named("128x256x64 c2x1 coop epi128x64")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
@@ -561,6 +575,8 @@ CASES = {
                  BULKROW_VARIANTS),
                 ("bf16 bias+gelu", bias_gelu, BULKEPI_BF16_TILES, [(4096, 14336, 4096)], bias_gelu_contenders,
                  "cuBLASLt fused", BULKROW_VARIANTS)],
+    "unswap": [("bf16 bias+gelu", bias_gelu, {**SHIPPED_DECODE_TILES, **UNSWAP_DECODE_TILES}, UNSWAP_DECODE_SHAPES,
+                bias_gelu_contenders, "cuBLAS mm", BULKROW_VARIANTS)],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
     "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
