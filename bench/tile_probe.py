@@ -400,7 +400,8 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
 # of 16: 64x48 makes 128 CTAs at N = 6144, 64x112 128 at 14336, 64x64 at 8192, 64x32 at 4096. c1x2 multicasts the
 # token tile to two weight tiles. The bias is then a row broadcast, read after the mainloop unless the bulk node
 # copies it during it (each CTA runs one tile, as under swap_ab, where the node paid), hence both builds. Beside
-# them, the per-shape tile each shape runs today.
+# them, the per-shape tile each shape runs today. Run 34: slower everywhere, with or without the node (cold
+# 64x6144x4096 165-171 vs 177 for swap 64x64 c4x1, 64x14336x4096 211 vs 223 for swap 128x64; M <= 32 20-50% slower).
 UNSWAP_DECODE_TILES = named("64x48x128 pingpong", "64x48x128 c1x2 pingpong", "64x112x128 pingpong",
                             "64x112x128 c1x2 pingpong", "64x64x128 c1x2 pingpong", "64x32x128 c1x2 pingpong")
 SHIPPED_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
