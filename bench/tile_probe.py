@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [fit48] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -409,6 +409,12 @@ SHIPPED_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong
                              "swap 64x64x128 c4x1 pingpong")
 UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (32, 14336, 4096), (64, 8192, 8192),
                         (32, 8192, 8192), (16, 8192, 8192), (64, 4096, 14336)]
+# The token tile fitted to M = 33-48 (cuBLAS's 64x48_64x15_2x1 at M = 48, h200_library_kernels.log) across the
+# M 33-64 bucket's N classes; session 9 ran it only at N = 8192 (runs 17-18: level with the bucket's tile), and
+# 48x6144x4096 trails cuBLAS mm by 2-5% with the 64x64 c4x1 tile (runs 32, 34). Session 13.
+FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
+                    "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
+FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
 BULKEPI_FP8_TILES = named("128x128x128 c1x1 pingpong epi64x64", **FAST)
 BULKEPI_BF16_TILES = named("128x256x64 c2x1 coop epi128x64")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
@@ -578,6 +584,7 @@ CASES = {
                  "cuBLASLt fused", BULKROW_VARIANTS)],
     "unswap": [("bf16 bias+gelu", bias_gelu, {**SHIPPED_DECODE_TILES, **UNSWAP_DECODE_TILES}, UNSWAP_DECODE_SHAPES,
                 bias_gelu_contenders, "cuBLAS mm", BULKROW_VARIANTS)],
+    "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
     "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
