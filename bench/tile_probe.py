@@ -411,7 +411,8 @@ UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (
                         (32, 8192, 8192), (16, 8192, 8192), (64, 4096, 14336)]
 # The token tile fitted to M = 33-48 (cuBLAS's 64x48_64x15_2x1 at M = 48, h200_library_kernels.log) across the
 # M 33-64 bucket's N classes; session 9 ran it only at N = 8192 (runs 17-18: level with the bucket's tile), and
-# 48x6144x4096 trails cuBLAS mm by 2-5% with the 64x64 c4x1 tile (runs 32, 34). Session 13.
+# 48x6144x4096 trails cuBLAS mm by 2-5% with the 64x64 c4x1 tile (runs 32, 34). Session 13, run 35: no better
+# anywhere (cold 48x6144x4096 125-128 vs 132, 48x6144x8192 158 vs 160, 48x8192^2 170 vs 174; c4x1 at N = 8192 123).
 FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
