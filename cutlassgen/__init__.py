@@ -39,5 +39,5 @@ def reference(spec: GemmSpec, a, b, c=None, **inputs):
 
 
 __all__ = ["GemmSpec", "Operand", "Sm80Tile", "Sm90Tile", "LinearCombination", "Add", "Multiply", "Activation",
-           "Quantize", "StoreAux", "Amax", "SpecError", "BuildError", "render", "build", "build_many", "tune", "reference",
-           "load_spec", "dump_toml", "__version__"]
+           "Quantize", "StoreAux", "Amax", "SpecError", "BuildError", "render", "build", "build_many", "tune",
+           "reference", "load_spec", "dump_toml", "__version__"]

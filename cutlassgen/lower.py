@@ -96,8 +96,8 @@ def lower_epilogue(spec: GemmSpec, swap_ab: bool = False) -> Lowered:
         if kind == "scalar":
             return scalar_runtime(name)
         s = lo.slot(name, kind, dtype)
-        return lo.node("row_bcast" if kernel_vector_kind(kind, swap_ab) == "per_col" else "col_bcast", element=DTYPES[dtype].cutlass, slot=s,
-                       alignment=128 // DTYPES[dtype].bits)
+        along = "row_bcast" if kernel_vector_kind(kind, swap_ab) == "per_col" else "col_bcast"
+        return lo.node(along, element=DTYPES[dtype].cutlass, slot=s, alignment=128 // DTYPES[dtype].bits)
 
     for node in spec.epilogue:
         if isinstance(node, epi.LinearCombination):
@@ -173,7 +173,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
     if isinstance(cfg, Sm80Config):
         fp8 = spec.a.dtype in ("e4m3", "e5m2")
         ctx.update(scalar_broadcast="VisitorScalarBroadcast<float, Stride<_0, _0, _0>>",
-                   epi_access=min(alignment(spec.d), 8), tb=cfg.threadblock, warp=cfg.warp, inst=cfg.instruction, stages=cfg.stages, swizzle=cfg.swizzle,
+                   epi_access=min(alignment(spec.d), 8), tb=cfg.threadblock, warp=cfg.warp, inst=cfg.instruction,
+                   stages=cfg.stages, swizzle=cfg.swizzle,
                    arch_tag="cutlass::arch::Sm89" if fp8 else "cutlass::arch::Sm80",
                    math_op="cutlass::arch::OpMultiplyAddSaturate" if spec.a.dtype == "int8"
                    else "cutlass::arch::OpMultiplyAdd")
@@ -182,7 +183,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         kernel = "cutlass::gemm::KernelTmaWarpSpecialized" + ("Cooperative" if coop else "Pingpong")
         if cfg.fp8_fast_accum:
             kernel += "FP8FastAccum"
-        ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta, cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
+        ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
+                   cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
@@ -190,7 +192,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
-                   stages=cfg.stages, raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
+                   stages=cfg.stages,
+                   raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
                    # which cg_problem fields feed the kernel's M, N, A and B
                    kernel_m="n" if swap else "m", kernel_n="m" if swap else "n",

@@ -64,7 +64,9 @@ class Sm80Tile:
 
     def normalized(self) -> "Sm80Tile":
         return Sm80Tile(_shape("tile.threadblock", self.threadblock, (128, 128, 32)),
-                        _shape("tile.warp", self.warp, (64, 64, 32)), _shape("tile.instruction", self.instruction, (16, 8, 16)), _int_or_auto("tile.stages", self.stages, 2),
+                        _shape("tile.warp", self.warp, (64, 64, 32)),
+                        _shape("tile.instruction", self.instruction, (16, 8, 16)),
+                        _int_or_auto("tile.stages", self.stages, 2),
                         _int_or_auto("tile.swizzle", self.swizzle), _int_or_auto("tile.split_k", self.split_k))
 
 
@@ -102,7 +104,8 @@ class Sm90Tile:
 
     def normalized(self) -> "Sm90Tile":
         return Sm90Tile(_shape("tile.cta", self.cta, (128, 256, 64)), _shape("tile.cluster", self.cluster, (2, 1, 1)),
-                        choose("tile.mainloop", self.mainloop, MAINLOOPS, {"ping-pong": "pingpong", "ping_pong": "pingpong"}),
+                        choose("tile.mainloop", self.mainloop, MAINLOOPS,
+                               {"ping-pong": "pingpong", "ping_pong": "pingpong"}),
                         choose("tile.epilogue", self.epilogue, EPILOGUE_SCHEDULES),
                         choose("tile.scheduler", self.scheduler, SCHEDULERS,
                                {"streamk": "stream_k", "stream-k": "stream_k", "stream-k-always": "stream_k_always"}),

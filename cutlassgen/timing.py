@@ -98,7 +98,8 @@ class PairedRatio:
     rounds: int
 
     def __str__(self) -> str:
-        return f"{self.median:.3f} (quartiles {self.q1:.3f}-{self.q3:.3f}; ours >= in {self.wins} of {self.rounds} rounds)"
+        return (f"{self.median:.3f} (quartiles {self.q1:.3f}-{self.q3:.3f}; "
+                f"ours >= in {self.wins} of {self.rounds} rounds)")
 
 
 def paired_ratio(ours: list, theirs: list) -> PairedRatio:

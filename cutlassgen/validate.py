@@ -63,7 +63,8 @@ def _dtypes(spec):
     if spec.accumulator == "auto":
         object.__setattr__(spec, "accumulator", acc)
     elif spec.accumulator != acc:
-        raise SpecError("accumulator", spec.accumulator, f"{a} operands accumulate in {acc}", f"set accumulator={acc!r}")
+        raise SpecError("accumulator", spec.accumulator, f"{a} operands accumulate in {acc}",
+                        f"set accumulator={acc!r}")
     d = spec.d.dtype
     if d not in OUTPUT_DTYPES:
         raise SpecError("d.dtype", d, "not an output type", "one of " + ", ".join(OUTPUT_DTYPES))
@@ -126,7 +127,8 @@ def _epilogue(spec):
         if node.op == "quantize":
             quant_at = i
             if node.dtype != spec.d.dtype:
-                raise SpecError(f"{where}.dtype", node.dtype, f"quantize must produce the output type d.dtype={spec.d.dtype!r}",
+                raise SpecError(f"{where}.dtype", node.dtype,
+                                f"quantize must produce the output type d.dtype={spec.d.dtype!r}",
                                 f"set d.dtype={node.dtype!r}")
             if node.dtype in FP8 and spec.arch < 89:
                 raise SpecError(f"{where}.dtype", node.dtype, "fp8 needs arch 89 or 90", "quantize to int8")
@@ -145,11 +147,13 @@ def _epilogue(spec):
             raise SpecError("epilogue", name, "this name is taken by the kernel's own arguments",
                             f"rename it, e.g. {name}_in")
         if name in names:
-            raise SpecError("epilogue", name, "two epilogue inputs/outputs share this name", f"rename one, e.g. {name}2")
+            raise SpecError("epilogue", name, "two epilogue inputs/outputs share this name",
+                            f"rename one, e.g. {name}2")
         names[name] = kind
     needs_c = epi.uses_c(chain)
     if needs_c and spec.c is None:
-        raise SpecError("c", None, "the chain reads C (beta != 0 or add/multiply source='tensor') but no C operand is set",
+        raise SpecError("c", None,
+                        "the chain reads C (beta != 0 or add/multiply source='tensor') but no C operand is set",
                         "set c=Operand('bf16', layout=d.layout) or drop the step")
     if spec.c is not None and not needs_c:
         raise SpecError("c", spec.c.dtype, "C is set but no epilogue step reads it",
@@ -199,15 +203,16 @@ def _sm80_tile(spec):
         raise _tile_err("stages", cfg.stages, "the sm80 multistage mainloop needs at least 2 stages", "use 3")
     if cfg.smem_bytes > info.smem_per_block:
         raise _tile_err("stages", cfg.stages,
-                        f"{cfg.stages} stages of {tb} take {cfg.smem_bytes} bytes of shared memory, over sm{spec.arch}'s "
-                        f"{info.smem_per_block}", f"use stages={max(2, cfg.stages * info.smem_per_block // cfg.smem_bytes)}"
-                        " or a smaller threadblock")
+                        f"{cfg.stages} stages of {tb} take {cfg.smem_bytes} bytes of shared memory, over "
+                        f"sm{spec.arch}'s {info.smem_per_block}",
+                        f"use stages={max(2, cfg.stages * info.smem_per_block // cfg.smem_bytes)} or a smaller "
+                        "threadblock")
     if cfg.swizzle not in (1, 2, 4, 8):
         raise _tile_err("swizzle", cfg.swizzle, "threadblock swizzle is 1, 2, 4 or 8", "use 1")
     if cfg.split_k != 1:
         raise _tile_err("split_k", cfg.split_k,
-                        "the sm80 path's visitor epilogue cannot reduce split-K slices (it would apply the epilogue per "
-                        "slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
+                        "the sm80 path's visitor epilogue cannot reduce split-K slices (it would apply the epilogue "
+                        "per slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
 
 
 def _sm90_tile(spec):

@@ -96,7 +96,8 @@ def find_cutlass() -> Cutlass:
     inc, util = root / "include", root / "tools" / "util" / "include"
     version_h = inc / "cutlass" / "version.h"
     if not version_h.is_file():
-        raise ToolchainError(f"{inc} holds no cutlass/version.h", "point CUTLASS_PATH at the root of a CUTLASS checkout")
+        raise ToolchainError(f"{inc} holds no cutlass/version.h",
+                             "point CUTLASS_PATH at the root of a CUTLASS checkout")
     text = version_h.read_text()
     parts = [re.search(rf"#define CUTLASS_{k} (\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
     version = ".".join(p.group(1) for p in parts if p) or hashlib.sha256(text.encode()).hexdigest()[:12]
