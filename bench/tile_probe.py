@@ -18,7 +18,9 @@ import torch
 import torch.nn.functional as F
 
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, jit, lower
+from cutlassgen.tiles import shape_tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
+from cutlassgen.tuning import label
 
 
 # A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
@@ -394,6 +396,8 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
 # with 128x32 (4) nothing. Run 33 (session 13, at 35ad318, whose kernels with the node took one load stage per
 # subtile) refuted it: both 4-subtile builds still lost cold (fp8 1200 vs 1216, bf16 740 vs 752), and so did the
 # 8-subtile ones of bulkrow with the extra stages; the stage change was reverted.
+BULKEPI_FP8_TILES = named("128x128x128 c1x1 pingpong epi64x64", **FAST)
+BULKEPI_BF16_TILES = named("128x256x64 c2x1 coop epi128x64")
 # Unswapped decode tiles whose CTA N fits the weights to one wave (session 13). Under swap_ab the weights are tiled
 # by the CTA's M, in steps of 64, so N = 6144 makes 96 CTAs for 132 SMs and N = 14336 224 (1.7 waves); unswapped, a
 # 64-row CTA holds all the tokens (M <= 64, the padded rows cost MMA time decode has to spare) and CTA N goes in steps
@@ -404,9 +408,6 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
 # 64x6144x4096 165-171 vs 177 for swap 64x64 c4x1, 64x14336x4096 211 vs 223 for swap 128x64; M <= 32 20-50% slower).
 UNSWAP_DECODE_TILES = named("64x48x128 pingpong", "64x48x128 c1x2 pingpong", "64x112x128 pingpong",
                             "64x112x128 c1x2 pingpong", "64x64x128 c1x2 pingpong", "64x32x128 c1x2 pingpong")
-SHIPPED_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
-                             "swap 128x32x128 c1x2 coop", "swap 128x64x128 coop", "swap 64x32x128 c1x2 pingpong",
-                             "swap 64x64x128 c4x1 pingpong")
 UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (32, 14336, 4096), (64, 8192, 8192),
                         (32, 8192, 8192), (16, 8192, 8192), (64, 4096, 14336)]
 # The token tile fitted to M = 33-48 (cuBLAS's 64x48_64x15_2x1 at M = 48, h200_library_kernels.log) across the
@@ -416,8 +417,6 @@ UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (
 FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
-BULKEPI_FP8_TILES = named("128x128x128 c1x1 pingpong epi64x64", **FAST)
-BULKEPI_BF16_TILES = named("128x256x64 c2x1 coop epi128x64")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -511,6 +510,15 @@ def fp8_scaled_contenders(kernels, M, N, K):
     return with_checked_kernels(
         timed, kernels, lambda k, _: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias),
         lambda _: ref, tol=2e-2)
+
+
+def shipped_tiles(make, shapes) -> dict:
+    """label -> the per-shape tile (tiles.shape_tile) an all-auto spec of make() runs at each of shapes today."""
+    base = make(Sm90Tile())
+    return {label(base.replace(tile=t)): t for t in (shape_tile(base, M, N) for M, N, _ in shapes)}
+
+
+SHIPPED_DECODE_TILES = shipped_tiles(bias_gelu, UNSWAP_DECODE_SHAPES)
 
 
 def run_in_probe_range(fn):
