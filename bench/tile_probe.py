@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [fit48] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [fit48] [acc192] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -417,6 +417,18 @@ UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (
 FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
+# Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
+# here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128 (160 a thread,
+# h200_library_kernels.log). A wider tile reads fewer operand bytes per FLOP (256x192: 110 MACs per element loaded,
+# 256x128: 85), which counts where the power cap sets the clock; it also changes wave quantization (8192^3: 1376
+# 256x192 tiles are 10.4 waves of 132, 256x160 12.6, 256x128 15.5; 4096x14336: 256x160 10.9, 256x192 9.1).
+ACC192_BF16_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "128x128x64 c1x1 pingpong",
+                          "256x160x64 c1x2 coop", "256x176x64 c1x2 coop", "256x192x64 c1x2 coop",
+                          "256x192x64 c2x1 coop", "256x208x64 c1x2 coop", "128x160x64 c1x1 pingpong",
+                          "128x192x64 c1x1 pingpong")
+ACC192_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", "256x160x128 c1x2 coop",
+                         "256x192x128 c1x2 coop", "128x192x128 c1x1 pingpong", **FAST)
+ACC192_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (8192, 14336, 4096)]
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -598,6 +610,9 @@ CASES = {
                    "cuBLASLt fused")],
     "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
                      "cuBLASLt fused")],
+    "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
+                "cuBLASLt fused"),
+               ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
