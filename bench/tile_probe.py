@@ -4,7 +4,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [fit48] [acc192] [--rounds N]
+Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [fit48] [acc192] [fp8wide] [raster256] [--rounds N]
      [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -422,6 +422,9 @@ FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120,
 # h200_library_kernels.log). A wider tile reads fewer operand bytes per FLOP (256x192: 110 MACs per element loaded,
 # 256x128: 85), which counts where the power cap sets the clock; it also changes wave quantization (8192^3: 1376
 # 256x192 tiles are 10.4 waves of 132, 256x160 12.6, 256x128 15.5; 4096x14336: 256x160 10.9, 256x192 9.1).
+# Run 36: no bf16 gain. CTA N of 160, 176 and 208 ran at 0.45-0.75 of 256x192's speed with no ptxas warning (wgmma
+# N off a multiple of 64); 256x192 and 128x192 pingpong trailed the shipped tiles (cold 8192^3 720 vs 758 for
+# 256x128 c1x2, 2048x8192^2 733 vs 786). fp8 128x192x128 pingpong led at 4096x14336x4096 (1512 vs 1493 cold).
 ACC192_BF16_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "128x128x64 c1x1 pingpong",
                           "256x160x64 c1x2 coop", "256x176x64 c1x2 coop", "256x192x64 c1x2 coop",
                           "256x192x64 c2x1 coop", "256x208x64 c1x2 coop", "128x160x64 c1x1 pingpong",
@@ -429,6 +432,24 @@ ACC192_BF16_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "128x1
 ACC192_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", "256x160x128 c1x2 coop",
                          "256x192x128 c1x2 coop", "128x192x128 c1x1 pingpong", **FAST)
 ACC192_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (8192, 14336, 4096)]
+# fp8 128x192x128 pingpong against the M > 512, N >= 12288 class tile across that class (after run 36). Run 37:
+# +1.3-2.1% at 4096x14336x4096, 2048x28672x4096 and 4096x12288x4096, a tie at K = 8192, -1 to -5% at
+# 1024x14336x4096, 8192x14336x4096 and 8192^3 (the waves: 600 tiles are 4.5 of 132 at M = 1024). Mixed, and fp8
+# scaled already leads _scaled_mm there by 1.05-1.14x: the class tile stays.
+FP8WIDE_TILES = named("128x128x128 c1x1 pingpong", "128x192x128 c1x1 pingpong", "128x192x128 c1x2 pingpong",
+                      "128x192x128 c2x1 pingpong", "256x192x128 c1x2 coop", **FAST)
+FP8WIDE_SHAPES = [(1024, 14336, 4096), (4096, 14336, 4096), (8192, 14336, 4096), (4096, 14336, 8192),
+                  (2048, 28672, 4096), (4096, 12288, 4096), (8192, 8192, 8192)]
+# cuBLASLt fused runs nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA at 2048x8192^2 and 4096x14336x4096 (library_kernels
+# session 14), the tile family of our 256x128x64 c1x2; ours trailed it in 12 of the 14 per-round medians of anchors
+# runs 12-18 there (bench/anchor_history.py). Its walk over the tiles (raster, swizzle) beside the per-call "auto"
+# one: the probe swept them only for 128x256 c2x1 (run 3, 2048: along_m 788, along_n 763, auto 785, all with
+# swizzle 1, the default then). Run 38: no variant beat "auto" (cold 2048 784-786 vs 786, 4096x14336 712-734 vs 736).
+RASTER256_TILES = named("256x128x64 c1x2 coop", "256x128x64 c1x2 coop along_m", "256x128x64 c1x2 coop along_n",
+                        "256x128x64 c1x2 coop along_n swizzle2", "256x128x64 c1x2 coop along_n swizzle4",
+                        "256x128x64 c1x2 coop along_m swizzle2", "256x128x64 c1x2 coop along_m swizzle4",
+                        "256x128x64 c1x2 coop swizzle1")
+RASTER256_SHAPES = [(2048, 8192, 8192), (4096, 14336, 4096), (8192, 8192, 8192)]
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -613,6 +634,9 @@ CASES = {
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
+    "fp8wide": [("fp8 scaled", fp8_scaled, FP8WIDE_TILES, FP8WIDE_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "raster256": [("bf16 bias+gelu", bias_gelu, RASTER256_TILES, RASTER256_SHAPES, bias_gelu_contenders,
+                   "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

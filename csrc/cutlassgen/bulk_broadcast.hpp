@@ -6,9 +6,10 @@
 // and converts it at once, so every CTA waits out one global load between its mainloop and its stores (its
 // Sm90RowBroadcast likewise, through shared memory and a barrier). A decode kernel runs one tile per CTA and nothing
 // hides that wait: on the H200 the bias alone cost our decode kernels 1-3% against the same tile without it
-// (bench/tile_probe.py epiparts, probe run 26), while prefetching the vector into L2 did not help (runs 24-25). Here the load warp issues one bulk copy (cp.async.bulk, completing on the epilogue
-// load pipeline's barrier) per tile as soon as the tile is scheduled, and the consumer reads the slice from shared
-// memory in its first previsit, after the pipeline says the copy landed.
+// (bench/tile_probe.py epiparts, probe run 26), while prefetching the vector into L2 did not help (runs 24-25).
+// Here the load warp issues one bulk copy (cp.async.bulk, completing on the epilogue load pipeline's barrier) per
+// tile as soon as the tile is scheduled, and the consumer reads the slice from shared memory in its first previsit,
+// after the pipeline says the copy landed.
 //
 // The bulk copy needs a 16-byte aligned source and a length in multiples of 16 bytes. The host checks both (the
 // vector's address, its length and batch stride); when they do not hold the node falls back to a per-thread global
