@@ -1,11 +1,15 @@
 """Which sm90 tiles beat the libraries at the shapes where the defaults do not: decode (M <= 64, bf16 bias+gelu vs
-cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu vs cuBLASLt fused, fp8 per-row x per-col scaled + bias vs torch._scaled_mm).
+cuBLAS), large M (bf16 bias+gelu vs cuBLASLt fused) and M = 256 (bf16 bias+gelu vs cuBLASLt fused, fp8 per-row x
+per-col scaled + bias vs torch._scaled_mm).
 Every tile of a case is compiled in one ninja run, then timed with the libraries in shuffled interleaved rounds
 (cutlassgen.timing.interleaved_rounds_ms) on the same inputs, each checked against a reference first; the best tile's
 ratio to the library is also given round by round (timing.paired_ratio).
 
-Run: python bench/tile_probe.py [decode] [m256] [prefill] [prefill_fp8] [pingpong] [epilogue] [cluster4] [streamk] [pdl] [wide] [wide64] [multicast] [narrow64] [offanchor64] [exactfit] [midn64] [epicost] [epiparts] [bulkcol] [bulkrow] [bulkepi] [prefillpp] [prefillwide] [midnk64] [unswap] [fit48] [acc192] [fp8wide] [raster256] [--rounds N]
-     [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]   (needs an sm90 GPU; default: all)
+Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
+     (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
+     streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
+     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 (CASES at the end; the comment above each
+     case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
 the order of ncu's reports).
