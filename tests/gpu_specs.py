@@ -1,7 +1,8 @@
 """The kernels the GPU suite builds (in one parallel ninja run) and checks against the float64 reference.
 
 Together they cover every epilogue node, every activation, every legal operand dtype, both layouts of A and B,
-both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, stream-K and PDL.
+both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, stream-K, PDL and
+the widest tiles validation allows.
 """
 from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
                         Sm90Tile, StoreAux)
@@ -108,4 +109,18 @@ GPU_SPECS = {
                                                      swap_ab=True, pdl=True),
                                        epilogue=[Multiply("scalar", "s", "fp32"), Add("per_col", "bias", "bf16"),
                                                  Activation("gelu_tanh")]),
+    # Tiles past 128 fp32 accumulators a thread (validate.MAX_ACCUMULATORS_PER_THREAD): 256x192 cooperative (192)
+    # with the suite's longest bf16 chain, which ptxas compiled without spills, and 128x192 pingpong (192, one
+    # warpgroup per tile) for fp8 with fast accumulation. N = 512 / 144 / 272 leave partial 192-wide tiles.
+    "sm90_wide_acc_gelu_fp8": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("e4m3"),
+                                       tile=Sm90Tile(cta=(256, 192, 64), cluster=(1, 2, 1)),
+                                       epilogue=[Add("per_col", "bias", "bf16"), StoreAux("pre_act", "bf16"),
+                                                 Activation("gelu"), Amax("amax"),
+                                                 Quantize("e4m3", "per_tensor", "scale")]),
+    "sm90_wide_acc_pingpong_fp8": GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", COL), d=Operand("bf16"),
+                                           tile=Sm90Tile(cta=(128, 192, 128), cluster=(1, 1, 1), mainloop="pingpong",
+                                                         fp8_fast_accum=True),
+                                           epilogue=[Multiply("per_row", "scale_a", "fp32"),
+                                                     Multiply("per_col", "scale_b", "fp32"),
+                                                     Add("per_col", "bias", "bf16")]),
 }
