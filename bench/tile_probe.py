@@ -8,8 +8,8 @@ ratio to the library is also given round by round (timing.paired_ratio).
 Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
-     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 (CASES at the end; the comment above each
-     case's tiles says why it was run and what it measured).
+     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 largedefault (CASES at the end; the
+     comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
 the order of ncu's reports).
@@ -454,6 +454,13 @@ RASTER256_TILES = named("256x128x64 c1x2 coop", "256x128x64 c1x2 coop along_m", 
                         "256x128x64 c1x2 coop along_m swizzle2", "256x128x64 c1x2 coop along_m swizzle4",
                         "256x128x64 c1x2 coop swizzle1")
 RASTER256_SHAPES = [(2048, 8192, 8192), (4096, 14336, 4096), (8192, 8192, 8192)]
+# The M > 512, N < 12288 class runs the spec's default, 128x256 c2x1. In anchors runs 8-20 256x128 c1x2 (cuBLASLt
+# fused's tile there, library_kernels session 14) beat it at 2048x8192^2 in every run (+0.1-0.6%) and at 8192^3 in
+# most; probe run 30 had the default ahead at 8192^3 and 8192x4096x4096. Both across that class:
+LARGE_DEFAULT_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "256x128x64 c2x1 coop")
+LARGE_DEFAULT_SHAPES = [(8192, 8192, 8192), (4096, 8192, 8192), (2048, 8192, 8192), (1024, 8192, 8192),
+                        (8192, 4096, 4096), (4096, 4096, 4096), (2048, 4096, 4096), (4096, 4096, 14336),
+                        (8192, 8192, 4096)]
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -641,6 +648,8 @@ CASES = {
     "fp8wide": [("fp8 scaled", fp8_scaled, FP8WIDE_TILES, FP8WIDE_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "raster256": [("bf16 bias+gelu", bias_gelu, RASTER256_TILES, RASTER256_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
+    "largedefault": [("bf16 bias+gelu", bias_gelu, LARGE_DEFAULT_TILES, LARGE_DEFAULT_SHAPES, bias_gelu_contenders,
+                      "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
