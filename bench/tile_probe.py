@@ -426,7 +426,7 @@ FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120,
 # h200_library_kernels.log). A wider tile reads fewer operand bytes per FLOP (256x192: 110 MACs per element loaded,
 # 256x128: 85), which counts where the power cap sets the clock; it also changes wave quantization (8192^3: 1376
 # 256x192 tiles are 10.4 waves of 132, 256x160 12.6, 256x128 15.5; 4096x14336: 256x160 10.9, 256x192 9.1).
-# Run 36: no bf16 gain. CTA N of 160, 176 and 208 ran at 0.45-0.75 of 256x192's speed with no ptxas warning (wgmma
+# Run 36: no bf16 gain. CTA N of 160, 176 and 208 ran at 0.41-0.78 of 256x192's speed with no ptxas warning (wgmma
 # N off a multiple of 64); 256x192 and 128x192 pingpong trailed the shipped tiles (cold 8192^3 720 vs 758 for
 # 256x128 c1x2, 2048x8192^2 733 vs 786). fp8 128x192x128 pingpong led at 4096x14336x4096 (1512 vs 1493 cold).
 ACC192_BF16_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "128x128x64 c1x1 pingpong",
