@@ -4,9 +4,9 @@ Run: python bench/bench_anchors.py [--compile] [--cold] [--out results.md]   (ne
 Times are device-event timings after warm-up (cutlassgen.timing.median_ms: the host's launch time is hidden behind
 a GPU spin), median of 20 runs, then the median of 7 rounds that interleave every contender of a shape in a
 shuffled order (a new seed per shape). 15 rounds since session 6 (7 before): two copies of the same kernel measured
-670 and 702 TFLOP/s at 8192^3 in run 6, where the power-capped clock follows whatever ran just before. Inputs stay in L2 between runs, as in ANCHORS.md; with --cold a 512 MiB read
-before every timed run, outside its events, leaves none of them there (cutlassgen.timing.l2_flush), as for a layer in
-a model. TFLOP/s = 2*M*N*K / time.
+670 and 702 TFLOP/s at 8192^3 in run 6, where the power-capped clock follows whatever ran just before. Inputs stay
+in L2 between runs, as in ANCHORS.md; with --cold a 512 MiB read before every timed run, outside its events, leaves
+none of them there (cutlassgen.timing.l2_flush), as for a layer in a model. TFLOP/s = 2*M*N*K / time.
 """
 import argparse
 import pathlib
@@ -72,7 +72,8 @@ def decode_table(rows) -> list[str]:
         bytes_per_flop = 2 * (M * K + N * K + N + M * N) / (2 * M * N * K)
         tbps = lambda tflops: tflops * bytes_per_flop  # noqa: E731  (TFLOP/s x bytes per FLOP = TB/s)
         lines.append(f"| {r['shape']} | {r['cublas_mm']:.0f} | {r['cublaslt_fused']:.0f} | {r['ours_best']:.0f} "
-                     f"({r['ours_best_tile']}) | {r['ours_best'] / r['cublas_mm']:.2f}x | {r['ours auto+shapes']:.0f} | "
+                     f"({r['ours_best_tile']}) | {r['ours_best'] / r['cublas_mm']:.2f}x | "
+                     f"{r['ours auto+shapes']:.0f} | "
                      f"{r['ours auto+shapes'] / r['cublas_mm']:.2f}x | "
                      f"{tbps(r['cublas_mm']):.2f} ({tbps(r['cublas_mm']) / HBM_TBPS:.0%}) | "
                      f"{tbps(r['ours_best']):.2f} ({tbps(r['ours_best']) / HBM_TBPS:.0%}) |")
@@ -82,9 +83,10 @@ def decode_table(rows) -> list[str]:
 def paired_table(rows, decode_rows, r_rounds) -> list[str]:
     """Each target's ratio round by round (ours' best tile of the median against the anchor in the same round):
     whether a median under 1.0 is a gap or a coin toss at parity."""
-    lines = ["", f"Per-round ratios (ours / anchor in each of the {ROUNDS} interleaved rounds; ours = the tile with the "
-                 "best median, so the rounds inherit that pick):", "",
-             "| target | M x N x K | ours (tile) | anchor | median | quartiles | rounds ours >= |", "|---|---|---|---|---|---|---|"]
+    lines = ["", f"Per-round ratios (ours / anchor in each of the {ROUNDS} interleaved rounds; ours = the tile with "
+                 "the best median, so the rounds inherit that pick):", "",
+             "| target | M x N x K | ours (tile) | anchor | median | quartiles | rounds ours >= |",
+             "|---|---|---|---|---|---|---|"]
     targets = [("bf16 bias+gelu", "ours ", "ours_best_tile", "cublaslt_fused", rows),
                ("+fp8 quant", "fp8 ", "ours_fp8_tile", "unfused_fp8", rows),
                ("+fp8 quant", "fp8 ", "ours_fp8_tile", "torch_compile_fp8", rows),
@@ -125,7 +127,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
     ap.add_argument("--compile", action="store_true", help="also time torch.compile(max-autotune-no-cudagraphs)")
-    ap.add_argument("--cold", action="store_true", help="flush L2 before every timed run (default: warm, as ANCHORS.md)")
+    ap.add_argument("--cold", action="store_true",
+                    help="flush L2 before every timed run (default: warm, as ANCHORS.md)")
     args = ap.parse_args()
     flush = l2_flush() if args.cold else None
     table = specs()
@@ -215,7 +218,8 @@ def main():
         rows.append(r)
         print({k: (round(v) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
     lines = ["| M x N x K | cuBLAS mm | unfused bias+gelu | cuBLASLt fused | ours bias+gelu (tile) | vs cuBLASLt |"
-             " vs cuBLAS mm | ours auto+shapes | vs cuBLASLt | unfused +fp8 | torch.compile +fp8 | ours +fp8 (tile) | vs unfused | vs compile |"
+             " vs cuBLAS mm | ours auto+shapes | vs cuBLASLt | unfused +fp8 | torch.compile +fp8 | ours +fp8 (tile) |"
+             " vs unfused | vs compile |"
              " _scaled_mm | ours fp8 scaled (tile) | vs _scaled_mm |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -225,7 +229,8 @@ def main():
             f"| {r['shape']} | {r['cublas_mm']:.0f} | {r['unfused_bias_gelu']:.0f} | {r['cublaslt_fused']:.0f} | "
             f"{r['ours_best']:.0f} ({r['ours_best_tile']}) | {r['ours_best'] / r['cublaslt_fused']:.2f}x | "
             f"{r['ours_best'] / r['cublas_mm']:.2f}x | {r['ours auto+shapes']:.0f} | "
-            f"{r['ours auto+shapes'] / r['cublaslt_fused']:.2f}x | {r['unfused_fp8']:.0f} | {f'{tc:.0f}' if tc else '-'} | "
+            f"{r['ours auto+shapes'] / r['cublaslt_fused']:.2f}x | {r['unfused_fp8']:.0f} | "
+            f"{f'{tc:.0f}' if tc else '-'} | "
             f"{r['ours_fp8_best']:.0f} ({r['ours_fp8_tile']}) | {r['ours_fp8_best'] / r['unfused_fp8']:.2f}x | "
             f"{vs_tc} | "
             f"{r['scaled_mm']:.0f} | {r['ours_fp8_scaled_best']:.0f} ({r['ours_fp8_scaled_tile']}) | "

@@ -16,7 +16,8 @@ from cutlassgen.timing import median_ms
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mib", default="128,1024", help="buffer sizes in MiB (128: a decode GEMM's 8192x8192 bf16 weights)")
+    ap.add_argument("--mib", default="128,1024",
+                    help="buffer sizes in MiB (128: a decode GEMM's 8192x8192 bf16 weights)")
     ap.add_argument("--reps", type=int, default=50)
     args = ap.parse_args()
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; TB/s = bytes moved / median device time")

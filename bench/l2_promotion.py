@@ -70,7 +70,8 @@ def main():
         promoted = cg.build_many(list(specs(256).values()))  # cache hits: built by the subprocess
     finally:
         shutil.rmtree(patched, ignore_errors=True)
-    kernels = {**{f"{n} L2 128B": k for n, k in zip(TILES, base)}, **{f"{n} L2 256B": k for n, k in zip(TILES, promoted)}}
+    kernels = {**{f"{n} L2 128B": k for n, k in zip(TILES, base)},
+               **{f"{n} L2 256B": k for n, k in zip(TILES, promoted)}}
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__}, median of {args.rounds} shuffled "
           "interleaved rounds of 20 runs")
     for M, N, K in SHAPES:

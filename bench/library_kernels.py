@@ -15,8 +15,8 @@ from torch.profiler import ProfilerActivity, profile
 import cutlassgen as cg
 from cutlassgen import Sm90Tile
 from cutlassgen.tiles import shape_tile
-from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
-                        fp8_scaled_contenders, run_in_probe_range)
+from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders,
+                        fp8_scaled, fp8_scaled_contenders, run_in_probe_range)
 
 # shape -> (what, spec maker, our tiles to show, contenders); ours are the best of bench/results/h200_tile_probe.log
 CASES = [

@@ -6,7 +6,8 @@ in as many cycles but spends more energy per FLOP runs at a lower clock once the
 With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
 `--clock-control none`, bench/device_session.sh power).
 
-Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk] [--seconds S] [--rounds R] [--ncu]   (needs an sm90 GPU and nvidia-smi)
+Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk] [--seconds S] [--rounds R] [--ncu]
+     (needs an sm90 GPU and nvidia-smi)
 """
 import argparse
 import datetime
@@ -18,8 +19,8 @@ import time
 import torch
 
 import cutlassgen as cg
-from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, STREAMK_BF16_TILES, STREAMK_FP8_TILES, bias_gelu, bias_gelu_contenders, fp8_scaled,
-                        fp8_scaled_contenders, run_in_probe_range, t90)
+from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, STREAMK_BF16_TILES, STREAMK_FP8_TILES, bias_gelu,
+                        bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, run_in_probe_range, t90)
 
 FAST = {"fp8_fast_accum": True}
 SHAPE = (8192, 8192, 8192)
