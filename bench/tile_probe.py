@@ -422,10 +422,11 @@ FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
-# here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128 (160 a thread,
-# h200_library_kernels.log). A wider tile reads fewer operand bytes per FLOP (256x192: 110 MACs per element loaded,
-# 256x128: 85), which counts where the power cap sets the clock; it also changes wave quantization (8192^3: 1376
-# 256x192 tiles are 10.4 waves of 132, 256x160 12.6, 256x128 15.5; 4096x14336: 256x160 10.9, 256x192 9.1).
+# here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
+# (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
+# operand bytes per FLOP (256x192: 110 MACs per element loaded, 256x128: 85), which counts where the power cap sets
+# the clock; it also changes wave quantization (8192^3: 1376 256x192 tiles are 10.4 waves of 132, 256x160 12.6,
+# 256x128 15.5; 4096x14336: 256x160 10.9, 256x192 9.1).
 # Run 36: no bf16 gain. CTA N of 160, 176 and 208 ran at 0.41-0.78 of 256x192's speed with no ptxas warning (wgmma
 # N off a multiple of 64); 256x192 and 128x192 pingpong trailed the shipped tiles (cold 8192^3 720 vs 758 for
 # 256x128 c1x2, 2048x8192^2 733 vs 786). fp8 128x192x128 pingpong led at 4096x14336x4096 (1512 vs 1493 cold).
@@ -448,7 +449,9 @@ FP8WIDE_SHAPES = [(1024, 14336, 4096), (4096, 14336, 4096), (8192, 14336, 4096),
 # session 14), the tile family of our 256x128x64 c1x2; ours trailed it in 12 of the 14 per-round medians of anchors
 # runs 12-18 there (bench/anchor_history.py). Its walk over the tiles (raster, swizzle) beside the per-call "auto"
 # one: the probe swept them only for 128x256 c2x1 (run 3, 2048: along_m 788, along_n 763, auto 785, all with
-# swizzle 1, the default then). Run 38: no variant beat "auto" (cold 2048 784-786 vs 786, 4096x14336 712-734 vs 736).
+# swizzle 1, the default then). Run 38: cold, none beat "auto" (2048 758-785 vs 786, 4096x14336 712-734 vs 736);
+# warm, the best ran within 1% of it either way (4096x14336: swizzle1 720, along_m swizzle2 719 vs 712; 2048:
+# along_m swizzle4 773 vs 771), inside that shape's run-to-run spread.
 RASTER256_TILES = named("256x128x64 c1x2 coop", "256x128x64 c1x2 coop along_m", "256x128x64 c1x2 coop along_n",
                         "256x128x64 c1x2 coop along_n swizzle2", "256x128x64 c1x2 coop along_n swizzle4",
                         "256x128x64 c1x2 coop along_m swizzle2", "256x128x64 c1x2 coop along_m swizzle4",
