@@ -226,12 +226,6 @@ def _n_classes(k_bytes: int) -> dict:
 _N_THRESHOLDS = {bucket: tuple(n for n, _ in classes) for bucket, classes in _n_classes(2).items()}
 
 
-def _accumulators_fit(spec: GemmSpec, fields: dict) -> bool:
-    """False for a 128-row pingpong tile of fp8 without fp8_fast_accum: one warpgroup would hold the 128x128
-    accumulators twice (the promotion buffer), 256 registers a thread."""
-    return not (promotes_accumulators(spec) and fields.get("mainloop") == "pingpong" and fields["cta"][0] >= 128)
-
-
 def shape_bucket(M: int) -> int:
     """Index of the per-shape bucket that a problem with M rows falls in."""
     return next(i for i, upper in enumerate(BUCKET_UPPER) if upper is None or M <= upper)
@@ -255,10 +249,13 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     fields = _bucket_tiles(k_bytes)[bucket]
     if n_min:
         fields = {**(fields or {}), **dict(_n_classes(k_bytes)[bucket])[n_min]}
-    if fields is None or not _accumulators_fit(spec, fields):
+    if fields is None:
         return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
-    try:  # keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule; validation runs on the new spec
+    # Keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule. Validation runs on the new spec and turns
+    # away what the rules cannot make valid, e.g. 128-row pingpong for fp8 with a promotion buffer (256 accumulators
+    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD).
+    try:
         return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
     except SpecError:
         return None
