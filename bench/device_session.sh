@@ -11,6 +11,7 @@
 #   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
+#   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -50,7 +51,7 @@ PY
   stamp "examples"
   for ex in examples/linear_bias_gelu_fp8.py examples/fp8_scaled_mm.py examples/residual_add.py; do
     echo "\$ python $ex"; $PY "$ex"; echo "exit $?"; done > "$OUT/examples.log" 2>&1; cat "$OUT/examples.log"
-  stamp "host overhead"; { $PY bench/host_overhead.py; $PY bench/profile_call.py; } 2>&1 | tail -9 | tee "$OUT/host_overhead.log"
+  stamp "host overhead"; { $PY bench/host_overhead.py; $PY bench/profile_call.py; } 2>&1 | tail -18 | tee "$OUT/host_overhead.log"
   save_cache ;;
 sweep)
   stamp "tile study: 64 configurations (+ the default), decode and prefill shapes"
@@ -92,5 +93,8 @@ wheel)
   rm -f "$OUT"/wheel/*.whl ;;
 roof)
   stamp "HBM roof"; $PY bench/hbm_roof.py > "$OUT/hbm_roof.log" 2>&1; echo "exit $?"; cat "$OUT/hbm_roof.log" ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof"; exit 2 ;;
+hint)
+  stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-}) > "$OUT/tma_cache_hint.log" 2>&1
+  echo "exit $?"; cat "$OUT/tma_cache_hint.log" | grep -v "^cutlassgen: built" ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint"; exit 2 ;;
 esac

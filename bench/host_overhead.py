@@ -2,12 +2,15 @@
 
 Run: python bench/host_overhead.py   (needs a GPU; builds the sm90 or sm80 bias+gelu kernel first)
 """
+import random
+import statistics
+
 import torch
 
 import cutlassgen as cg
 from cutlassgen.timing import host_us_per_call
 
-
+ROUNDS = 5
 
 
 def main():
@@ -20,14 +23,24 @@ def main():
     w = torch.randn(64, 64, device="cuda").bfloat16()
     bias = torch.randn(64, device="cuda").bfloat16()
     out = torch.empty(64, 64, device="cuda", dtype=torch.bfloat16)
-    rows = []
-    for _ in range(3):
-        rows.append((host_us_per_call(lambda: torch.mm(a, w.t())), host_us_per_call(lambda: k(a, w.t(), bias=bias)),
-                     host_us_per_call(lambda: k(a, w.t(), bias=bias, out=out))))
-    rows.sort(key=lambda r: r[1])
-    mm, ours, ours_out = rows[len(rows) // 2]
-    print(f"torch.mm: {mm:.2f} us/call; cutlassgen kernel: {ours:.2f} us/call (+{ours - mm:.2f}); "
-          f"with out=: {ours_out:.2f} us/call (+{ours_out - mm:.2f})   [median of 3 runs x 20000 calls]")
+    calls = {"torch.mm": lambda: torch.mm(a, w.t()), "ours": lambda: k(a, w.t(), bias=bias),
+             "ours out=": lambda: k(a, w.t(), bias=bias, out=out)}
+    # Rounds in a new order each time, differences taken within a round: a slow stretch of the machine (another
+    # process, a clock change) then shows as one odd round instead of shifting one contender's median.
+    order = random.Random(0)
+    diffs = {"ours": [], "ours out=": []}
+    for r in range(ROUNDS):
+        names = list(calls)
+        order.shuffle(names)
+        us = {name: host_us_per_call(calls[name]) for name in names}
+        for name in diffs:
+            diffs[name].append(us[name] - us["torch.mm"])
+        print(f"round {r + 1}: torch.mm {us['torch.mm']:.2f} us/call, ours {us['ours']:.2f} "
+              f"({diffs['ours'][-1]:+.2f}), with out= {us['ours out=']:.2f} ({diffs['ours out='][-1]:+.2f})")
+    print(f"over torch.mm, median of {ROUNDS} rounds x 20000 calls: cutlassgen kernel "
+          f"{statistics.median(diffs['ours']):+.2f} us/call, with out= {statistics.median(diffs['ours out=']):+.2f}"
+          f" (ranges {min(diffs['ours']):+.2f} to {max(diffs['ours']):+.2f}, {min(diffs['ours out=']):+.2f} to "
+          f"{max(diffs['ours out=']):+.2f})")
 
 
 if __name__ == "__main__":
