@@ -50,6 +50,25 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
+def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
+    # Measured on the H200 (bench/results/h200_tile_probe.log run 40): faster for swapped decode tiles, no gain for
+    # unswapped ones, which keep CUTLASS's mainloop as built.
+    swapped, plain = lower(spec(swap_ab=True)), lower(spec())
+    assert swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A is the problem's B
+    assert plain["load_hints"] is None
+    src = cg.render(spec(swap_ab=True))
+    assert '#include "cutlassgen/load_hints.hpp"' in src
+    assert ("using CollectiveMainloop = cutlassgen::MainloopLoadHints<BuiltMainloop, "
+            "cute::TMA::CacheHintSm90::EVICT_FIRST,") in src
+    assert "GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop," in src
+    assert "load_hints.hpp" not in cg.render(spec()) and "BuiltMainloop" not in cg.render(spec())
+    # the setting names the problem's operands: B (the weights) is the kernel's B when unswapped
+    monkeypatch.setattr(cg.lower, "LOAD_HINTS", {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_LAST"},
+                                                 "b": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_FIRST"}})
+    assert lower(spec())["load_hints"] == ("EVICT_LAST", "EVICT_FIRST")
+    assert lower(spec(swap_ab=True))["load_hints"] is None
+
+
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
     s = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=Operand("bf16"),
                  tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True))

@@ -1,0 +1,78 @@
+#pragma once
+// An sm90 mainloop collective whose TMA loads of A and B carry L2 eviction policies.
+//
+// CUTLASS 4.2's warp-specialized mainloops (MainloopSm90TmaGmmaWarpSpecialized and its FP8 form) issue every tile load
+// with CuTe's default policy, EVICT_NORMAL, and take no policy from outside. MainloopLoadHints<Base, HintA, HintB> is
+// the builder's collective with one member replaced: the producer warp's load(), which issues the same loads in the
+// same order on the same pipeline, with HintA on A's and HintB on B's. Everything else (shared storage, Params, the
+// consumer's mma(), load_tail()) is Base's, so the kernel is the builder's kernel apart from that one operand.
+// Which operand gets which policy is decided in Python (cutlassgen/lower.py, LOAD_HINTS).
+#include "cute/arch/copy_sm90_desc.hpp"
+#include "cute/arch/copy_sm90_tma.hpp"
+#include "cute/tensor.hpp"
+
+#include "cutlass/gemm/dispatch_policy.hpp"
+
+namespace cutlassgen {
+
+// The two mainloops whose load() this replaces (checked against CUTLASS 4.2's); any other fails to compile here.
+template <class Policy>
+inline constexpr bool kHintableMainloop = false;
+template <int Stages, class Cluster, class Schedule>
+inline constexpr bool kHintableMainloop<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, Schedule>> =
+    true;
+template <int Stages, class Cluster, class Schedule>
+inline constexpr bool
+    kHintableMainloop<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>> = true;
+
+template <class Base, cute::TMA::CacheHintSm90 HintA, cute::TMA::CacheHintSm90 HintB>
+struct MainloopLoadHints : Base {
+  static_assert(kHintableMainloop<typename Base::DispatchPolicy>,
+                "load hints: the builder chose a mainloop whose producer load() this header does not know");
+
+  // The signature the warp-specialized kernels call (the producer warp, one elected thread issues).
+  template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
+  CUTLASS_DEVICE void load(typename Base::Params const& params, typename Base::MainloopPipeline pipeline,
+                           typename Base::PipelineState write_state, cute::tuple<TensorA, TensorB> const& load_inputs,
+                           BlockCoord const& blk_coord, KTileIterator k_tile_iter, int k_tile_count,
+                           int /*thread_idx*/, uint32_t block_rank_in_cluster,
+                           typename Base::TensorStorage& shared_tensors) {
+    using namespace cute;
+    if (!elect_one_sync()) return;
+    using Cluster = typename Base::DispatchPolicy::ClusterShape;
+    auto cluster_layout = Layout<Cluster>{};  // (m, n) in the cluster -> rank
+    // This CTA's place in its cluster. The CTAs of one cluster row (same m) share A's tile, those of one column B's:
+    // A is multicast along n, so its TMA slice is chosen by n, and B's by m.
+    uint32_t const in_m = block_rank_in_cluster % size<0>(cluster_layout);
+    uint32_t const in_n = block_rank_in_cluster / size<0>(cluster_layout);
+    auto tma_a = params.tma_load_a.get_slice(in_n);
+    auto tma_b = params.tma_load_b.get_slice(in_m);
+
+    auto [m, n, k, l] = blk_coord;
+    Tensor src_a = tma_a.partition_S(get<0>(load_inputs)(_, _, m, _, l));  // (TMA, TMA_M, TMA_K, k)
+    Tensor src_b = tma_b.partition_S(get<1>(load_inputs)(_, _, n, _, l));  // (TMA, TMA_N, TMA_K, k)
+    Tensor dst_a = tma_a.partition_D(
+        make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{}));  // (..., PIPE)
+    Tensor dst_b = tma_b.partition_D(
+        make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), typename Base::SmemLayoutB{}));
+
+    uint16_t mcast_a = 0, mcast_b = 0;  // the CTAs each load lands in (0: this one only)
+    if constexpr (is_same_v<typename Base::GmemTiledCopyA, SM90_TMA_LOAD_MULTICAST>) {
+      for (int j = 0; j < size<1>(cluster_layout); ++j) mcast_a |= uint16_t(1) << cluster_layout(in_m, j, Int<0>{});
+    }
+    if constexpr (is_same_v<typename Base::GmemTiledCopyB, SM90_TMA_LOAD_MULTICAST>) {
+      for (int i = 0; i < size<0>(cluster_layout); ++i) mcast_b |= uint16_t(1) << cluster_layout(i, in_n, Int<0>{});
+    }
+
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
+      pipeline.producer_acquire(write_state);  // wait until the consumers have released this stage
+      auto* barrier = pipeline.producer_get_barrier(write_state);
+      int const stage = write_state.index();
+      copy(params.tma_load_a.with(*barrier, mcast_a, HintA), src_a(_, _, _, *k_tile_iter), dst_a(_, _, _, stage));
+      copy(params.tma_load_b.with(*barrier, mcast_b, HintB), src_b(_, _, _, *k_tile_iter), dst_b(_, _, _, stage));
+    }
+  }
+};
+
+}  // namespace cutlassgen
