@@ -37,8 +37,8 @@ def _bulk(setting: str, swap_ab: bool) -> bool:
 # sm90: the L2 eviction policy of the mainloop's TMA loads (CuTe's cute::TMA::CacheHintSm90), per operand of the
 # problem (A: the activations, B: the weights) and kind of kernel; anything but EVICT_NORMAL everywhere builds the
 # mainloop through csrc/cutlassgen/load_hints.hpp. A decode GEMM reads each weight once per call: loaded EVICT_FIRST,
-# the swap_ab tiles ran 1-3.5% faster on the H200 with the inputs warm in L2 and 0-0.9% cold, while the unswapped
-# prefill tiles were unchanged or up to 0.3% slower with it (bench/tma_cache_hint.py, probe run 40).
+# the swap_ab tiles ran 1-3.5% faster on the H200 with the inputs warm in L2 and 0-1.1% cold, while no policy helped
+# the unswapped tiles (weights EVICT_FIRST: 0.3-0.8% slower at 2048x8192^2; bench/tma_cache_hint.py, probe runs 40-41).
 # A module setting, like the two above, so that the probes can build the variants side by side.
 LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}

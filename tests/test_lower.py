@@ -51,7 +51,7 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
 
 
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
-    # Measured on the H200 (bench/results/h200_tile_probe.log run 40): faster for swapped decode tiles, no gain for
+    # Measured on the H200 (bench/results/h200_tile_probe.log runs 40-41): faster for swapped decode tiles, no gain for
     # unswapped ones, which keep CUTLASS's mainloop as built.
     swapped, plain = lower(spec(swap_ab=True)), lower(spec())
     assert swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A is the problem's B
