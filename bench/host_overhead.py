@@ -2,13 +2,12 @@
 
 Run: python bench/host_overhead.py   (needs a GPU; builds the sm90 or sm80 bias+gelu kernel first)
 """
-import random
 import statistics
 
 import torch
 
 import cutlassgen as cg
-from cutlassgen.timing import host_us_per_call
+from cutlassgen.timing import host_us_per_call, interleaved_rounds
 
 ROUNDS = 5
 
@@ -27,16 +26,11 @@ def main():
              "ours out=": lambda: k(a, w.t(), bias=bias, out=out)}
     # Rounds in a new order each time, differences taken within a round: a slow stretch of the machine (another
     # process, a clock change) then shows as one odd round instead of shifting one contender's median.
-    order = random.Random(0)
-    diffs = {"ours": [], "ours out=": []}
+    us = interleaved_rounds(calls, host_us_per_call, rounds=ROUNDS)
+    diffs = {name: [t - mm for t, mm in zip(us[name], us["torch.mm"])] for name in ("ours", "ours out=")}
     for r in range(ROUNDS):
-        names = list(calls)
-        order.shuffle(names)
-        us = {name: host_us_per_call(calls[name]) for name in names}
-        for name in diffs:
-            diffs[name].append(us[name] - us["torch.mm"])
-        print(f"round {r + 1}: torch.mm {us['torch.mm']:.2f} us/call, ours {us['ours']:.2f} "
-              f"({diffs['ours'][-1]:+.2f}), with out= {us['ours out=']:.2f} ({diffs['ours out='][-1]:+.2f})")
+        print(f"round {r + 1}: torch.mm {us['torch.mm'][r]:.2f} us/call, ours {us['ours'][r]:.2f} "
+              f"({diffs['ours'][r]:+.2f}), with out= {us['ours out='][r]:.2f} ({diffs['ours out='][r]:+.2f})")
     print(f"over torch.mm, median of {ROUNDS} rounds x 20000 calls: cutlassgen kernel "
           f"{statistics.median(diffs['ours']):+.2f} us/call, with out= {statistics.median(diffs['ours out=']):+.2f}"
           f" (ranges {min(diffs['ours']):+.2f} to {max(diffs['ours']):+.2f}, {min(diffs['ours out=']):+.2f} to "

@@ -61,22 +61,28 @@ def l2_flush(mib: int = 512):
     return buffer.sum
 
 
-def interleaved_rounds_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0,
-                          before=None) -> dict:
-    """name -> [median_ms(fn, reps, settle_ms=settle_ms) of each round], in round order. Every fn is timed once per
-    round, in a new (seeded) order each round: clock and temperature follow the previous kernel, so a fixed order
-    would favour whoever always runs after a light contender. Round i of every name is one pass over all of them,
-    which is what paired_ratio compares. settle_ms is 0 by default: on the H200, 50 ms of settling left the
-    power-capped GPU mid-transient and made M = 256 noisier, not steadier (bench/NOTES.md, session 6);
-    bench/power_clock.py measures the sustained clock instead, over seconds."""
+def interleaved_rounds(fns: dict, measure, rounds: int = 3, seed: int = 0) -> dict:
+    """name -> [measure(fn) of each round], in round order. Every fn is measured once per round, in a new (seeded)
+    order each round: clock and temperature (or, for host timings, whatever else the machine is doing) follow the
+    previous contender, so a fixed order would favour whoever always runs after a light one. Round i of every name is
+    one pass over all of them, which is what paired_ratio compares."""
     order = random.Random(seed)
     times = {name: [] for name in fns}
     for _ in range(rounds):
         names = list(fns)
         order.shuffle(names)
         for name in names:
-            times[name].append(median_ms(fns[name], reps=reps, settle_ms=settle_ms, before=before))
+            times[name].append(measure(fns[name]))
     return times
+
+
+def interleaved_rounds_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0,
+                          before=None) -> dict:
+    """interleaved_rounds of median_ms(fn, reps, settle_ms=settle_ms, before=before). settle_ms is 0 by default: on
+    the H200, 50 ms of settling left the power-capped GPU mid-transient and made M = 256 noisier, not steadier
+    (bench/NOTES.md, session 6); bench/power_clock.py measures the sustained clock instead, over seconds."""
+    return interleaved_rounds(fns, lambda fn: median_ms(fn, reps=reps, settle_ms=settle_ms, before=before), rounds,
+                              seed)
 
 
 def interleaved_median_ms(fns: dict, rounds: int = 3, reps: int = 20, seed: int = 0, settle_ms: float = 0.0,
