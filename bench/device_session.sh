@@ -12,6 +12,7 @@
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
+#   bench/device_session.sh sass    # bench/library_sass.py: nvjet's SASS beside ours at the same tiles (OUT/sass/)
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -96,5 +97,8 @@ roof)
 hint)
   stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-}) > "$OUT/tma_cache_hint.log" 2>&1
   echo "exit $?"; cat "$OUT/tma_cache_hint.log" | grep -v "^cutlassgen: built" ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint"; exit 2 ;;
+sass)
+  stamp "library SASS"; (cd bench && $PY library_sass.py --out "$OUT") > "$OUT/library_sass.log" 2>&1
+  echo "exit $?"; grep -v "^cutlassgen: built" "$OUT/library_sass.log" ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|sass"; exit 2 ;;
 esac
