@@ -12,7 +12,7 @@
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
-#   bench/device_session.sh sass    # bench/library_sass.py: nvjet's SASS beside ours at the same tiles (OUT/sass/)
+#   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -97,8 +97,16 @@ roof)
 hint)
   stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-}) > "$OUT/tma_cache_hint.log" 2>&1
   echo "exit $?"; cat "$OUT/tma_cache_hint.log" | grep -v "^cutlassgen: built" ;;
-sass)
-  stamp "library SASS"; (cd bench && $PY library_sass.py --out "$OUT") > "$OUT/library_sass.log" 2>&1
-  echo "exit $?"; grep -v "^cutlassgen: built" "$OUT/library_sass.log" ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|sass"; exit 2 ;;
+source)
+  # cuobjdump finds no nvjet kernel by name in libcublasLt's sm_90 fatbin, so their SASS comes from ncu, which
+  # disassembles what actually ran. SOURCE_SHAPES picks library_kernels.py's cases.
+  stamp "ncu source page"; rep="$OUT/source"
+  (cd bench && timeout 400 ncu --clock-control none --nvtx --nvtx-include "probe/" --section SourceCounters \
+      --section WarpStateStats --section SchedulerStats --section SpeedOfLight -f -o "$rep" \
+      $PY library_kernels.py --ncu --shapes "${SOURCE_SHAPES:-256x8192x8192,2048x8192x8192}") > "$OUT/source_run.log" 2>&1
+  echo "exit $?"; grep "^ncu:" "$OUT/source_run.log"
+  ncu -i "$rep.ncu-rep" --page details > "$OUT/source_details.txt" 2>&1; echo "details exit $?"
+  ncu -i "$rep.ncu-rep" --page source --print-source sass --csv > "$OUT/source_sass.csv" 2>&1; echo "source exit $?"
+  wc -l "$OUT/source_sass.csv"; head -c 600 "$OUT/source_sass.csv"; rm -f "$rep.ncu-rep" ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source"; exit 2 ;;
 esac
