@@ -8,7 +8,7 @@ ratio to the library is also given round by round (timing.paired_ratio).
 Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
-     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 largedefault (CASES at the end; the
+     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 largedefault ksweep (CASES at the end; the
      comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -467,6 +467,14 @@ LARGE_DEFAULT_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "256
 LARGE_DEFAULT_SHAPES = [(8192, 8192, 8192), (4096, 8192, 8192), (2048, 8192, 8192), (1024, 8192, 8192),
                         (8192, 4096, 4096), (4096, 4096, 4096), (2048, 4096, 4096), (4096, 4096, 14336),
                         (8192, 8192, 4096)]
+# Session 16: ncu (device_session.sh source) put ours at 2.1% more cycles than cuBLASLt fused at 256x8192^2 and 1.0%
+# more at 2048x8192^2, and cuBLAS mm's kernel at M = 256 4,700 cycles under its own fused one. Timing each contender
+# over K (time = fixed + per-K-step cost) tells a cost paid once per tile or per launch (prologue, pipeline fill,
+# epilogue tail) from a slower mainloop; with and without the epilogue, against cuBLAS mm and cuBLASLt fused.
+KSWEEP_M256_TILES = named("128x128x64 c1x1 coop", "128x128x64 c2x1 coop", "128x128x64 c1x1 pingpong")
+KSWEEP_M256_SHAPES = [(256, 8192, k) for k in (512, 1024, 2048, 4096, 8192)]
+KSWEEP_PREFILL_TILES = named("256x128x64 c1x2 coop", "128x256x64 c2x1 coop")
+KSWEEP_PREFILL_SHAPES = [(2048, 8192, k) for k in (1024, 4096, 8192)]
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -656,6 +664,12 @@ CASES = {
                    "cuBLASLt fused")],
     "largedefault": [("bf16 bias+gelu", bias_gelu, LARGE_DEFAULT_TILES, LARGE_DEFAULT_SHAPES, bias_gelu_contenders,
                       "cuBLASLt fused")],
+    "ksweep": [("bf16 bias+gelu", bias_gelu, KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, bias_gelu_contenders,
+                "cuBLASLt fused"),
+               ("bf16 plain", plain, KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, plain_contenders, "cuBLAS mm"),
+               ("bf16 bias+gelu", bias_gelu, KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, bias_gelu_contenders,
+                "cuBLASLt fused"),
+               ("bf16 plain", plain, KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, plain_contenders, "cuBLAS mm")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
