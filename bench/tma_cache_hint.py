@@ -12,7 +12,7 @@ Every tile is built once per variant, all in one ninja run, then timed beside cu
 shuffled interleaved rounds on the same inputs, each checked against float64 first, with L2 flushed and with the
 inputs warm. (Probe run 40, at cbdc6f8, set the same policies in a patched copy of the CUTLASS headers instead.)
 
-Run: cd bench && python tma_cache_hint.py [--rounds N] [--shapes MxNxK,...]   (needs an sm90 GPU)
+Run: cd bench && python tma_cache_hint.py [--rounds N] [--shapes MxNxK,...] [--variants A,B,...]   (needs an sm90 GPU)
 """
 import argparse
 import statistics
@@ -22,9 +22,14 @@ import torch
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 from tile_probe import bias_gelu, bias_gelu_contenders, build_variants, named
 
-# variant -> the policy of the weights' loads and of the activations' loads
-VARIANTS = {"normal": ("NORMAL", "NORMAL"), "weights first": ("FIRST", "NORMAL"), "acts last": ("NORMAL", "LAST"),
-            "weights first acts last": ("FIRST", "LAST"), "weights last": ("LAST", "NORMAL")}
+# variant -> the policy (a cutlassgen.lower.L2_POLICY name) of the weights' loads and of the activations' loads.
+# "normal" is CuTe's EVICT_NORMAL, whose priority field reads evict_unchanged; "true normal" is the policy
+# createpolicy.fractional.L2::evict_normal makes, what a load without a policy operand gets (bench/cache_policy_bits.py;
+# cuBLAS's kernels load without one). Session 16 added the two "true normal" variants.
+VARIANTS = {"normal": ("EVICT_NORMAL", "EVICT_NORMAL"), "weights first": ("EVICT_FIRST", "EVICT_NORMAL"),
+            "acts last": ("EVICT_NORMAL", "EVICT_LAST"), "weights first acts last": ("EVICT_FIRST", "EVICT_LAST"),
+            "weights last": ("EVICT_LAST", "EVICT_NORMAL"), "true normal": ("L2_EVICT_NORMAL", "L2_EVICT_NORMAL"),
+            "weights first acts true normal": ("EVICT_FIRST", "L2_EVICT_NORMAL")}
 # each shipped tile at the anchors shapes it runs (tiles.shape_tile / bench_anchors' best tile)
 TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 c2x1 pingpong", "swap 64x64x128 c4x1 pingpong",
               "128x128x64 c1x1 coop", "256x128x64 c1x2 coop", "128x256x64 c2x1 coop")
@@ -37,18 +42,20 @@ SHAPES = {(16, 8192, 8192): "swap 64x16x128 pingpong", (32, 14336, 4096): "swap 
 def load_hints(variant: str) -> dict:
     """The lower.LOAD_HINTS setting of a variant, the same for swap_ab and unswapped kernels."""
     weights, acts = VARIANTS[variant]
-    return {"a": dict.fromkeys(("swap_ab", "plain"), "EVICT_" + acts),
-            "b": dict.fromkeys(("swap_ab", "plain"), "EVICT_" + weights)}
+    return {"a": dict.fromkeys(("swap_ab", "plain"), acts), "b": dict.fromkeys(("swap_ab", "plain"), weights)}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--shapes", default=None, help="only these of SHAPES, e.g. 64x6144x4096,256x8192x8192")
+    ap.add_argument("--variants", default=None, help="only these of VARIANTS, comma-separated (the first is the "
+                    "baseline the others are compared with)")
     args = ap.parse_args()
+    variants = list(VARIANTS) if args.variants is None else args.variants.split(",")
     shapes = SHAPES if args.shapes is None else {s: SHAPES[s] for s in
                                                  (tuple(map(int, x.split("x"))) for x in args.shapes.split(","))}
-    entries = [(t, v) for t in dict.fromkeys(shapes.values()) for v in VARIANTS]
+    entries = [(t, v) for t in dict.fromkeys(shapes.values()) for v in variants]
     built = build_variants([(bias_gelu(TILES[t]), {"LOAD_HINTS": load_hints(v)}) for t, v in entries])
     kernels = dict(zip(entries, built))  # every variant of every tile, compiled in one ninja run
     for cold in (True, False):
@@ -57,16 +64,16 @@ def main():
               "shuffled interleaved rounds of 20 runs; "
               f"{'L2 flushed by a 512 MiB read before every call' if cold else 'inputs warm in L2'})", flush=True)
         for (M, N, K), tile in shapes.items():
-            ours = {f"{tile} | {v}": kernels[(tile, v)] for v in VARIANTS}
+            ours = {f"{tile} | {v}": kernels[(tile, v)] for v in variants}
             rounds = interleaved_rounds_ms(bias_gelu_contenders(ours, M, N, K), rounds=args.rounds, seed=M + N,
                                            before=flush)
             tf = {n: 2 * M * N * K / statistics.median(t) / 1e9 for n, t in rounds.items()}
             print(f"{M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()), flush=True)
-            base = rounds[f"{tile} | normal"]
-            for v in list(VARIANTS)[1:]:
-                print(f"    {v} vs normal, per round: {paired_ratio(rounds[f'{tile} | {v}'], base)}", flush=True)
+            base = rounds[f"{tile} | {variants[0]}"]
+            for v in variants[1:]:
+                print(f"    {v} vs {variants[0]}, per round: {paired_ratio(rounds[f'{tile} | {v}'], base)}", flush=True)
             anchor = "cuBLAS mm" if M <= 64 else "cuBLASLt fused"
-            for v in VARIANTS:
+            for v in variants:
                 print(f"    {v} vs {anchor}: {paired_ratio(rounds[f'{tile} | {v}'], rounds[anchor])}", flush=True)
 
 

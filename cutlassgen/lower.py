@@ -44,6 +44,11 @@ LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}
 
 
+# A LOAD_HINTS name as the template writes it: CuTe's three policies, or evict_normal as a policy operand.
+L2_POLICY = {name: "cute::TMA::CacheHintSm90::" + name for name in ("EVICT_NORMAL", "EVICT_FIRST", "EVICT_LAST")}
+L2_POLICY["L2_EVICT_NORMAL"] = "cutlassgen::kL2EvictNormal"
+
+
 def _load_hints(swap_ab: bool) -> tuple | None:
     """(kernel A's policy, kernel B's) or None for CUTLASS's own loads; under swap_ab the kernel's A is the problem's
     B."""
@@ -212,6 +217,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    load_hints=_load_hints(swap),
+                   load_hint_exprs=[L2_POLICY[h] for h in _load_hints(swap) or ()],
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,

@@ -67,6 +67,13 @@ def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
                                                  "b": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_FIRST"}})
     assert lower(spec())["load_hints"] == ("EVICT_LAST", "EVICT_FIRST")
     assert lower(spec(swap_ab=True))["load_hints"] is None
+    # evict_normal as a policy operand (CuTe's EVICT_NORMAL reads evict_unchanged) renders as cutlassgen's constant
+    monkeypatch.setattr(cg.lower, "LOAD_HINTS", {"a": {"swap_ab": "L2_EVICT_NORMAL", "plain": "L2_EVICT_NORMAL"},
+                                                 "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}})
+    assert lower(spec())["load_hint_exprs"] == ["cutlassgen::kL2EvictNormal", "cute::TMA::CacheHintSm90::EVICT_NORMAL"]
+    assert ("MainloopLoadHints<BuiltMainloop, cute::TMA::CacheHintSm90::EVICT_FIRST,\n"
+            "                                                         cutlassgen::kL2EvictNormal>") in cg.render(
+        spec(swap_ab=True))
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
