@@ -8,7 +8,7 @@ ratio to the library is also given round by round (timing.paired_ratio).
 Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
-     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 largedefault ksweep grouped (CASES at the end; the
+     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 largedefault ksweep (CASES at the end; the
      comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -475,14 +475,6 @@ KSWEEP_M256_TILES = named("128x128x64 c1x1 coop", "128x128x64 c2x1 coop", "128x1
 KSWEEP_M256_SHAPES = [(256, 8192, k) for k in (512, 1024, 2048, 4096, 8192)]
 KSWEEP_PREFILL_TILES = named("256x128x64 c1x2 coop", "128x256x64 c2x1 coop")
 KSWEEP_PREFILL_SHAPES = [(2048, 8192, k) for k in (1024, 4096, 8192)]
-# Session 16: the producer issues the loads of 1, 2 or 3 consecutive K steps together once that many stages are free
-# (lower.LOAD_STAGES_PER_ISSUE, csrc/cutlassgen/load_hints.hpp). A 64-wide bf16 K step is one 128-byte segment per
-# row of each operand; issued together, a row's consecutive segments meet in the memory controllers' queues. Where
-# ncu has ours waiting on data in the mainloop (M = 256: 21% of stall samples at the full-barrier wait) and decode.
-GROUPED_VARIANTS = ("LOAD_STAGES_PER_ISSUE", (1, 2, 3))
-GROUPED_TILES = named("128x128x64 c1x1 coop", "128x128x64 c2x1 coop")
-GROUPED_PREFILL_TILES = named("256x128x64 c1x2 coop")
-GROUPED_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x64x128 c4x1 pingpong")
 BULKCOL_DECODE_TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 pingpong", "swap 64x32x128 c2x1 pingpong",
                              "swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop")
 BULKCOL_FP8_TILES = named("128x128x128 c2x1 pingpong", "128x128x128 c1x1 pingpong", **FAST)
@@ -678,12 +670,6 @@ CASES = {
                ("bf16 bias+gelu", bias_gelu, KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("bf16 plain", plain, KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, plain_contenders, "cuBLAS mm")],
-    "grouped": [("bf16 bias+gelu", bias_gelu, GROUPED_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
-                 "cuBLASLt fused", GROUPED_VARIANTS),
-                ("bf16 bias+gelu", bias_gelu, GROUPED_PREFILL_TILES, [(2048, 8192, 8192)], bias_gelu_contenders,
-                 "cuBLASLt fused", GROUPED_VARIANTS),
-                ("bf16 bias+gelu", bias_gelu, GROUPED_DECODE_TILES, [(16, 8192, 8192), (64, 6144, 4096)],
-                 bias_gelu_contenders, "cuBLAS mm", GROUPED_VARIANTS)],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

@@ -49,19 +49,13 @@ L2_POLICY = {name: "cute::TMA::CacheHintSm90::" + name for name in ("EVICT_NORMA
 L2_POLICY["L2_EVICT_NORMAL"] = "cutlassgen::kL2EvictNormal"
 
 
-# sm90 probe setting: how many consecutive stages the producer waits for before issuing their loads together
-# (csrc/cutlassgen/load_hints.hpp); anything but 1 builds the mainloop through that header.
-LOAD_STAGES_PER_ISSUE = 1
-
-
 def _load_hints(swap_ab: bool) -> tuple | None:
     """(kernel A's policy, kernel B's) or None for CUTLASS's own loads; under swap_ab the kernel's A is the problem's
     B."""
     kind = "swap_ab" if swap_ab else "plain"
     a, b = LOAD_HINTS["a"][kind], LOAD_HINTS["b"][kind]
     hints = (b, a) if swap_ab else (a, b)
-    grouped = LOAD_STAGES_PER_ISSUE != 1
-    return None if hints == ("EVICT_NORMAL", "EVICT_NORMAL") and not grouped else hints
+    return None if hints == ("EVICT_NORMAL", "EVICT_NORMAL") else hints
 
 
 @dataclass
@@ -224,7 +218,6 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    load_hints=_load_hints(swap),
                    load_hint_exprs=[L2_POLICY[h] for h in _load_hints(swap) or ()],
-                   load_stages_per_issue=LOAD_STAGES_PER_ISSUE,
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,

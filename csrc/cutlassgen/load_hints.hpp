@@ -30,12 +30,8 @@ template <int Stages, class Cluster, class Schedule>
 inline constexpr bool
     kHintableMainloop<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>> = true;
 
-// StagesPerIssue > 1 (a probe setting, cutlassgen/lower.py LOAD_STAGES_PER_ISSUE): the producer waits until that
-// many consecutive stages are free and then issues their loads back to back, so that the K-consecutive segments of
-// each operand row reach the memory controllers together (a 64-wide bf16 K step is one 128-byte segment per row).
-template <class Base, cute::TMA::CacheHintSm90 HintA, cute::TMA::CacheHintSm90 HintB, int StagesPerIssue = 1>
+template <class Base, cute::TMA::CacheHintSm90 HintA, cute::TMA::CacheHintSm90 HintB>
 struct MainloopLoadHints : Base {
-  static_assert(StagesPerIssue >= 1 && StagesPerIssue < Base::DispatchPolicy::Stages);
   static_assert(kHintableMainloop<typename Base::DispatchPolicy>,
                 "load hints: the builder chose a mainloop whose producer load() this header does not know");
 
@@ -74,18 +70,12 @@ struct MainloopLoadHints : Base {
     }
 
     CUTLASS_PRAGMA_NO_UNROLL
-    while (k_tile_count > 0) {
-      int const group = k_tile_count < StagesPerIssue ? k_tile_count : StagesPerIssue;
-      auto acquire_state = write_state;
-      for (int i = 0; i < group; ++i, ++acquire_state) {
-        pipeline.producer_acquire(acquire_state);  // wait until the consumers have released this stage
-      }
-      for (int i = 0; i < group; ++i, --k_tile_count, ++k_tile_iter, ++write_state) {
-        auto* barrier = pipeline.producer_get_barrier(write_state);
-        int const stage = write_state.index();
-        copy(params.tma_load_a.with(*barrier, mcast_a, HintA), src_a(_, _, _, *k_tile_iter), dst_a(_, _, _, stage));
-        copy(params.tma_load_b.with(*barrier, mcast_b, HintB), src_b(_, _, _, *k_tile_iter), dst_b(_, _, _, stage));
-      }
+    for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
+      pipeline.producer_acquire(write_state);  // wait until the consumers have released this stage
+      auto* barrier = pipeline.producer_get_barrier(write_state);
+      int const stage = write_state.index();
+      copy(params.tma_load_a.with(*barrier, mcast_a, HintA), src_a(_, _, _, *k_tile_iter), dst_a(_, _, _, stage));
+      copy(params.tma_load_b.with(*barrier, mcast_b, HintB), src_b(_, _, _, *k_tile_iter), dst_b(_, _, _, stage));
     }
   }
 };
