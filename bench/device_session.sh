@@ -13,6 +13,7 @@
 #   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
 #   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
+#   bench/device_session.sh l2      # ncu DRAM / L2 traffic, cycles and clock per contender, L2 warm then flushed
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -108,5 +109,19 @@ source)
   ncu -i "$rep.ncu-rep" --page details > "$OUT/source_details.txt" 2>&1; echo "details exit $?"
   ncu -i "$rep.ncu-rep" --page source --print-source sass --csv > "$OUT/source_sass.csv" 2>&1; echo "source exit $?"
   wc -l "$OUT/source_sass.csv"; head -c 600 "$OUT/source_sass.csv"; rm -f "$rep.ncu-rep" ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source"; exit 2 ;;
+l2)
+  # One pass of a few counters per kernel: with --cache-control none the kernel finds in L2 what the previous calls
+  # (its own warm-up) left, as in the warm bench; with "all" ncu flushes the caches first.
+  stamp "ncu L2 and DRAM traffic"
+  metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,lts__t_sectors_op_read.sum
+  metrics=$metrics,lts__t_sectors_op_write.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg
+  metrics=$metrics,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum
+  for cc in none all; do
+    (cd bench && timeout 250 ncu --cache-control $cc --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
+        $PY library_kernels.py --ncu --shapes "${L2_SHAPES:-256x8192x8192,2048x8192x8192,16x8192x8192,64x6144x4096}") \
+        > "$OUT/ncu_l2_$cc.log" 2>&1; echo "cache-control $cc: exit $?"
+  done
+  (cd bench && timeout 250 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
+      $PY tile_probe.py largedefault --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2_2048.log" 2>&1; echo "2048 tiles: exit $?" ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2"; exit 2 ;;
 esac

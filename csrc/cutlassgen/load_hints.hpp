@@ -17,7 +17,8 @@ namespace cutlassgen {
 
 // CuTe's EVICT_NORMAL (0x1000000000000000) is not the policy createpolicy.fractional.L2::evict_normal makes
 // (0x16F0000000000000 on an H200, bench/cache_policy_bits.py): its priority field reads evict_unchanged. A load without
-// a policy operand, as cuBLAS's kernels issue them, is evict_normal; this is that policy as an operand.
+// a policy operand, as cuBLAS's kernels issue them, is evict_normal; this is that policy as an operand (a probe
+// option: far slower than CuTe's at M = 256 and decode shapes, cutlassgen/lower.py L2_POLICY).
 inline constexpr auto kL2EvictNormal = static_cast<cute::TMA::CacheHintSm90>(0x16F0000000000000ull);
 
 // The two mainloops whose load() this replaces (checked against CUTLASS 4.2's); any other fails to compile here.
