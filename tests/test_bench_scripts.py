@@ -19,3 +19,34 @@ def test_bench_script_imports(name, monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     module = importlib.import_module(name)
     assert callable(getattr(module, "main", None)), f"bench/{name}.py has no main()"
+
+
+def test_k_fit_recovers_fixed_and_per_k_cost(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    k_fit = importlib.import_module("k_fit")
+    # a contender taking 7 us + 5 us per 1024 of K at M = 256, N = 8192, written as tile_probe prints it
+    lines = []
+    for K in (512, 1024, 2048, 4096, 8192):
+        us = 7.0 + 5.0 * K / 1024
+        lines.append(f"bf16 bias+gelu 256x8192x{K}: lib {2 * 256 * 8192 * K / us / 1e6:.3f} | best ours ...")
+    points = k_fit.times_us(lines)[("bf16 bias+gelu", 256, 8192, "lib")]
+    fixed, per_k = k_fit.fit(points)
+    assert fixed == pytest.approx(7.0, abs=0.01) and per_k == pytest.approx(5.0, abs=0.01)
+
+
+def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    summary = importlib.import_module("ncu_source_summary")
+    csv_text = ('"Kernel Name","k1",\n'
+                '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+                '"0x10","HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24","7","100"\n'
+                '"0x20","@P0 BRA 0x10","3","100"\n'
+                '"Kernel Name","k2",\n'
+                '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+                '"0x10","EXIT","1","4"\n')
+    (tmp_path / "source_sass.csv").write_text(csv_text)
+    kernels = summary.kernels_of(tmp_path / "source_sass.csv")
+    assert [k["name"] for k in kernels] == ["k1", "k2"]
+    ins = summary.instructions(kernels[0])
+    assert [(n, s) for _, n, s, _ in ins] == [(100, 7), (100, 3)]
+    assert summary.opcode(ins[1][3]) == "BRA" and summary.opcode(ins[0][3]).startswith("HGMMA")

@@ -1,0 +1,49 @@
+"""Fits time = fixed + per_k * K to each contender of a tile_probe.py log whose shapes vary only in K (the ksweep
+case): what a contender pays once per launch and tile (prologue, pipeline fill, epilogue tail) apart from what it pays
+per step of K (the mainloop). Times come back from the log's TFLOP/s (2*M*N*K / TFLOP/s).
+
+Run: python bench/k_fit.py LOG [LOG ...]   (no GPU needed)
+"""
+import collections
+import re
+import sys
+
+ROW = re.compile(r"(bf16 [a-z+]+) (\d+)x(\d+)x(\d+): (.*?) \|")
+
+
+def times_us(lines) -> dict:
+    """(what, M, N, contender) -> {K: microseconds}."""
+    out = collections.defaultdict(dict)
+    for line in lines:
+        m = ROW.match(line)
+        if not m:
+            continue
+        what, (M, N, K) = m.group(1), map(int, m.group(2, 3, 4))
+        for part in m.group(5).split(", "):
+            name, tflops = part.rsplit(" ", 1)
+            out[(what, M, N, name)][K] = 2 * M * N * K / float(tflops) / 1e6
+    return out
+
+
+def fit(points: dict) -> tuple:
+    """Least squares (fixed us, us per 1024 of K)."""
+    ks = sorted(points)
+    mk, mt = sum(ks) / len(ks), sum(points[k] for k in ks) / len(ks)
+    slope = sum((k - mk) * (points[k] - mt) for k in ks) / sum((k - mk) ** 2 for k in ks)
+    return mt - slope * mk, slope * 1024
+
+
+def main():
+    for path in sys.argv[1:]:
+        print(path)
+        for (what, M, N, name), points in times_us(open(path)).items():
+            if len(points) < 2:
+                continue
+            fixed, per_k = fit(points)
+            series = " ".join(f"{points[k]:.1f}" for k in sorted(points))
+            print(f"  {what:15s} {M}x{N}xK {name:28s} fixed {fixed:6.2f} us, per 1024 of K {per_k:6.2f} us   "
+                  f"(K = {', '.join(map(str, sorted(points)))}: {series} us)")
+
+
+if __name__ == "__main__":
+    main()
