@@ -209,6 +209,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         kernel = "cutlass::gemm::KernelTmaWarpSpecialized" + ("Cooperative" if coop else "Pingpong")
         if cfg.fp8_fast_accum:
             kernel += "FP8FastAccum"
+        load_hints = _load_hints(swap)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    kernel_schedule=kernel,
@@ -218,8 +219,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
-                   load_hints=_load_hints(swap),
-                   load_hint_exprs=[L2_POLICY[h] for h in _load_hints(swap) or ()],
+                   load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
