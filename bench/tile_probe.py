@@ -590,6 +590,12 @@ def run_in_probe_range(fn):
 
 # case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat[, (a cutlassgen.lower setting, its
 #           values): each tile built once per value])]
+def with_and_without_epilogue(tiles: dict, shapes: list, anchor: str) -> list:
+    """Two case groups: bf16 bias+gelu against anchor, and the same tiles without an epilogue against cuBLAS mm."""
+    return [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, anchor),
+            ("bf16 plain", plain, tiles, shapes, plain_contenders, "cuBLAS mm")]
+
+
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
@@ -625,11 +631,8 @@ CASES = {
     "midn64": [("bf16 bias+gelu", bias_gelu, MIDN64_DECODE_TILES, MIDN64_DECODE_SHAPES, bias_gelu_contenders,
                 "cuBLAS mm"),
                ("bf16 bias+gelu", bias_gelu, M32_DECODE_TILES, M32_DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
-    "epicost": [("bf16 bias+gelu", bias_gelu, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, bias_gelu_contenders,
-                 "cuBLAS mm"),
-                ("bf16 plain", plain, EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, plain_contenders, "cuBLAS mm"),
-                ("bf16 bias+gelu", bias_gelu, EPICOST_TILES, EPICOST_SHAPES, bias_gelu_contenders, "cuBLASLt fused"),
-                ("bf16 plain", plain, EPICOST_TILES, EPICOST_SHAPES, plain_contenders, "cuBLAS mm")],
+    "epicost": [*with_and_without_epilogue(EPICOST_DECODE_TILES, EPICOST_DECODE_SHAPES, "cuBLAS mm"),
+                *with_and_without_epilogue(EPICOST_TILES, EPICOST_SHAPES, "cuBLASLt fused")],
     "epiparts": [("bf16 epilogue parts", epilogue_part, EPIPARTS_DECODE_TILES, EPICOST_DECODE_SHAPES,
                   epipart_contenders, "cuBLAS mm"),
                  ("bf16 epilogue parts", epilogue_part, EPIPARTS_MIDN_TILES, [(64, 6144, 4096)], epipart_contenders,
@@ -664,12 +667,8 @@ CASES = {
                    "cuBLASLt fused")],
     "largedefault": [("bf16 bias+gelu", bias_gelu, LARGE_DEFAULT_TILES, LARGE_DEFAULT_SHAPES, bias_gelu_contenders,
                       "cuBLASLt fused")],
-    "ksweep": [("bf16 bias+gelu", bias_gelu, KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, bias_gelu_contenders,
-                "cuBLASLt fused"),
-               ("bf16 plain", plain, KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, plain_contenders, "cuBLAS mm"),
-               ("bf16 bias+gelu", bias_gelu, KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, bias_gelu_contenders,
-                "cuBLASLt fused"),
-               ("bf16 plain", plain, KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, plain_contenders, "cuBLAS mm")],
+    "ksweep": [*with_and_without_epilogue(KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, "cuBLASLt fused"),
+               *with_and_without_epilogue(KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
