@@ -25,11 +25,13 @@ from tile_probe import bias_gelu, bias_gelu_contenders, build_variants, named
 # variant -> the policy (a cutlassgen.lower.L2_POLICY name) of the weights' loads and of the activations' loads.
 # "normal" is CuTe's EVICT_NORMAL, whose priority field reads evict_unchanged; "true normal" is the policy
 # createpolicy.fractional.L2::evict_normal makes, what a load without a policy operand gets (bench/cache_policy_bits.py;
-# cuBLAS's kernels load without one). Session 16 added the two "true normal" variants.
+# cuBLAS's kernels load without one). Session 16 added the two "true normal" variants; session 17 the two "no
+# policy" ones, loads without the policy operand at all (cuBLAS's form).
 VARIANTS = {"normal": ("EVICT_NORMAL", "EVICT_NORMAL"), "weights first": ("EVICT_FIRST", "EVICT_NORMAL"),
             "acts last": ("EVICT_NORMAL", "EVICT_LAST"), "weights first acts last": ("EVICT_FIRST", "EVICT_LAST"),
             "weights last": ("EVICT_LAST", "EVICT_NORMAL"), "true normal": ("L2_EVICT_NORMAL", "L2_EVICT_NORMAL"),
-            "weights first acts true normal": ("EVICT_FIRST", "L2_EVICT_NORMAL")}
+            "weights first acts true normal": ("EVICT_FIRST", "L2_EVICT_NORMAL"),
+            "no policy": ("NO_POLICY", "NO_POLICY"), "weights first acts no policy": ("EVICT_FIRST", "NO_POLICY")}
 # each shipped tile at the anchors shapes it runs (tiles.shape_tile / bench_anchors' best tile)
 TILES = named("swap 64x16x128 pingpong", "swap 64x32x128 c2x1 pingpong", "swap 64x64x128 c4x1 pingpong",
               "128x128x64 c1x1 coop", "256x128x64 c1x2 coop", "128x256x64 c2x1 coop")

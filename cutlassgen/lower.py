@@ -49,6 +49,8 @@ LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
 # 256x8192^2, 0.86-0.87x at 16x8192^2, 0.99x at 2048x8192^2 (bench/tma_cache_hint.py, probe run 43).
 L2_POLICY = {name: "cute::TMA::CacheHintSm90::" + name for name in ("EVICT_NORMAL", "EVICT_FIRST", "EVICT_LAST")}
 L2_POLICY["L2_EVICT_NORMAL"] = "cutlassgen::kL2EvictNormal"
+# No policy operand at all (the load instruction without .L2::cache_hint), as cuBLAS's kernels load.
+L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 
 
 def _load_hints(swap_ab: bool) -> tuple | None:

@@ -74,6 +74,10 @@ def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     assert ("MainloopLoadHints<BuiltMainloop, cute::TMA::CacheHintSm90::EVICT_FIRST,\n"
             "                                                         cutlassgen::kL2EvictNormal>") in cg.render(
         spec(swap_ab=True))
+    # no policy operand at all: the header's sentinel, which load() turns into loads without .L2::cache_hint
+    monkeypatch.setattr(cg.lower, "LOAD_HINTS", {"a": {"swap_ab": "NO_POLICY", "plain": "NO_POLICY"},
+                                                 "b": {"swap_ab": "NO_POLICY", "plain": "NO_POLICY"}})
+    assert lower(spec())["load_hint_exprs"] == ["cutlassgen::kNoL2Policy"] * 2
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
