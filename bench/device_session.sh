@@ -12,8 +12,10 @@
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
+#                                   # (HINT_ARGS: its options; HINT_VARIANTS: its --variants, names with spaces)
 #   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
 #   bench/device_session.sh l2      # ncu DRAM / L2 traffic, cycles and clock per contender, L2 warm then flushed
+#   bench/device_session.sh l2src   # ncu L2 sector reads by source unit, the 2048x8192^2 tiles beside nvjet's
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -96,7 +98,7 @@ wheel)
 roof)
   stamp "HBM roof"; $PY bench/hbm_roof.py > "$OUT/hbm_roof.log" 2>&1; echo "exit $?"; cat "$OUT/hbm_roof.log" ;;
 hint)
-  stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-}) > "$OUT/tma_cache_hint.log" 2>&1
+  stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-} ${HINT_VARIANTS:+--variants "$HINT_VARIANTS"}) > "$OUT/tma_cache_hint.log" 2>&1
   echo "exit $?"; cat "$OUT/tma_cache_hint.log" | grep -v "^cutlassgen: built" ;;
 source)
   # cuobjdump finds no nvjet kernel by name in libcublasLt's sm_90 fatbin, so their SASS comes from ncu, which
@@ -123,5 +125,15 @@ l2)
   done
   (cd bench && timeout 250 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
       $PY tile_probe.py largedefault --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2_2048.log" 2>&1; echo "2048 tiles: exit $?" ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2"; exit 2 ;;
+l2src)
+  # Which units the L2's sector reads come from (SMs, the fabric between the two L2 partitions, ...): the counters are
+  # named from ncu's own list for this chip, so that a name this ncu lacks cannot abort the pass.
+  stamp "ncu L2 sectors by source"
+  names=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' | grep -E '^lts__t_(sectors|requests)_src(unit|node)_[a-z0-9]+(_op_read)?$')
+  echo "$names" > "$OUT/ncu_l2src_metrics.txt"
+  metrics=$(echo "$names" | sed 's/$/.sum/' | paste -sd, -),lts__t_sectors_op_read.sum,gpu__time_duration.sum
+  (cd bench && timeout 300 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
+      $PY tile_probe.py largedefault --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2src_2048.log" 2>&1
+  echo "2048 tiles: exit $?" ;;
+*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src"; exit 2 ;;
 esac
