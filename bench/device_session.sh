@@ -16,6 +16,7 @@
 #   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
 #   bench/device_session.sh l2      # ncu DRAM / L2 traffic, cycles and clock per contender, L2 warm then flushed
 #   bench/device_session.sh l2src   # ncu L2 sector reads by source unit, the 2048x8192^2 tiles beside nvjet's
+#                                   # (L2SRC_CASE: the tile_probe.py case, default largedefault)
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -133,7 +134,7 @@ l2src)
   echo "$names" > "$OUT/ncu_l2src_metrics.txt"
   metrics=$(echo "$names" | sed 's/$/.sum/' | paste -sd, -),lts__t_sectors_op_read.sum,gpu__time_duration.sum
   (cd bench && timeout 300 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
-      $PY tile_probe.py largedefault --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2src_2048.log" 2>&1
+      $PY tile_probe.py ${L2SRC_CASE:-largedefault} --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2src_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
 *) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src"; exit 2 ;;
 esac

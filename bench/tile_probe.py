@@ -8,8 +8,8 @@ ratio to the library is also given round by round (timing.paired_ratio).
 Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
-     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 largedefault ksweep (CASES at the end; the
-     comment above each case's tiles says why it was run and what it measured).
+     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 largedefault ksweep (CASES at the
+     end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
 the order of ncu's reports).
@@ -463,6 +463,14 @@ RASTER256_SHAPES = [(2048, 8192, 8192), (4096, 14336, 4096), (8192, 8192, 8192)]
 # +-0.5% of each other at every shape (256x128 c1x2 +0.3-0.4% at 2048x8192^2, the default +0.3-0.8% at
 # 4096x8192^2, 8192x4096^2 and 8192x8192x4096), so the default stays; 256x128 c2x1 trailed both by 0.4-3%.
 # Per round the better one trailed cuBLASLt fused by 0.1-1.9%, except at 4096x8192^2 warm (1.003).
+# Session 17: under ncu at 2048x8192^2, nvjet's 256x128 c1x2 kernel sends the L2 14% fewer read requests from the SMs
+# than ours in the same tile and cluster (12.96 M vs 15.09 M; both under the tile's nominal 16.8 M, the fabric's
+# alike; bench/results/h200_ncu_l2.log). If requests for the same lines from CTAs that run at the same time merge on
+# the way, which tiles run together decides the count: this case reads it for each tile order CUTLASS's scheduler
+# offers (raster, swizzle) in both large tiles.
+ORDER2048_TILES = named(*RASTER256_TILES, "256x128x64 c1x2 coop along_m swizzle8", "256x128x64 c1x2 coop along_n swizzle8",
+                        "128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_m", "128x256x64 c2x1 coop along_n",
+                        "128x256x64 c2x1 coop along_m swizzle4", "128x256x64 c2x1 coop along_n swizzle4")
 LARGE_DEFAULT_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "256x128x64 c2x1 coop")
 LARGE_DEFAULT_SHAPES = [(8192, 8192, 8192), (4096, 8192, 8192), (2048, 8192, 8192), (1024, 8192, 8192),
                         (8192, 4096, 4096), (4096, 4096, 4096), (2048, 4096, 4096), (4096, 4096, 14336),
@@ -664,6 +672,8 @@ CASES = {
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
     "fp8wide": [("fp8 scaled", fp8_scaled, FP8WIDE_TILES, FP8WIDE_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "raster256": [("bf16 bias+gelu", bias_gelu, RASTER256_TILES, RASTER256_SHAPES, bias_gelu_contenders,
+                   "cuBLASLt fused")],
+    "order2048": [("bf16 bias+gelu", bias_gelu, ORDER2048_TILES, [(2048, 8192, 8192)], bias_gelu_contenders,
                    "cuBLASLt fused")],
     "largedefault": [("bf16 bias+gelu", bias_gelu, LARGE_DEFAULT_TILES, LARGE_DEFAULT_SHAPES, bias_gelu_contenders,
                       "cuBLASLt fused")],
