@@ -468,7 +468,8 @@ RASTER256_SHAPES = [(2048, 8192, 8192), (4096, 14336, 4096), (8192, 8192, 8192)]
 # alike; bench/results/h200_ncu_l2.log). If requests for the same lines from CTAs that run at the same time merge on
 # the way, which tiles run together decides the count: this case reads it for each tile order CUTLASS's scheduler
 # offers (raster, swizzle) in both large tiles.
-ORDER2048_TILES = named(*RASTER256_TILES, "256x128x64 c1x2 coop along_m swizzle8", "256x128x64 c1x2 coop along_n swizzle8",
+ORDER2048_TILES = named(*RASTER256_TILES, "256x128x64 c1x2 coop along_m swizzle8",
+                        "256x128x64 c1x2 coop along_n swizzle8",
                         "128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_m", "128x256x64 c2x1 coop along_n",
                         "128x256x64 c2x1 coop along_m swizzle4", "128x256x64 c2x1 coop along_n swizzle4")
 LARGE_DEFAULT_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "256x128x64 c2x1 coop")
