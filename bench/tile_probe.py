@@ -8,7 +8,7 @@ ratio to the library is also given round by round (timing.paired_ratio).
 Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
-     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 largedefault ksweep (CASES at the
+     prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep (CASES at the
      end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -472,6 +472,10 @@ ORDER2048_TILES = named(*RASTER256_TILES, "256x128x64 c1x2 coop along_m swizzle8
                         "256x128x64 c1x2 coop along_n swizzle8",
                         "128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_m", "128x256x64 c2x1 coop along_n",
                         "128x256x64 c2x1 coop along_m swizzle4", "128x256x64 c2x1 coop along_n swizzle4")
+# Run 46's timing beside it (cold, 7 rounds) had 128x256 c2x1 rastered along N at 803 against the default's 796 (auto
+# picks along M there) and cuBLASLt fused's 803: this case asks whether along N holds across the class.
+RASTER_LARGE_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_n", "256x128x64 c1x2 coop",
+                           "256x128x64 c1x2 coop along_n")
 LARGE_DEFAULT_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "256x128x64 c2x1 coop")
 LARGE_DEFAULT_SHAPES = [(8192, 8192, 8192), (4096, 8192, 8192), (2048, 8192, 8192), (1024, 8192, 8192),
                         (8192, 4096, 4096), (4096, 4096, 4096), (2048, 4096, 4096), (4096, 4096, 14336),
@@ -676,6 +680,8 @@ CASES = {
                    "cuBLASLt fused")],
     "order2048": [("bf16 bias+gelu", bias_gelu, ORDER2048_TILES, [(2048, 8192, 8192)], bias_gelu_contenders,
                    "cuBLASLt fused")],
+    "rasterlarge": [("bf16 bias+gelu", bias_gelu, RASTER_LARGE_TILES, LARGE_DEFAULT_SHAPES, bias_gelu_contenders,
+                     "cuBLASLt fused")],
     "largedefault": [("bf16 bias+gelu", bias_gelu, LARGE_DEFAULT_TILES, LARGE_DEFAULT_SHAPES, bias_gelu_contenders,
                       "cuBLASLt fused")],
     "ksweep": [*with_and_without_epilogue(KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, "cuBLASLt fused"),
