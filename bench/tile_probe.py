@@ -472,7 +472,7 @@ ORDER2048_TILES = named(*RASTER256_TILES, "256x128x64 c1x2 coop along_m swizzle8
                         "256x128x64 c1x2 coop along_n swizzle8",
                         "128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_m", "128x256x64 c2x1 coop along_n",
                         "128x256x64 c2x1 coop along_m swizzle4", "128x256x64 c2x1 coop along_n swizzle4")
-# Run 46's timing beside it (cold, 7 rounds) had 128x256 c2x1 rastered along N at 803 against the default's 796 (auto
+# Run 47 (order2048 timed, cold, 7 rounds) had 128x256 c2x1 rastered along N at 803 against the default's 796 (auto
 # picks along M there) and cuBLASLt fused's 803: this case asks whether along N holds across the class.
 RASTER_LARGE_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_n", "256x128x64 c1x2 coop",
                            "256x128x64 c1x2 coop along_n")

@@ -50,3 +50,24 @@ def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
     ins = summary.instructions(kernels[0])
     assert [(n, s) for _, n, s, _ in ins] == [(100, 7), (100, 3)]
     assert summary.opcode(ins[1][3]) == "BRA" and summary.opcode(ins[0][3]).startswith("HGMMA")
+
+
+def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    ncu_table = importlib.import_module("ncu_table")
+    log = tmp_path / "ncu.log"
+    log.write_text('==PROF== Profiling "nvjet..." - 0: 0%....100% - 5 passes\n'
+                   "ncu: 2048x8192x8192 cuBLASLt fused\n"
+                   '==PROF== Profiling "cutlassgen_gemm_kernel" - 1: 0%....100% - 5 passes\n'
+                   "ncu: 2048x8192x8192 256x128x64 c1x2 coop\n"
+                   "  nvjet_sm90_tst_256x128 (2, 66, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+                   "    lts__t_requests_srcunit_tex_op_read.sum          request   13,052,100\n"
+                   "    gpu__time_duration.sum                                us       345.18\n"
+                   "  cutlassgen_gemm_kernel (66, 2, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+                   "    lts__t_requests_srcunit_tex_op_read.sum          request   15,190,000\n"
+                   "    gpu__time_duration.sum                                us       346.62\n")
+    rows = ncu_table.read(log)
+    assert [label for label, _ in rows] == ["2048x8192x8192 cuBLASLt fused", "2048x8192x8192 256x128x64 c1x2 coop"]
+    assert rows[1][1]["lts__t_requests_srcunit_tex_op_read.sum"] == (15190000.0, "request")
+    text = ncu_table.table(rows, ["tex"])
+    assert "| 2048x8192x8192 256x128x64 c1x2 coop | 15.19 M |" in text and "duration" not in text

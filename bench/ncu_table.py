@@ -1,0 +1,59 @@
+"""One row per profiled kernel, one column per metric, from the text ncu prints with --metrics.
+
+The probes run under ncu print a line "ncu: LABEL" per contender, in the order ncu profiles them
+(tile_probe.py --ncu, library_kernels.py --ncu), so the rows carry those labels; a log without them falls back
+to ncu's kernel names. Counts are shown in millions, times in microseconds.
+
+Run: python bench/ncu_table.py NCU_LOG [--metrics SUBSTRING,...]
+"""
+import argparse
+import pathlib
+import re
+
+KERNEL = re.compile(r"^  (\S+) \((\d+), (\d+), (\d+)\)x\((\d+), \d+, \d+\)")
+METRIC = re.compile(r"^\s+([a-z][\w.]+)\s+(\S+)\s+([\d,.]+)$")
+
+
+def read(path: pathlib.Path) -> list:
+    """[(label, {metric: (value, unit)})] in the order of ncu's reports."""
+    labels, kernels = [], []
+    for line in path.read_text().splitlines():
+        if line.startswith("ncu: "):
+            labels.append(line[5:].strip())
+        elif m := KERNEL.match(line):
+            kernels.append((f"{m.group(1)} grid ({m.group(2)}, {m.group(3)}, {m.group(4)})", {}))
+        elif kernels and (m := METRIC.match(line)):
+            kernels[-1][1][m.group(1)] = (float(m.group(3).replace(",", "")), m.group(2))
+    if len(labels) != len(kernels):
+        labels = [name for name, _ in kernels]
+    return [(label, metrics) for label, (_, metrics) in zip(labels, kernels)]
+
+
+def cell(value: float, unit: str) -> str:
+    if unit in ("usecond", "us"):
+        return f"{value:.1f} us"
+    if unit in ("msecond", "ms"):
+        return f"{value * 1e3:.1f} us"
+    return f"{value / 1e6:.2f} M" if value >= 1e5 else f"{value:g}"
+
+
+def table(rows: list, wanted: list | None = None) -> str:
+    names = sorted({n for _, metrics in rows for n in metrics})
+    if wanted:
+        names = [n for n in names if any(w in n for w in wanted)]
+    out = ["| kernel | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for label, metrics in rows:
+        out.append(f"| {label} | " + " | ".join(cell(*metrics[n]) if n in metrics else "" for n in names) + " |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log", type=pathlib.Path)
+    ap.add_argument("--metrics", default=None, help="only the metrics whose names contain one of these")
+    args = ap.parse_args()
+    print(table(read(args.log), args.metrics.split(",") if args.metrics else None))
+
+
+if __name__ == "__main__":
+    main()
