@@ -24,9 +24,9 @@ from tile_probe import bias_gelu, bias_gelu_contenders, build_variants, named
 
 # variant -> the policy (a cutlassgen.lower.L2_POLICY name) of the weights' loads and of the activations' loads.
 # "normal" is CuTe's EVICT_NORMAL, whose priority field reads evict_unchanged; "true normal" is the policy
-# createpolicy.fractional.L2::evict_normal makes, what a load without a policy operand gets (bench/cache_policy_bits.py;
-# cuBLAS's kernels load without one). Session 16 added the two "true normal" variants; session 17 the two "no
-# policy" ones, loads without the policy operand at all (cuBLAS's form).
+# createpolicy.fractional.L2::evict_normal makes (bench/cache_policy_bits.py). Session 16 added the two "true normal"
+# variants; session 17 the two "no policy" ones, loads without the policy operand at all (cuBLAS's kernels load so),
+# which ran like "normal" where "true normal" ran far slower (probe runs 43, 45-46).
 VARIANTS = {"normal": ("EVICT_NORMAL", "EVICT_NORMAL"), "weights first": ("EVICT_FIRST", "EVICT_NORMAL"),
             "acts last": ("EVICT_NORMAL", "EVICT_LAST"), "weights first acts last": ("EVICT_FIRST", "EVICT_LAST"),
             "weights last": ("EVICT_LAST", "EVICT_NORMAL"), "true normal": ("L2_EVICT_NORMAL", "L2_EVICT_NORMAL"),

@@ -44,12 +44,13 @@ LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}
 
 
-# A LOAD_HINTS name as the template writes it: CuTe's three policies, or evict_normal as a policy operand, which
-# cuBLAS's no-operand loads amount to. Measured and not used: on both operands 0.68x CuTe's EVICT_NORMAL at
-# 256x8192^2, 0.86-0.87x at 16x8192^2, 0.99x at 2048x8192^2 (bench/tma_cache_hint.py, probe run 43).
+# A LOAD_HINTS name as the template writes it: CuTe's three policies, evict_normal as a policy operand, or no policy
+# operand at all (the load instruction without .L2::cache_hint, as cuBLAS's kernels load). Measured and not used
+# (bench/tma_cache_hint.py): evict_normal on both operands 0.68x CuTe's EVICT_NORMAL at 256x8192^2, 0.86-0.87x at
+# 16x8192^2, 0.99x at 2048x8192^2 (probe run 43); no operand -0.7% to +1.2% of CuTe's on the unswapped tiles, and
+# for the decode tiles' activations +0.0-0.6% over the shipped kernels (probe runs 45-46).
 L2_POLICY = {name: "cute::TMA::CacheHintSm90::" + name for name in ("EVICT_NORMAL", "EVICT_FIRST", "EVICT_LAST")}
 L2_POLICY["L2_EVICT_NORMAL"] = "cutlassgen::kL2EvictNormal"
-# No policy operand at all (the load instruction without .L2::cache_hint), as cuBLAS's kernels load.
 L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 
 

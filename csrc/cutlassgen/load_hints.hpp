@@ -16,13 +16,14 @@
 namespace cutlassgen {
 
 // CuTe's EVICT_NORMAL (0x1000000000000000) is not the policy createpolicy.fractional.L2::evict_normal makes
-// (0x16F0000000000000 on an H200, bench/cache_policy_bits.py): its priority field reads evict_unchanged. A load without
-// a policy operand, as cuBLAS's kernels issue them, is evict_normal; this is that policy as an operand (a probe
-// option: far slower than CuTe's at M = 256 and decode shapes, cutlassgen/lower.py L2_POLICY).
+// (0x16F0000000000000 on an H200, bench/cache_policy_bits.py): its priority field reads evict_unchanged. This is the
+// evict_normal policy as an operand (a probe option: far slower than CuTe's at M = 256 and decode shapes, while a load
+// with no policy operand, kNoL2Policy below, runs as fast as CuTe's; cutlassgen/lower.py L2_POLICY).
 inline constexpr auto kL2EvictNormal = static_cast<cute::TMA::CacheHintSm90>(0x16F0000000000000ull);
 
-// A policy value no createpolicy makes (bench/results/h200_cache_policy_bits.log): the loads given it are issued without
-// the .L2::cache_hint operand at all, as cuBLAS's nvjet kernels issue theirs (their SASS, bench/ncu_source_summary.py).
+// A policy value no createpolicy makes (bench/results/h200_cache_policy_bits.log): the loads given it are issued
+// without the .L2::cache_hint operand at all, as cuBLAS's nvjet kernels issue theirs (their SASS,
+// bench/ncu_source_summary.py).
 inline constexpr auto kNoL2Policy = static_cast<cute::TMA::CacheHintSm90>(0);
 
 // CuTe's SM90_TMA_LOAD(_MULTICAST) copies with the policy operand dropped; the signatures are CuTe's, so the atom
