@@ -53,11 +53,11 @@ struct TmaLoadWithoutPolicy {
     uint32_t const dst = cute::cast_smem_ptr_to_uint(smem);
     int32_t const c[5] = {int32_t(coord)...};
 // One instruction per rank; MCAST is empty or the multicast qualifier, and %3 the mask (unused without it).
-#define CUTLASSGEN_TMA(DIMS, MCAST, COORDS, MASK)                                                                 \
-  asm volatile("cp.async.bulk.tensor." DIMS ".shared::cluster.global.mbarrier::complete_tx::bytes" MCAST       \
-               " [%0], [%1, {" COORDS "}], [%2]" MASK ";"                                               \
-               :                                                                                               \
-               : "r"(dst), "l"(gdesc), "r"(bar), "h"(mask), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]) \
+#define CUTLASSGEN_TMA(DIMS, MCAST, COORDS, MASK)                                                                      \
+  asm volatile("cp.async.bulk.tensor." DIMS ".shared::cluster.global.mbarrier::complete_tx::bytes" MCAST               \
+               " [%0], [%1, {" COORDS "}], [%2]" MASK ";"                                                              \
+               :                                                                                                       \
+               : "r"(dst), "l"(gdesc), "r"(bar), "h"(mask), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])      \
                : "memory")
     if constexpr (Multicast) {
       if constexpr (rank == 2) CUTLASSGEN_TMA("2d", ".multicast::cluster", "%4, %5", ", %3");
