@@ -27,6 +27,13 @@ export CUTLASSGEN_TEST_CACHE=$CUTLASSGEN_CACHE_DIR
 if [ -n "${SEED_CACHE:-}" ] && [ -d "$SEED_CACHE" ]; then mkdir -p "$CUTLASSGEN_CACHE_DIR" && cp -r "$SEED_CACHE"/. "$CUTLASSGEN_CACHE_DIR"/; fi
 PY=${PYTHON:-python3}
 stamp() { echo "== $(date +%T) $*"; }
+# ncu_counters SECONDS CACHE METRICS SCRIPT ARGS...: ncu's counters for each NVTX "probe" range of a bench script
+# run with --ncu; CACHE none leaves L2 as the kernel's own warm-up left it, all flushes it first.
+ncu_counters() {
+  local seconds=$1 cache=$2 metrics=$3; shift 3
+  (cd bench && timeout "$seconds" ncu --cache-control "$cache" --clock-control none --nvtx --nvtx-include "probe/" \
+      --metrics "$metrics" $PY "$@")
+}
 
 save_cache() {  # tuning records only
   if [ -d "$CUTLASSGEN_CACHE_DIR/tuning" ]; then mkdir -p "$OUT/cache" && cp -r "$CUTLASSGEN_CACHE_DIR/tuning" "$OUT/cache/"; fi
@@ -120,12 +127,12 @@ l2)
   metrics=$metrics,lts__t_sectors_op_write.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg
   metrics=$metrics,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum
   for cc in none all; do
-    (cd bench && timeout 250 ncu --cache-control $cc --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
-        $PY library_kernels.py --ncu --shapes "${L2_SHAPES:-256x8192x8192,2048x8192x8192,16x8192x8192,64x6144x4096}") \
+    ncu_counters 250 $cc $metrics library_kernels.py --ncu \
+        --shapes "${L2_SHAPES:-256x8192x8192,2048x8192x8192,16x8192x8192,64x6144x4096}" \
         > "$OUT/ncu_l2_$cc.log" 2>&1; echo "cache-control $cc: exit $?"
   done
-  (cd bench && timeout 250 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
-      $PY tile_probe.py largedefault --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2_2048.log" 2>&1; echo "2048 tiles: exit $?" ;;
+  ncu_counters 250 none $metrics tile_probe.py largedefault --shapes 2048x8192x8192 --ncu > "$OUT/ncu_l2_2048.log" 2>&1
+  echo "2048 tiles: exit $?" ;;
 l2src)
   # Which units the L2's sector reads come from (SMs, the fabric between the two L2 partitions, ...): the counters are
   # named from ncu's own list for this chip, so that a name this ncu lacks cannot abort the pass.
@@ -133,8 +140,8 @@ l2src)
   names=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' | grep -E '^lts__t_(sectors|requests)_src(unit|node)_[a-z0-9]+(_op_read)?$')
   echo "$names" > "$OUT/ncu_l2src_metrics.txt"
   metrics=$(echo "$names" | sed 's/$/.sum/' | paste -sd, -),lts__t_sectors_op_read.sum,gpu__time_duration.sum
-  (cd bench && timeout 300 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" --metrics $metrics \
-      $PY tile_probe.py ${L2SRC_CASE:-largedefault} --shapes 2048x8192x8192 --ncu) > "$OUT/ncu_l2src_2048.log" 2>&1
+  ncu_counters 300 none $metrics tile_probe.py "${L2SRC_CASE:-largedefault}" --shapes 2048x8192x8192 --ncu \
+      > "$OUT/ncu_l2src_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
 *) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src"; exit 2 ;;
 esac

@@ -10,7 +10,7 @@ import argparse
 import pathlib
 import re
 
-KERNEL = re.compile(r"^  (\S+) \((\d+), (\d+), (\d+)\)x\((\d+), \d+, \d+\)")
+KERNEL = re.compile(r"^  (\S+) \((\d+), (\d+), (\d+)\)x\(")  # name (grid)x(block)
 METRIC = re.compile(r"^\s+([a-z][\w.]+)\s+(\S+)\s+([\d,.]+)$")
 
 
