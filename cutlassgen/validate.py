@@ -204,6 +204,13 @@ def _sm80_tile(spec):
     if kbytes % 32:
         raise _tile_err("threadblock", tb, f"threadblock K of {kbytes} bytes; must be a multiple of 32 bytes",
                         f"K={32 * 8 // DTYPES[spec.a.dtype].bits * 2}")
+    k_major = [name for name, op, layout in (("a", spec.a, "row"), ("b", spec.b, "column")) if op.layout == layout]
+    if kbytes > 128 and k_major:
+        # CUTLASS's crosswise shared-memory layout holds one K row of a stage in a 128-byte line (a static_assert
+        # in tensor_op_multiplicand_sm75.h, after a minute of compiling)
+        raise _tile_err("threadblock", tb, f"threadblock K of {kbytes} bytes with K-major {' and '.join(k_major)}: "
+                        "the sm80 path's shared-memory layout takes at most 128 bytes of K per stage",
+                        f"K={128 * 8 // DTYPES[spec.a.dtype].bits}")
     if cfg.stages < 2:
         raise _tile_err("stages", cfg.stages, "the sm80 multistage mainloop needs at least 2 stages", "use 3")
     if cfg.smem_bytes > info.smem_per_block:

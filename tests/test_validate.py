@@ -77,6 +77,12 @@ RULES = [
                                                                    stages=3)),
      lambda: sm80(arch=86, tile=Sm80Tile(threadblock=(256, 128, 64), warp=(64, 64, 64), stages=3)),
      ["shared memory", "sm86"]),
+    # K-major operands keep one stage's K row in a 128-byte line (CUTLASS static_asserts it, a minute into nvcc);
+    # MN-major ones, as the valid case here, take 256 bytes (compiled: 64x64x128 with A column- and B row-major)
+    ("sm80 K-major K per stage", lambda: sm80(a=Operand("fp16", "column"), b=Operand("fp16", "row"),
+                                              tile=Sm80Tile(threadblock=(64, 64, 128), warp=(32, 32, 128))),
+     lambda: sm80(tile=Sm80Tile(threadblock=(64, 64, 128), warp=(32, 32, 128))),
+     ["tile.threadblock", "256 bytes", "K-major a and b", "K=64"]),
     ("sm80 split-K", lambda: sm80(tile=Sm80Tile(split_k=1)), lambda: sm80(tile=Sm80Tile(split_k=4)),
      ["split_k", "stream_k"]),
     ("cooperative needs M=128", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 64), mainloop="cooperative")),
