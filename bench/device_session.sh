@@ -11,6 +11,7 @@
 #   bench/device_session.sh bench   # bench/bench_anchors.py (uses a tuning record in the cache if there is one)
 #   bench/device_session.sh wheel   # an sm90a wheel from a two-spec manifest, installed and checked here
 #   bench/device_session.sh roof    # bench/hbm_roof.py: what a plain streaming kernel gets from HBM (decode's roof)
+#   bench/device_session.sh sm80    # bench/sm80_tiles.py: sm80-path tiles per shape, cold then warm (SM80_ARGS)
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
 #                                   # (HINT_ARGS: its options; HINT_VARIANTS: its --variants, names with spaces)
 #   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
@@ -58,7 +59,8 @@ except cg.BuildError as e:
 print(f"{len(specs)} kernels ready in {time.time() - t:.0f} s")
 PY
   stamp "GPU tests"
-  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider 2>&1 | tail -40 > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
+  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider > "$OUT/gpu_tests_full.log" 2>&1
+  tail -40 "$OUT/gpu_tests_full.log" > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
   stamp "demo"; $PY -m cutlassgen demo > "$OUT/demo.log" 2>&1; tail -4 "$OUT/demo.log"
   stamp "examples"
   for ex in examples/linear_bias_gelu_fp8.py examples/fp8_scaled_mm.py examples/residual_add.py; do
@@ -105,6 +107,9 @@ wheel)
   rm -f "$OUT"/wheel/*.whl ;;
 roof)
   stamp "HBM roof"; $PY bench/hbm_roof.py > "$OUT/hbm_roof.log" 2>&1; echo "exit $?"; cat "$OUT/hbm_roof.log" ;;
+sm80)
+  stamp "sm80-path tiles, cold"; $PY bench/sm80_tiles.py ${SM80_ARGS:-} 2>&1 | tee "$OUT/sm80_tiles.log"
+  stamp "sm80-path tiles, warm"; $PY bench/sm80_tiles.py --warm ${SM80_ARGS:-} 2>&1 | tee -a "$OUT/sm80_tiles.log" ;;
 hint)
   stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-} ${HINT_VARIANTS:+--variants "$HINT_VARIANTS"}) > "$OUT/tma_cache_hint.log" 2>&1
   echo "exit $?"; cat "$OUT/tma_cache_hint.log" | grep -v "^cutlassgen: built" ;;

@@ -1,0 +1,125 @@
+"""Which sm80-path tiles to pick per problem shape (the mma.sync + cp.async path that sm80/86/89 GPUs run).
+
+The sm80 path's "auto" tile is one 128x128 threadblock for every M. At a decode batch (M <= 64) that pads each CTA's
+MMAs to 128 rows and, at N = 8192, launches 64 CTAs; at M = 256 it makes 128 CTAs of work for a GPU that would take
+more. This script times candidate threadblock / warp / stage combinations of the bf16 Linear + bias + gelu_tanh spec
+(the demo's, arch=80) against each other and against cuBLAS at decode, mid and large M.
+
+There is no sm80 GPU here: the kernels are the sm80 path compiled for the GPU this runs on (on an H200, sm_90a: the
+same mma.sync / cp.async / ldmatrix code). Absolute numbers are the H200's; what carries to an A100 (108 SMs,
+2 TB/s) is the ranking where one tile makes several times the CTAs or pads a fraction of the rows of another.
+
+Run: python bench/sm80_tiles.py [--shapes MxNxK,...] [--rounds N] [--warm] [--names "128x128x32 w64x64 s4",...]
+Every tile is compiled in one ninja run and checked against the float64 reference at every shape; then, per shape,
+all tiles and cuBLAS mm / cuBLASLt fused are timed in shuffled interleaved rounds (cutlassgen.timing), L2 flushed
+before every timed run unless --warm.
+"""
+import argparse
+import re
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import cutlassgen as cg
+from cutlassgen import Sm80Tile, dispatch
+from cutlassgen.demo import default_spec
+from cutlassgen.errors import SpecError
+from cutlassgen.timing import interleaved_rounds_ms, l2_flush
+
+# Names are parsed into tiles, so a name cannot drift from its tile: "TBMxTBNxK wWMxWN sS" (S: stages; "auto" when
+# left out). K is in elements (bf16: 32 = 64 bytes, the default's; 64 = 128 bytes).
+TILES = (
+    "128x128x32 w64x64",  # the default: auto stages (4 here)
+    # the per-shape tiles (cutlassgen.tiles.SM80_BUCKET_SHAPES) as an arch=80 spec gets them: stages leave room
+    # for two CTAs in an A100's 164 KiB per SM
+    "32x64x64 w32x32 s6",  # M <= 32
+    "64x64x64 w32x32 s5",  # 33-64
+    "64x128x64 w32x64 s3",  # 65-128
+    "128x128x64 w64x64 s4",  # 129-256
+    # their neighbours in runs 1-2: a 16-row tile, deeper pipelines (one CTA per SM), wider tiles for large M
+    "16x64x64 w16x32 s8",
+    "32x64x64 w32x32 s10",
+    "64x64x64 w32x32 s8",
+    "64x128x64 w32x64 s6",
+    "128x256x32 w64x64 s4",
+    "256x128x32 w64x64 s4",
+)
+# Runs 1 and 2 (bench/results/h200_sm80_tiles.log) compared wider lists: 128x128x64 s3, 128x256x32 s3, 128x256x64,
+# 128x64, 64x128x32, 64x64x32 s8, 32x128x64, 64x32x64, 16x32x64, 32x32x64 and stages 4-10 of the tiles above.
+SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (64, 6144, 4096), (32, 14336, 4096),
+          (128, 8192, 8192), (256, 8192, 8192), (512, 8192, 8192), (2048, 8192, 8192), (4096, 4096, 4096)]
+
+
+def tile_named(name: str) -> Sm80Tile:
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+) w(\d+)x(\d+)(?: s(\d+))?", name)
+    if m is None:
+        raise ValueError(f"tile name {name!r}: want 'TBMxTBNxK wWMxWN [sS]'")
+    tm, tn, k, wm, wn, stages = m.groups()
+    return Sm80Tile(threadblock=(int(tm), int(tn), int(k)), warp=(int(wm), int(wn), int(k)),
+                    stages=int(stages) if stages else "auto")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", default=None, help="comma-separated MxNxK (default: SHAPES)")
+    ap.add_argument("--names", default=None, help="comma-separated tile names (default: TILES)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--warm", action="store_true", help="leave L2 warm between timed runs")
+    args = ap.parse_args()
+    print("command: python bench/sm80_tiles.py " + " ".join(f"'{a}'" if " " in a else a for a in sys.argv[1:]),
+          flush=True)
+    shapes = SHAPES if args.shapes is None else [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
+    names = TILES if args.names is None else tuple(n.strip() for n in args.names.split(","))
+    base = default_spec(80)
+    specs = {}
+    for name in names:
+        try:
+            specs[name] = base.replace(tile=tile_named(name))
+        except SpecError as e:  # say why, and go on with the rest
+            print(f"skipped {name}: {e}", flush=True)
+    # build(spec, shapes=...) of the all-"auto" spec: the per-shape tiles above, dispatched by M (cutlassgen.tiles)
+    plan = dispatch.heuristic_record(base, shapes)
+    variants = dispatch.heuristic_variants(base, plan) if plan else []
+    built = cg.build_many(list(specs.values()) + [base] + variants)  # one ninja run
+    kernels = dict(zip(specs, built))
+    if plan:
+        kernels["auto+shapes"] = dispatch.with_heuristic(built[len(specs)], plan, built[len(specs) + 1:])
+        print("per-shape plan:", kernels["auto+shapes"], flush=True)
+    for name, k in kernels.items():
+        if name == "auto+shapes":
+            continue
+        used = k.build_info.get("resources") or {}
+        print(f"{name}: {used.get('registers')} registers, {used.get('spill_store_bytes')} spill bytes, "
+              f"compile {k.build_info.get('compile_seconds', 0):.0f} s", flush=True)
+    flush = None if args.warm else l2_flush()
+    print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}; sm80 path compiled for sm_"
+          f"{cg.jit.default_target_arch(base)}; bf16 bias+gelu_tanh; {'warm' if args.warm else 'cold'} L2; "
+          f"{args.rounds} interleaved rounds of 20 runs; TFLOP/s (median of rounds)", flush=True)
+    for M, N, K in shapes:
+        g = torch.Generator(device="cuda").manual_seed(M + N + K)
+        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
+        w = (torch.randn(N, K, device="cuda", generator=g) / K ** 0.5).bfloat16()
+        bias = torch.randn(N, device="cuda", generator=g).bfloat16()
+        ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+        timed = {"cuBLAS mm": lambda: torch.mm(a, w.t()),
+                 "cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
+        for name, k in kernels.items():
+            out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)  # poisoned
+            k(a, w.t(), bias=bias, out=out)
+            err = ((out.double() - ref).norm() / ref.norm()).item()
+            if not err < 1.5e-2:
+                raise SystemExit(f"{name} at {M}x{N}x{K}: relative error {err:.2e}")
+            timed[name] = lambda k=k: k(a, w.t(), bias=bias)
+        rounds = interleaved_rounds_ms(timed, rounds=args.rounds, seed=M * 7 + N, before=flush)
+        tf = {name: 2 * M * N * K / statistics.median(ts) / 1e9 for name, ts in rounds.items()}
+        default = tf[TILES[0]] if TILES[0] in tf else None
+        print(f"\n{M}x{N}x{K}:")
+        for name, v in sorted(tf.items(), key=lambda kv: -kv[1]):
+            rel = f"  {v / default:.2f}x the default" if default and name in kernels else ""
+            print(f"  {name:<24} {v:7.1f}{rel}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
