@@ -8,6 +8,7 @@ from dataclasses import dataclass
 class ArchInfo:
     cc: int
     smem_per_block: int  # bytes of opt-in shared memory per thread block
+    smem_per_sm: int  # bytes of shared memory per SM: what the thread blocks resident on one SM share
     operand_dtypes: frozenset  # legal A/B element types
     has_wgmma: bool  # sm_90a collective-builder path (wgmma, TMA, clusters)
     max_cluster_size: int  # portable cluster size limit (0 = no clusters)
@@ -16,10 +17,12 @@ class ArchInfo:
 
 _SM80_OPERANDS = frozenset({"fp16", "bf16", "tf32", "int8"})
 ARCHS: dict[int, ArchInfo] = {
-    80: ArchInfo(80, 163 * 1024, _SM80_OPERANDS, False, 0, "arch=compute_80,code=sm_80"),
-    86: ArchInfo(86, 99 * 1024, _SM80_OPERANDS, False, 0, "arch=compute_86,code=sm_86"),
-    89: ArchInfo(89, 99 * 1024, _SM80_OPERANDS | {"e4m3", "e5m2"}, False, 0, "arch=compute_89,code=sm_89"),
-    90: ArchInfo(90, 227 * 1024, _SM80_OPERANDS | {"e4m3", "e5m2"}, True, 8, "arch=compute_90a,code=sm_90a"),
+    80: ArchInfo(80, 163 * 1024, 164 * 1024, _SM80_OPERANDS, False, 0, "arch=compute_80,code=sm_80"),
+    86: ArchInfo(86, 99 * 1024, 100 * 1024, _SM80_OPERANDS, False, 0, "arch=compute_86,code=sm_86"),
+    89: ArchInfo(89, 99 * 1024, 100 * 1024, _SM80_OPERANDS | {"e4m3", "e5m2"}, False, 0,
+                 "arch=compute_89,code=sm_89"),
+    90: ArchInfo(90, 227 * 1024, 228 * 1024, _SM80_OPERANDS | {"e4m3", "e5m2"}, True, 8,
+                 "arch=compute_90a,code=sm_90a"),
 }
 
 # mma.sync instruction shapes (M, N, K) of the sm80 path, by operand type.

@@ -206,7 +206,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
 
     first = {}
     for M, N, K in check_shapes(shapes):
-        first.setdefault(shape_class(M, N), [M, N, K])
+        first.setdefault(shape_class(M, N, spec.resolved_path), [M, N, K])
     winners, limits = [], []
     for bucket, n_min in sorted(first, key=lambda c: (c[0], -c[1])):
         M, N, _ = first[(bucket, n_min)]
@@ -251,12 +251,12 @@ def with_shape_variants(specs: list, shapes) -> list:
 
 
 def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
-    """What the default kernel of an all-"auto" sm90 spec says, once, when it runs a shape that has a per-shape
-    tile (a small M, or a large M with wide N)."""
+    """What the default kernel of an all-"auto" spec says, once, when it runs a shape that has a per-shape tile (a
+    small M, or on sm90 a large M with wide N)."""
     from .tiles import shape_tile
     from .tuning import label
 
-    if spec.resolved_path != "sm90" or not tile_is_auto(spec):
+    if not tile_is_auto(spec):
         return None
     tile = shape_tile(spec, M, N)
     if tile is None:

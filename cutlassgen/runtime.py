@@ -82,8 +82,8 @@ class Kernel:
         self._fd = None  # fast-path constants, filled on the first call (torch is imported then)
         from .dispatch import tile_is_auto
 
-        # An all-auto sm90 kernel says once when a call's shape has a better per-shape tile (dispatch.per_shape_hint).
-        self._hint_pending = spec.resolved_path == "sm90" and tile_is_auto(spec)
+        # An all-auto kernel says once when a call's shape has a better per-shape tile (dispatch.per_shape_hint).
+        self._hint_pending = tile_is_auto(spec)
         self._pdl = getattr(spec.tile, "pdl", False)  # then scalars come as numbers only (_vector_or_scalar)
 
     @property

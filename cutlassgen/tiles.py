@@ -9,10 +9,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from . import epilogue as epi
-from .arch import SM80_INSTRUCTION
+from .arch import ARCHS, SM80_INSTRUCTION
 from .dtypes import DTYPES, max_alignment
 from .errors import SpecError
-from .spec import AUTO, GemmSpec, Sm90Tile
+from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
 
 
 @dataclass(frozen=True)
@@ -142,19 +142,20 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
 
 
 def resolve(spec: GemmSpec):
-    from .arch import ARCHS
-
     limit = ARCHS[spec.arch].smem_per_block
     return resolve_sm90(spec, limit) if spec.resolved_path == "sm90" else resolve_sm80(spec, limit)
 
 
-# Per-shape defaults (sm90). One tile cannot serve every M: the 128x256 default leaves half the H200's 132 SMs idle
+# Per-shape defaults. One tile cannot serve every M: the sm90 128x256 default leaves half the H200's 132 SMs idle
 # at M = 256 and pads a decode batch up to 128 rows. Measured on the H200 (bench/results/h200_tile_probe.log,
-# h200_decode_tiles.log, h200_study_bias_gelu/): upper M of each bucket -> the tile for it (None: the spec's own).
+# h200_decode_tiles.log, h200_study_bias_gelu/, h200_sm80_tiles.log): upper M of each bucket -> the tile for it
+# (None: the spec's own).
 DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_ab pays off
 
 
-BUCKET_UPPER = (16, 32, DECODE_M, 256, 512, None)  # the largest M of each bucket; the last is unbounded
+# The largest M of each bucket; the last is unbounded. sm90 gives 65-128 and 129-256 the same tile (merged in a
+# dispatch plan); the sm80 path, whose CTAs are not persistent and hold no cluster, splits them (_sm80_bucket_tiles).
+BUCKET_UPPER = (16, 32, DECODE_M, 128, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -166,6 +167,7 @@ def _bucket_tiles(k_bytes: int):
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
+    mid = {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"}
     return (
         # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
         {"cta": (64, 16, k_decode), **swap},
@@ -175,7 +177,8 @@ def _bucket_tiles(k_bytes: int):
         {"cta": (64, 32, k_decode), **swap, "cluster": (1, 2, 1)},
         # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
         # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
-        {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"},
+        mid,
+        mid,
         None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None,
     )
@@ -219,7 +222,7 @@ def _n_classes(k_bytes: int) -> dict:
             2: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                 (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                 (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
-            5: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
+            6: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                           "scheduler": "persistent"}),)}
 
 
@@ -231,20 +234,71 @@ def shape_bucket(M: int) -> int:
     return next(i for i, upper in enumerate(BUCKET_UPPER) if upper is None or M <= upper)
 
 
-def shape_class(M: int, N: int | None = None) -> tuple[int, int]:
+def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, int]:
     """(M bucket, n_min): the largest N threshold of the bucket's N classes that N reaches, 0 for none (N None:
-    unknown, the bucket's own tile)."""
+    unknown, the bucket's own tile). Only the sm90 path has N classes."""
     bucket = shape_bucket(M)
-    return bucket, max((n for n in _N_THRESHOLDS.get(bucket, ()) if N is not None and N >= n), default=0)
+    thresholds = _N_THRESHOLDS.get(bucket, ()) if path == "sm90" else ()
+    return bucket, max((n for n in thresholds if N is not None and N >= n), default=0)
+
+
+# Per-shape tiles of the sm80 path (mma.sync + cp.async: sm80/86/89 GPUs, and Hopper when an arch=80 spec is
+# compiled for it). Its "auto" tile is one 128x128 threadblock for every M: at a decode batch that pads each CTA's
+# MMAs to 128 rows and makes N / 128 CTAs, too few to keep enough weight bytes in flight. Measured on the H200 only
+# (the sm80 path compiled for sm_90a; bench/sm80_tiles.py, bench/results/h200_sm80_tiles.log run 3, cold), 16-bit
+# operands, bias + gelu_tanh, TFLOP/s of the tile below against the 128x128 default (cuBLAS mm):
+# - M <= 32: 32x64 threadblocks, 2 warps: 55 vs 24 (62) at 16x8192^2, 108 vs 47 (123) at M = 32, 112 vs 72 (118)
+#   at 32x14336x4096. A 16-row tile was 3% faster at M = 16 and no faster at 32 (run 2).
+# - M 33-64: 64x64, 4 warps: 191 vs 93 (223) at 64x8192^2, 139 vs 65 (182) at 64x6144x4096.
+# - M 65-128: 64x128, 4 warps: 237 vs 180 at 128x8192^2.
+# - M 129-256: 128x128 with 128 bytes of K (the default's shape with twice its K): 404 vs 354 at M = 256.
+# All four take 128 bytes of K per stage (the most the path's K-major layout holds), and as many stages (3 to 8) as
+# leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA per SM with a deeper
+# pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at M = 64, 314 at
+# M = 128) and 14-17% slower where they did not (32x14336x4096); at N = 8192 an A100's 108 SMs take the 128 CTAs of
+# a decode batch in one wave only two at a time, hence the rule (not measured on an A100). Above 256 rows 128x256
+# tiles (8 warps) measured 16-17% over the default at M = 512-4096, but would make 64 CTAs for an A100 at
+# 512x4096, so the default stays there and `cutlassgen tune` decides.
+SM80_BUCKET_SHAPES = (  # (threadblock M, N), (warp M, N) per bucket of BUCKET_UPPER; None: the spec's default
+    ((32, 64), (32, 32)),
+    ((32, 64), (32, 32)),
+    ((64, 64), (32, 32)),
+    ((64, 128), (32, 64)),
+    ((128, 128), (64, 64)),
+    None,
+    None,
+)
+SM80_STAGES = (3, 8)  # the range the per-shape tiles' stage count is kept in
+
+
+def _sm80_bucket_tile(spec: GemmSpec, bucket: int):
+    shapes = SM80_BUCKET_SHAPES[bucket]
+    if shapes is None or operand_bytes(spec) != (2, 2):  # measured for 16-bit operands only
+        return None
+    (tm, tn), (wm, wn) = shapes
+    k = 128 // 2
+    per_stage = (tm + tn) * k * 2
+    lo, hi = SM80_STAGES
+    if tm * tn >= 128 * 128:  # the default's stage rule (3, 4 and 5 stages measured within 1.5% at M = 256)
+        stages = max(lo, min(4, (ARCHS[spec.arch].smem_per_block - 8 * 1024) // per_stage))
+    else:  # room for two CTAs per SM (1 KiB of each is the runtime's)
+        stages = max(lo, min(hi, (ARCHS[spec.arch].smem_per_sm // 2 - 1024) // per_stage))
+    return Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages, swizzle=spec.tile.swizzle)
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
-    """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" sm90 spec (N None: the M
-    bucket's own tile, that of N below every N class), or None for the spec's own default (sm80 path, M > 256 but
-    for M > 512 at N >= WIDE_N, or a tile these rules cannot make valid)."""
+    """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" spec (N None: the M bucket's own
+    tile, that of N below every N class), or None for the spec's own default (sm90: M > 256 but for M > 512 at
+    N >= WIDE_N; sm80 path: M > 256, or operands other than 16-bit; either: a tile these rules cannot make valid)."""
+    bucket, n_min = shape_class(M, N, spec.resolved_path)
     if spec.resolved_path != "sm90":
-        return None
-    bucket, n_min = shape_class(M, N)
+        tile = _sm80_bucket_tile(spec, bucket)
+        if tile is None:
+            return None
+        try:
+            return dataclasses.replace(spec, tile=tile).tile
+        except SpecError:
+            return None
     k_bytes = max(operand_bytes(spec))
     fields = _bucket_tiles(k_bytes)[bucket]
     if n_min:

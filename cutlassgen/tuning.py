@@ -48,10 +48,20 @@ def _decode_tiles(base: Sm90Tile, kb: int):
                                           scheduler="stream_k", split_k=split, swap_ab=True, stages="auto")
 
 
+def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
+    # The sm80 path at decode: small threadblocks (N / 64 CTAs, few padded rows) with deep pipelines, 128 bytes of K
+    # per stage (tiles.SM80_BUCKET_SHAPES; bench/results/h200_sm80_tiles.log).
+    k = 4 * inst_k
+    for (tm, tn), (wm, wn) in (((32, 64), (32, 32)), ((64, 64), (32, 32)), ((64, 32), (32, 32)), ((16, 64), (16, 32))):
+        for stages in (4, 6, 8):
+            yield dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages)
+
+
 def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
 
-    limit caps the main space; decode=True adds the decode space (swap_ab, split-K; sm90 only) after it.
+    limit caps the main space; decode=True adds the decode space after it (sm90: swap_ab, split-K; sm80 path:
+    small threadblocks with deep pipelines).
     match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
     try:
         wanted = re.compile(match) if match is not None else None
@@ -77,7 +87,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
         base = spec.tile if isinstance(spec.tile, Sm80Tile) else Sm80Tile()
         tiles = (dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=st)
                  for (tm, tn), (wm, wn), k, st in space)
-        extra = ()
+        extra = _sm80_decode_tiles(base, inst_k) if decode else ()
 
     def add(tile_iter, cap):
         start = len(out)

@@ -1,6 +1,7 @@
 """Tuned dispatch without a GPU: records, buckets, the choice by M, and the fallback on another GPU."""
 import dataclasses
 import json
+import math
 import pathlib
 import types
 
@@ -183,13 +184,49 @@ def test_shape_tiles_follow_the_buckets():
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M  # 2 token columns share the weights
     assert shape_tile(SPEC, 256).cluster == (1, 1, 1)  # a 2x1 cluster would idle half its CTAs at M <= 128
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 256, 257, 512, 513)] == [0, 0, 1, 1, 2, 2, 3, 3, 4,
-                                                                                          4, 5]
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257, 512, 513)] == [
+        0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]
+    assert shape_tile(SPEC, 128) == shape_tile(SPEC, 129)  # sm90 gives 65-256 one tile; the sm80 path splits it
+    plan = dispatch.heuristic_record(SPEC, [(100, 8192, 8192), (200, 8192, 8192)])
+    assert len(plan["winners"]) == 1 and plan["limits"] == [math.inf]  # merged into one entry
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
                       tile=cg.Sm90Tile(fp8_fast_accum=True))
     assert shape_tile(fp8, 256).cta == (128, 128, 128) and shape_tile(fp8, 256).fp8_fast_accum  # kept
+
+
+def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
+    from cutlassgen.arch import ARCHS
+    from cutlassgen.tiles import resolve, shape_class, shape_tile
+
     sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
-    assert shape_tile(sm80, 32) is None  # the sm80 path keeps its default
+    want = {1: ((32, 64, 64), (32, 32, 64)), 32: ((32, 64, 64), (32, 32, 64)), 33: ((64, 64, 64), (32, 32, 64)),
+            64: ((64, 64, 64), (32, 32, 64)), 65: ((64, 128, 64), (32, 64, 64)), 128: ((64, 128, 64), (32, 64, 64)),
+            129: ((128, 128, 64), (64, 64, 64)), 256: ((128, 128, 64), (64, 64, 64))}
+    for arch in (80, 86, 89):
+        spec = sm80.replace(arch=arch)
+        for M, (tb, warp) in want.items():
+            tile = shape_tile(spec, M, 8192)
+            assert (tile.threadblock, tile.warp) == (tb, warp), (arch, M)
+            smem = resolve(spec.replace(tile=tile)).smem_bytes
+            assert 3 <= tile.stages <= 8 and smem <= ARCHS[arch].smem_per_block, (arch, M)
+            if tb[0] * tb[1] < 128 * 128 and 3 < tile.stages < 8:  # two CTAs share an SM, one more stage not
+                assert 2 * (smem + 1024) <= ARCHS[arch].smem_per_sm < 2 * (smem + smem // tile.stages + 1024)
+        assert shape_tile(spec, 257, 8192) is None and shape_tile(spec, 4096) is None  # the default tile
+    assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 4]  # on an A100's 164 KiB per SM
+    assert shape_class(32, 14336, "sm80") == (1, 0)  # no N classes on this path
+    for dtype in ("int8", "tf32"):  # only 16-bit operands were measured
+        other = cg.GemmSpec(arch=80, a=cg.Operand(dtype), b=cg.Operand(dtype, "column"),
+                            d=cg.Operand("int32" if dtype == "int8" else "fp32"))
+        assert shape_tile(other, 32) is None, dtype
+    rec = dispatch.heuristic_record(sm80, [(16, 8192, 8192), (32, 14336, 4096), (256, 8192, 8192),
+                                           (4096, 8192, 8192)])
+    assert [w["label"] for w in rec["winners"]] == ["32x64x64 w32x32 s6", "128x128x64 w64x64 s4", "default (auto)"]
+    assert rec["limits"] == [32, 256, math.inf]  # 33-128 and 257-512 go to the next larger bucket given
+    k = dispatch.with_heuristic(_fake_kernel(sm80), rec, [_fake_kernel(v) for v in
+                                                          dispatch.heuristic_variants(sm80, rec)])
+    assert k.choose(16, 14336).spec.tile.threadblock == (32, 64, 64) and k.choose(4096, 8192).spec is sm80
+    assert "32x64x64 w32x32 s6" in dispatch.per_shape_hint(sm80, 16, 8192, 8192)
+    assert dispatch.per_shape_hint(sm80, 4096, 8192, 8192) is None
 
 
 def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
@@ -213,8 +250,8 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (5, WIDE_N) and shape_class(4096, 8192) == (5, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (4, 0)  # measured slower at 512
+    assert shape_class(4096, 14336) == (6, WIDE_N) and shape_class(4096, 8192) == (6, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (5, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them
@@ -372,8 +409,8 @@ def test_per_shape_hint_names_the_per_shape_tile_and_the_fix():
     wide = dispatch.per_shape_hint(SPEC, 4096, 14336, 4096)  # ... below N = 12288
     assert "M=4096, N=14336 runs the default tile" in wide and "128x128x64 c1x1 pingpong" in wide
     assert dispatch.per_shape_hint(dataclasses.replace(SPEC, tile=SMALL), 32, 8192, 4096) is None  # chosen by hand
-    sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
-    assert dispatch.per_shape_hint(sm80, 32, 8192, 4096) is None
+    int8 = cg.GemmSpec(arch=80, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("int32"))
+    assert dispatch.per_shape_hint(int8, 32, 8192, 4096) is None  # the sm80 path's shape tiles are 16-bit only
 
 
 def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):

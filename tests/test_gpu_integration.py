@@ -138,6 +138,34 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
 
 
+def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
+    """The sm80 path's per-shape tiles (32x64, 64x64, 64x128, 128x128x64; compiled for the GPU at hand) at N and K
+    that are not multiples of the tile, written into a poisoned out; the default kernel names its per-shape tile."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+    from cutlassgen.jit import PerformanceWarning
+    from cutlassgen.tiles import shape_tile
+
+    spec = cg.GemmSpec(arch=80, name="sm80_per_shape_dispatch", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
+                       d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
+    shapes = [(M, 1000, 520) for M in (5, 40, 100, 200, 700)]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    assert [k.choose(M, N).spec.tile.threadblock[:2] for M, N, _ in shapes[:4]] == [(32, 64), (64, 64), (64, 128),
+                                                                                   (128, 128)]
+    for M, N, K in shapes:
+        assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), M
+        a, b, bias = _inputs(M=M, N=N, K=K, seed=M)
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k(a, b, bias=bias, out=out)
+        assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
+    a, b, bias = _inputs(M=24, N=1000, K=520)
+    with pytest.warns(PerformanceWarning, match=r"M=24, N=1000 runs the default tile.*32x64x64 w32x32"):
+        cg.build(spec, dispatch=False)(a, b, bias=bias)
+
+
 def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
     import warnings
 

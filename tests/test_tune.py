@@ -34,6 +34,18 @@ def test_sm90_space_has_both_schedules_and_stream_k():
     assert all(t.mainloop == "cooperative" for t in tiles if t.scheduler == "stream_k")
 
 
+def test_sm80_decode_space_adds_small_threadblocks_with_deep_pipelines():
+    from cutlassgen.tuning import wants_decode_space
+
+    spec = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")
+    main, both = configs(spec), configs(spec, decode=wants_decode_space([(16, 8192, 8192)]))
+    extra = [v.tile for v in both[len(main):]]
+    assert both[:len(main)] == main and len(extra) >= 8
+    assert {t.threadblock[:2] for t in extra} == {(32, 64), (64, 64), (64, 32), (16, 64)}
+    assert max(t.stages for t in extra) == 8 and all(t.threadblock[2] * 2 == 128 for t in extra)  # 128 B of K
+    assert all(v.tile.threadblock[0] >= 64 for v in main)  # the main space has none of them
+
+
 def test_a_set_epilogue_tile_is_studied_where_it_fits():
     spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml").replace(tile={"epilogue_tile": [128, 64]})
     variants = configs(spec)
@@ -167,7 +179,8 @@ def test_tune_records_winners_and_build_dispatches_by_m(cache_dir):
     spec = cg.GemmSpec(arch=80, name="tune_dispatch_test", a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"),
                        d=cg.Operand("fp16"), epilogue=[cg.Add("per_col", "bias", "fp16"), cg.Activation("relu")])
     result = tune(spec, [(64, 1024, 1024), (2048, 1024, 1024)], limit=3, reps=5)
-    assert len(result.rows) == 2 * 4  # three configurations plus the default, at two shapes
+    variants = configs(spec, limit=3, decode=True)  # M = 64 adds the decode space's small threadblocks
+    assert len(variants) > 3 and len(result.rows) == 2 * (len(variants) + 1)  # and the default, at two shapes
     assert [w["shape"][0] for w in result.winners] == [64, 2048]
     record = read_record(spec, result.winners and torch.cuda.get_device_capability()[0] * 10
                          + torch.cuda.get_device_capability()[1])

@@ -134,15 +134,15 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
 
     dispatch: when `cutlassgen tune` recorded winners for this all-"auto" spec on this arch, return a
     DispatchKernel that runs the tuned tile for each call's M (see dispatch.py); False: always the default tile.
-    shapes: the (M, N, K) problems the kernel will serve. For an all-"auto" sm90 spec without a tuning record,
-    the per-shape tile of each M bucket (and N class) they fall in (tiles.shape_tile) is compiled in the same
+    shapes: the (M, N, K) problems the kernel will serve. For an all-"auto" spec without a tuning record, the
+    per-shape tile of each M bucket (and, sm90, N class) they fall in (tiles.shape_tile) is compiled in the same
     ninja run as the default, and a DispatchKernel picks among them by M and N.
     """
     from .. import dispatch as by_shape
 
     if not isinstance(spec, GemmSpec):
         raise TypeError(f"build() takes a GemmSpec, not {type(spec).__name__}")
-    buckets = None if shapes is None else _buckets_of(shapes)
+    buckets = None if shapes is None else _buckets_of(spec, shapes)
     memo = _built.get((spec, arch, dispatch, buckets))
     if memo is not None:
         return memo
@@ -162,11 +162,11 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
         return _built.setdefault((spec, arch, dispatch, buckets), kernel)
 
 
-def _buckets_of(shapes) -> tuple:
+def _buckets_of(spec: GemmSpec, shapes) -> tuple:
     from ..dispatch import check_shapes
     from ..tiles import shape_class
 
-    return tuple(sorted({shape_class(M, N) for M, N, _ in check_shapes(shapes)}))
+    return tuple(sorted({shape_class(M, N, spec.resolved_path) for M, N, _ in check_shapes(shapes)}))
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
