@@ -154,7 +154,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 
 
 # The largest M of each bucket; the last is unbounded. sm90 gives 65-128 and 129-256 the same tile (merged in a
-# dispatch plan); the sm80 path, whose CTAs are not persistent and hold no cluster, splits them (_sm80_bucket_tiles).
+# dispatch plan); the sm80 path runs 64x128 threadblocks up to 128 rows (SM80_BUCKET_SHAPES).
 BUCKET_UPPER = (16, 32, DECODE_M, 128, 256, 512, None)
 
 
@@ -245,8 +245,9 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 # Per-shape tiles of the sm80 path (mma.sync + cp.async: sm80/86/89 GPUs, and Hopper when an arch=80 spec is
 # compiled for it). Its "auto" tile is one 128x128 threadblock for every M: at a decode batch that pads each CTA's
 # MMAs to 128 rows and makes N / 128 CTAs, too few to keep enough weight bytes in flight. Measured on the H200 only
-# (the sm80 path compiled for sm_90a; bench/sm80_tiles.py, bench/results/h200_sm80_tiles.log run 3, cold), 16-bit
-# operands, bias + gelu_tanh, TFLOP/s of the tile below against the 128x128 default (cuBLAS mm):
+# (the sm80 path compiled for sm_90a; bench/sm80_tiles.py, bench/results/h200_sm80_tiles.log run 3, cold), bf16
+# operands (fp16 has the same mma.sync shape and sizes), bias + gelu_tanh, TFLOP/s of the tile below against the
+# 128x128 default (cuBLAS mm):
 # - M <= 32: 32x64 threadblocks, 2 warps: 55 vs 24 (62) at 16x8192^2, 108 vs 47 (123) at M = 32, 112 vs 72 (118)
 #   at 32x14336x4096. A 16-row tile was 3% faster at M = 16 and no faster at 32 (run 2).
 # - M 33-64: 64x64, 4 warps: 191 vs 93 (223) at 64x8192^2, 139 vs 65 (182) at 64x6144x4096.
@@ -275,8 +276,12 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int):
     shapes = SM80_BUCKET_SHAPES[bucket]
     if shapes is None or operand_bytes(spec) != (2, 2):  # measured for 16-bit operands only
         return None
+    if min(alignment(spec.a), alignment(spec.b)) < 8:
+        # narrower cp.async copies: compiled for sm_80, three of the four tiles then used a 240-byte stack frame
+        # (ptxas "Local memory used"), which the default tile does not; none of them was timed
+        return None
     (tm, tn), (wm, wn) = shapes
-    k = 128 // 2
+    k = 128 // 2  # 128 bytes of 16-bit K
     per_stage = (tm + tn) * k * 2
     lo, hi = SM80_STAGES
     if tm * tn >= 128 * 128:  # the default's stage rule (3, 4 and 5 stages measured within 1.5% at M = 256)
@@ -289,7 +294,8 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int):
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" spec (N None: the M bucket's own
     tile, that of N below every N class), or None for the spec's own default (sm90: M > 256 but for M > 512 at
-    N >= WIDE_N; sm80 path: M > 256, or operands other than 16-bit; either: a tile these rules cannot make valid)."""
+    N >= WIDE_N; sm80 path: M > 256, operands other than 16-bit or A or B aligned to less than 16 bytes; either: a
+    tile these rules cannot make valid)."""
     bucket, n_min = shape_class(M, N, spec.resolved_path)
     if spec.resolved_path != "sm90":
         tile = _sm80_bucket_tile(spec, bucket)

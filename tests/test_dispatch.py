@@ -214,6 +214,9 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         assert shape_tile(spec, 257, 8192) is None and shape_tile(spec, 4096) is None  # the default tile
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 4]  # on an A100's 164 KiB per SM
     assert shape_class(32, 14336, "sm80") == (1, 0)  # no N classes on this path
+    narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
+    assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
+                                                         32) is None
     for dtype in ("int8", "tf32"):  # only 16-bit operands were measured
         other = cg.GemmSpec(arch=80, a=cg.Operand(dtype), b=cg.Operand(dtype, "column"),
                             d=cg.Operand("int32" if dtype == "int8" else "fp32"))
