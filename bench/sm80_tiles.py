@@ -32,24 +32,25 @@ from cutlassgen.timing import interleaved_rounds_ms, l2_flush
 # left out). K is in elements (bf16: 32 = 64 bytes, the default's; 64 = 128 bytes).
 TILES = (
     "128x128x32 w64x64",  # the default: auto stages (4 here)
-    # the per-shape tiles (cutlassgen.tiles.SM80_BUCKET_SHAPES) as an arch=80 spec gets them: stages leave room
-    # for two CTAs in an A100's 164 KiB per SM
+    # the per-shape tiles (cutlassgen.tiles.SM80_TILES) as an arch=80 spec gets them: the small ones' stages leave
+    # room for two CTAs in an A100's 164 KiB per SM
     "32x64x64 w32x32 s6",  # M <= 32
     "64x64x64 w32x32 s5",  # 33-64
     "64x128x64 w32x64 s3",  # 65-128
     "128x128x64 w64x64 s4",  # 129-256
-    # their neighbours in runs 1-2: a 16-row tile, deeper pipelines (one CTA per SM), wider tiles for large M
+    "128x256x32 w64x64 s4",  # > 512 at N >= 4096 (since run 4)
+    # their neighbours in runs 1-2: a 16-row tile, deeper pipelines (one CTA per SM), the other wide tile
     "16x64x64 w16x32 s8",
     "32x64x64 w32x32 s10",
     "64x64x64 w32x32 s8",
     "64x128x64 w32x64 s6",
-    "128x256x32 w64x64 s4",
     "256x128x32 w64x64 s4",
 )
 # Runs 1 and 2 (bench/results/h200_sm80_tiles.log) compared wider lists: 128x128x64 s3, 128x256x32 s3, 128x256x64,
 # 128x64, 64x128x32, 64x64x32 s8, 32x128x64, 64x32x64, 16x32x64, 32x32x64 and stages 4-10 of the tiles above.
 SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (64, 6144, 4096), (32, 14336, 4096),
-          (128, 8192, 8192), (256, 8192, 8192), (512, 8192, 8192), (2048, 8192, 8192), (4096, 4096, 4096)]
+          (128, 8192, 8192), (256, 8192, 8192), (512, 8192, 8192), (640, 4096, 4096), (2048, 8192, 8192),
+          (4096, 4096, 4096)]
 
 
 def tile_named(name: str) -> Sm80Tile:

@@ -154,7 +154,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 
 
 # The largest M of each bucket; the last is unbounded. sm90 gives 65-128 and 129-256 the same tile (merged in a
-# dispatch plan); the sm80 path runs 64x128 threadblocks up to 128 rows (SM80_BUCKET_SHAPES).
+# dispatch plan); the sm80 path runs 64x128 threadblocks up to 128 rows (SM80_TILES).
 BUCKET_UPPER = (16, 32, DECODE_M, 128, 256, 512, None)
 
 
@@ -235,17 +235,17 @@ def shape_bucket(M: int) -> int:
 
 
 def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, int]:
-    """(M bucket, n_min): the largest N threshold of the bucket's N classes that N reaches, 0 for none (N None:
-    unknown, the bucket's own tile). Only the sm90 path has N classes."""
+    """(M bucket, n_min): the largest N threshold of the bucket's N classes on path that N reaches, 0 for none
+    (N None: unknown, the bucket's own tile)."""
     bucket = shape_bucket(M)
-    thresholds = _N_THRESHOLDS.get(bucket, ()) if path == "sm90" else ()
+    thresholds = (_N_THRESHOLDS if path == "sm90" else _SM80_N_THRESHOLDS).get(bucket, ())
     return bucket, max((n for n in thresholds if N is not None and N >= n), default=0)
 
 
 # Per-shape tiles of the sm80 path (mma.sync + cp.async: sm80/86/89 GPUs, and Hopper when an arch=80 spec is
 # compiled for it). Its "auto" tile is one 128x128 threadblock for every M: at a decode batch that pads each CTA's
 # MMAs to 128 rows and makes N / 128 CTAs, too few to keep enough weight bytes in flight. Measured on the H200 only
-# (the sm80 path compiled for sm_90a; bench/sm80_tiles.py, bench/results/h200_sm80_tiles.log run 3, cold), bf16
+# (the sm80 path compiled for sm_90a; bench/sm80_tiles.py, bench/results/h200_sm80_tiles.log runs 3-4, cold), bf16
 # operands (fp16 has the same mma.sync shape and sizes), bias + gelu_tanh, TFLOP/s of the tile below against the
 # 128x128 default (cuBLAS mm):
 # - M <= 32: 32x64 threadblocks, 2 warps: 55 vs 24 (62) at 16x8192^2, 108 vs 47 (123) at M = 32, 112 vs 72 (118)
@@ -253,52 +253,70 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 # - M 33-64: 64x64, 4 warps: 191 vs 93 (223) at 64x8192^2, 139 vs 65 (182) at 64x6144x4096.
 # - M 65-128: 64x128, 4 warps: 237 vs 180 at 128x8192^2.
 # - M 129-256: 128x128 with 128 bytes of K (the default's shape with twice its K): 404 vs 354 at M = 256.
-# All four take 128 bytes of K per stage (the most the path's K-major layout holds), and as many stages (3 to 8) as
-# leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA per SM with a deeper
-# pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at M = 64, 314 at
-# M = 128) and 14-17% slower where they did not (32x14336x4096); at N = 8192 an A100's 108 SMs take the 128 CTAs of
-# a decode batch in one wave only two at a time, hence the rule (not measured on an A100). Above 256 rows 128x256
-# tiles (8 warps) measured 16-17% over the default at M = 512-4096, but would make 64 CTAs for an A100 at
-# 512x4096, so the default stays there and `cutlassgen tune` decides.
-SM80_BUCKET_SHAPES = (  # (threadblock M, N), (warp M, N) per bucket of BUCKET_UPPER; None: the spec's default
-    ((32, 64), (32, 32)),
-    ((32, 64), (32, 32)),
-    ((64, 64), (32, 32)),
-    ((64, 128), (32, 64)),
-    ((128, 128), (64, 64)),
-    None,
-    None,
-)
+# - M > 512 at N >= SM80_WIDE_N: 128x256, 8 warps, 64 bytes of K: 16-17% over the default at 512x8192^2,
+#   2048x8192^2 and 4096^3 (run 3). One 8-warp 128x256 CTA per SM covers what two 128x128 ones do, so it fills the
+#   SMs as well where the default runs two per SM (sm80; sm86/89 hold one, and keep the default); with fewer rows or
+#   columns the default's twice as many CTAs spread over more SMs, so those keep it.
+# The four small-M tiles take 128 bytes of K per stage (the most the path's K-major layout holds); the three smallest
+# as many stages (3 to 8) as leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA
+# per SM with a deeper pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at
+# M = 64, 314 at M = 128) and 14-17% slower where they did not (32x14336x4096); at N = 8192 an A100's 108 SMs take
+# the 128 CTAs of a decode batch in one wave only two at a time, hence the rule (not measured on an A100).
+SM80_WIDE_N = 4096
+
+
+@dataclass(frozen=True)
+class Sm80BucketTile:
+    threadblock: tuple  # (M, N)
+    warp: tuple  # (M, N)
+    k_bytes: int  # of K per stage
+    two_per_sm: bool  # stages: as many as leave room for two CTAs per SM (3-8); else the default's rule (<= 4)
+    where_default_pairs: bool = False  # only where the default tile runs two CTAs per SM (the place it takes)
+
+
+SM80_TILES = {  # (M bucket, n_min) -> the tile
+    (0, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
+    (1, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
+    (2, 0): Sm80BucketTile((64, 64), (32, 32), 128, True),
+    (3, 0): Sm80BucketTile((64, 128), (32, 64), 128, True),
+    (4, 0): Sm80BucketTile((128, 128), (64, 64), 128, False),  # 3, 4 and 5 stages within 1.5% at M = 256
+    (6, SM80_WIDE_N): Sm80BucketTile((128, 256), (64, 64), 64, False, where_default_pairs=True),
+}
 SM80_STAGES = (3, 8)  # the range the per-shape tiles' stage count is kept in
+_SM80_N_THRESHOLDS = {bucket: tuple(sorted(n for b, n in SM80_TILES if b == bucket and n))
+                      for bucket, n_min in SM80_TILES if n_min}
 
 
-def _sm80_bucket_tile(spec: GemmSpec, bucket: int):
-    shapes = SM80_BUCKET_SHAPES[bucket]
-    if shapes is None or operand_bytes(spec) != (2, 2):  # measured for 16-bit operands only
+def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
+    entry = SM80_TILES.get((bucket, n_min))
+    if entry is None or operand_bytes(spec) != (2, 2):  # measured for 16-bit operands only
         return None
     if min(alignment(spec.a), alignment(spec.b)) < 8:
-        # narrower cp.async copies: compiled for sm_80, three of the four tiles then used a 240-byte stack frame
+        # narrower cp.async copies: compiled for sm_80, three of the small-M tiles then used a 240-byte stack frame
         # (ptxas "Local memory used"), which the default tile does not; none of them was timed
         return None
-    (tm, tn), (wm, wn) = shapes
-    k = 128 // 2  # 128 bytes of 16-bit K
-    per_stage = (tm + tn) * k * 2
+    info = ARCHS[spec.arch]
+    if entry.where_default_pairs and 2 * (resolve_sm80(spec, info.smem_per_block).smem_bytes + 1024) > info.smem_per_sm:
+        return None
+    (tm, tn), (wm, wn) = entry.threadblock, entry.warp
+    k = entry.k_bytes // 2  # 16-bit K
+    per_stage = (tm + tn) * entry.k_bytes
     lo, hi = SM80_STAGES
-    if tm * tn >= 128 * 128:  # the default's stage rule (3, 4 and 5 stages measured within 1.5% at M = 256)
-        stages = max(lo, min(4, (ARCHS[spec.arch].smem_per_block - 8 * 1024) // per_stage))
-    else:  # room for two CTAs per SM (1 KiB of each is the runtime's)
-        stages = max(lo, min(hi, (ARCHS[spec.arch].smem_per_sm // 2 - 1024) // per_stage))
+    if entry.two_per_sm:  # 1 KiB of each CTA's shared memory is the runtime's
+        stages = max(lo, min(hi, (info.smem_per_sm // 2 - 1024) // per_stage))
+    else:  # what fits, at most 4 (resolve_sm80's rule for "auto")
+        stages = max(lo, min(4, (info.smem_per_block - 8 * 1024) // per_stage))
     return Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages, swizzle=spec.tile.swizzle)
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" spec (N None: the M bucket's own
     tile, that of N below every N class), or None for the spec's own default (sm90: M > 256 but for M > 512 at
-    N >= WIDE_N; sm80 path: M > 256, operands other than 16-bit or A or B aligned to less than 16 bytes; either: a
-    tile these rules cannot make valid)."""
+    N >= WIDE_N; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit or A or B aligned to
+    less than 16 bytes; either: a tile these rules cannot make valid)."""
     bucket, n_min = shape_class(M, N, spec.resolved_path)
     if spec.resolved_path != "sm90":
-        tile = _sm80_bucket_tile(spec, bucket)
+        tile = _sm80_bucket_tile(spec, bucket, n_min)
         if tile is None:
             return None
         try:

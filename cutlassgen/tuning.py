@@ -50,7 +50,7 @@ def _decode_tiles(base: Sm90Tile, kb: int):
 
 def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
     # The sm80 path at decode: small threadblocks (N / 64 CTAs, few padded rows) with deep pipelines, 128 bytes of K
-    # per stage (tiles.SM80_BUCKET_SHAPES; bench/results/h200_sm80_tiles.log).
+    # per stage (tiles.SM80_TILES; bench/results/h200_sm80_tiles.log).
     k = 4 * inst_k
     for (tm, tn), (wm, wn) in (((32, 64), (32, 32)), ((64, 64), (32, 32)), ((64, 32), (32, 32)), ((16, 64), (16, 32))):
         for stages in (4, 6, 8):

@@ -196,7 +196,7 @@ def test_shape_tiles_follow_the_buckets():
 
 def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
     from cutlassgen.arch import ARCHS
-    from cutlassgen.tiles import resolve, shape_class, shape_tile
+    from cutlassgen.tiles import SM80_WIDE_N, resolve, shape_class, shape_tile
 
     sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
     want = {1: ((32, 64, 64), (32, 32, 64)), 32: ((32, 64, 64), (32, 32, 64)), 33: ((64, 64, 64), (32, 32, 64)),
@@ -212,8 +212,15 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
             if tb[0] * tb[1] < 128 * 128 and 3 < tile.stages < 8:  # two CTAs share an SM, one more stage not
                 assert 2 * (smem + 1024) <= ARCHS[arch].smem_per_sm < 2 * (smem + smem // tile.stages + 1024)
         assert shape_tile(spec, 257, 8192) is None and shape_tile(spec, 4096) is None  # the default tile
+        assert shape_tile(spec, 4096, SM80_WIDE_N - 1) is None
+        # 128x256 replaces two default CTAs per SM: an A100 holds two (164 KiB), sm86/89 (100 KiB) one
+        wide = shape_tile(spec, 513, SM80_WIDE_N)
+        if arch == 80:
+            assert (wide.threadblock, wide.warp, wide.stages) == ((128, 256, 32), (64, 64, 32), 4)
+        else:
+            assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 4]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0)  # no N classes on this path
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (6, SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -223,13 +230,17 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         assert shape_tile(other, 32) is None, dtype
     rec = dispatch.heuristic_record(sm80, [(16, 8192, 8192), (32, 14336, 4096), (256, 8192, 8192),
                                            (4096, 8192, 8192)])
-    assert [w["label"] for w in rec["winners"]] == ["32x64x64 w32x32 s6", "128x128x64 w64x64 s4", "default (auto)"]
+    assert [w["label"] for w in rec["winners"]] == ["32x64x64 w32x32 s6", "128x128x64 w64x64 s4",
+                                                    "128x256x32 w64x64 s4"]
     assert rec["limits"] == [32, 256, math.inf]  # 33-128 and 257-512 go to the next larger bucket given
     k = dispatch.with_heuristic(_fake_kernel(sm80), rec, [_fake_kernel(v) for v in
                                                           dispatch.heuristic_variants(sm80, rec)])
-    assert k.choose(16, 14336).spec.tile.threadblock == (32, 64, 64) and k.choose(4096, 8192).spec is sm80
+    assert k.choose(16, 14336).spec.tile.threadblock == (32, 64, 64)
+    assert k.choose(4096, 8192).spec.tile.threadblock == (128, 256, 32)
     assert "32x64x64 w32x32 s6" in dispatch.per_shape_hint(sm80, 16, 8192, 8192)
-    assert dispatch.per_shape_hint(sm80, 4096, 8192, 8192) is None
+    assert "128x256x32 w64x64 s4" in dispatch.per_shape_hint(sm80, 4096, 8192, 8192)
+    assert dispatch.per_shape_hint(sm80, 4096, 1024, 8192) is None
+    assert dispatch.per_shape_hint(sm80, 300, 8192, 8192) is None
 
 
 def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():

@@ -139,8 +139,9 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
 
 
 def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
-    """The sm80 path's per-shape tiles (32x64, 64x64, 64x128, 128x128x64; compiled for the GPU at hand) at N and K
-    that are not multiples of the tile, written into a poisoned out; the default kernel names its per-shape tile."""
+    """The sm80 path's per-shape tiles (32x64, 64x64, 64x128, 128x128x64, and 128x256 at large M and N; compiled for
+    the GPU at hand) at N and K that are not multiples of the tile, written into a poisoned out; the default kernel
+    names its per-shape tile."""
     import torch
 
     import cutlassgen as cg
@@ -150,11 +151,12 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
 
     spec = cg.GemmSpec(arch=80, name="sm80_per_shape_dispatch", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
                        d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
-    shapes = [(M, 1000, 520) for M in (5, 40, 100, 200, 700)]
+    shapes = [(M, 1000, 520) for M in (5, 40, 100, 200, 700)] + [(600, 4104, 520)]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    assert [k.choose(M, N).spec.tile.threadblock[:2] for M, N, _ in shapes[:4]] == [(32, 64), (64, 64), (64, 128),
-                                                                                   (128, 128)]
+    assert [k.choose(M, N).spec.tile.threadblock[:2] for M, N, _ in shapes if M != 700] == [
+        (32, 64), (64, 64), (64, 128), (128, 128), (128, 256)]
+    assert k.choose(700, 1000).spec.tile == spec.tile  # above 512 rows, N below 4096: the default
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), M
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M)
