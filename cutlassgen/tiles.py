@@ -253,8 +253,8 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 # - M 33-64: 64x64, 4 warps: 191 vs 93 (223) at 64x8192^2, 139 vs 65 (182) at 64x6144x4096.
 # - M 65-128: 64x128, 4 warps: 237 vs 180 at 128x8192^2.
 # - M 129-256: 128x128 with 128 bytes of K (the default's shape with twice its K): 404 vs 354 at M = 256.
-# - M > 512 at N >= SM80_WIDE_N: 128x256, 8 warps, 64 bytes of K: 16-17% over the default at 512x8192^2,
-#   2048x8192^2 and 4096^3 (run 3). One 8-warp 128x256 CTA per SM covers what two 128x128 ones do, so it fills the
+# - M > 512 at N >= SM80_WIDE_N: 128x256, 8 warps, 64 bytes of K: 1.16-1.23x the default at 640x4096^2,
+#   2048x8192^2 and 4096^3 (runs 3-4; 1.17x at 512x8192^2, left in the 257-512 bucket). One 8-warp 128x256 CTA per SM covers what two 128x128 ones do, so it fills the
 #   SMs as well where the default runs two per SM (sm80; sm86/89 hold one, and keep the default); with fewer rows or
 #   columns the default's twice as many CTAs spread over more SMs, so those keep it.
 # The four small-M tiles take 128 bytes of K per stage (the most the path's K-major layout holds); the three smallest
@@ -296,7 +296,8 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
         # (ptxas "Local memory used"), which the default tile does not; none of them was timed
         return None
     info = ARCHS[spec.arch]
-    if entry.where_default_pairs and 2 * (resolve_sm80(spec, info.smem_per_block).smem_bytes + 1024) > info.smem_per_sm:
+    default_smem = resolve_sm80(spec, info.smem_per_block).smem_bytes
+    if entry.where_default_pairs and 2 * (default_smem + 1024) > info.smem_per_sm:
         return None
     (tm, tn), (wm, wn) = entry.threadblock, entry.warp
     k = entry.k_bytes // 2  # 16-bit K
