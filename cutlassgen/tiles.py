@@ -50,6 +50,11 @@ def alignment(op) -> int:
     return max_alignment(op.dtype) if op.alignment == AUTO else op.alignment
 
 
+def sm80_auto_stages(smem_limit: int, per_stage: int, least: int = 2) -> int:
+    """The sm80 path's "auto" stage count: what fits beside 8 KiB, at least `least` and at most 4."""
+    return max(least, min(4, (smem_limit - 8 * 1024) // per_stage))
+
+
 def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
     t = spec.tile
     bytes_ab = max(operand_bytes(spec))
@@ -61,7 +66,7 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
     inst = SM80_INSTRUCTION[spec.a.dtype] if t.instruction == AUTO else t.instruction
     per_stage = tb[0] * tb[2] * operand_bytes(spec)[0] + tb[1] * tb[2] * operand_bytes(spec)[1]
     if t.stages == AUTO:
-        stages = max(2, min(4, (smem_limit - 8 * 1024) // per_stage))
+        stages = sm80_auto_stages(smem_limit, per_stage)
     else:
         stages = t.stages
     swizzle = 1 if t.swizzle == AUTO else t.swizzle
@@ -254,9 +259,10 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 # - M 65-128: 64x128, 4 warps: 237 vs 180 at 128x8192^2.
 # - M 129-256: 128x128 with 128 bytes of K (the default's shape with twice its K): 404 vs 354 at M = 256.
 # - M > 512 at N >= SM80_WIDE_N: 128x256, 8 warps, 64 bytes of K: 1.16-1.23x the default at 640x4096^2,
-#   2048x8192^2 and 4096^3 (runs 3-4; 1.17x at 512x8192^2, left in the 257-512 bucket). One 8-warp 128x256 CTA per SM covers what two 128x128 ones do, so it fills the
-#   SMs as well where the default runs two per SM (sm80; sm86/89 hold one, and keep the default); with fewer rows or
-#   columns the default's twice as many CTAs spread over more SMs, so those keep it.
+#   2048x8192^2 and 4096^3 (runs 3-4; 1.17x at 512x8192^2, left in the 257-512 bucket). One 8-warp 128x256 CTA
+#   per SM covers what two 128x128 ones do, so it fills the SMs as well where the default runs two per SM (sm80;
+#   sm86/89 hold one, and keep the default); with fewer rows or columns the default's twice as many CTAs spread over
+#   more SMs, so those keep it.
 # The four small-M tiles take 128 bytes of K per stage (the most the path's K-major layout holds); the three smallest
 # as many stages (3 to 8) as leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA
 # per SM with a deeper pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at
@@ -270,7 +276,7 @@ class Sm80BucketTile:
     threadblock: tuple  # (M, N)
     warp: tuple  # (M, N)
     k_bytes: int  # of K per stage
-    two_per_sm: bool  # stages: as many as leave room for two CTAs per SM (3-8); else the default's rule (<= 4)
+    two_per_sm: bool  # stages: as many as leave room for two CTAs per SM (3-8); else sm80_auto_stages (3-4)
     where_default_pairs: bool = False  # only where the default tile runs two CTAs per SM (the place it takes)
 
 
@@ -296,8 +302,8 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
         # (ptxas "Local memory used"), which the default tile does not; none of them was timed
         return None
     info = ARCHS[spec.arch]
-    default_smem = resolve_sm80(spec, info.smem_per_block).smem_bytes
-    if entry.where_default_pairs and 2 * (default_smem + 1024) > info.smem_per_sm:
+    if entry.where_default_pairs and 2 * (resolve_sm80(spec, info.smem_per_block).smem_bytes + 1024) > \
+            info.smem_per_sm:
         return None
     (tm, tn), (wm, wn) = entry.threadblock, entry.warp
     k = entry.k_bytes // 2  # 16-bit K
@@ -305,8 +311,8 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
     lo, hi = SM80_STAGES
     if entry.two_per_sm:  # 1 KiB of each CTA's shared memory is the runtime's
         stages = max(lo, min(hi, (info.smem_per_sm // 2 - 1024) // per_stage))
-    else:  # what fits, at most 4 (resolve_sm80's rule for "auto")
-        stages = max(lo, min(4, (info.smem_per_block - 8 * 1024) // per_stage))
+    else:
+        stages = sm80_auto_stages(info.smem_per_block, per_stage, least=lo)
     return Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages, swizzle=spec.tile.swizzle)
 
 
