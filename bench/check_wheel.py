@@ -11,7 +11,7 @@ import torch
 
 import cutlassgen as cg
 from cutlassgen.aot import read_manifest
-from cutlassgen.tuning import _random_inputs
+from cutlassgen.tuning import random_inputs
 
 TOL = {"e4m3": 0.08, "e5m2": 0.15, "bf16": 1.5e-2, "fp16": 5e-3, "fp32": 5e-3, "int8": 0.05}
 
@@ -24,7 +24,7 @@ def main(manifest: str) -> int:
         kernel = cg.build(spec)
         inside = package in kernel.binary_path.resolve().parents
         M, N, K = 1000, 1024, 2048
-        args, inputs = _random_inputs(spec, M, N, K)
+        args, inputs = random_inputs(spec, M, N, K)
         out = kernel(*args, **inputs)
         ref = cg.reference(spec, *args, **inputs)
         d, r = (out.d, ref.d) if isinstance(out, tuple) else (out, ref)

@@ -183,7 +183,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
         for si, (M, N, K) in enumerate(shapes):
             with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
                 torch.manual_seed(1000 + si)  # the same inputs in every worker process; the caller's RNG untouched
-                args, inputs = (make_inputs or _random_inputs)(spec, M, N, K)
+                args, inputs = (make_inputs or random_inputs)(spec, M, N, K)
             ref = reference(spec, *args, **inputs)
             ref = ref.d if isinstance(ref, tuple) else ref
             for vi, variant, kernel, smem_bytes in zip(indices, variants, kernels, smem):
@@ -280,7 +280,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
     return TuneResult(rows, winners, path)
 
 
-def _random_inputs(spec: GemmSpec, M: int, N: int, K: int):
+def random_inputs(spec: GemmSpec, M: int, N: int, K: int):
     """Fresh random operands and epilogue inputs in the layouts and dtypes spec asks for."""
     import torch
 
