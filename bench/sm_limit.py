@@ -3,10 +3,12 @@ shared memory per SM.
 
 The sm80 path's tile rules (cutlassgen.tiles.SM80_TILES) are about waves and residency: how many CTAs an A100's 108
 SMs hold at once with 164 KiB of shared memory each. An H200 has 132 SMs with 228 KiB, so its timings alone cannot
-say which tile an A100 wants where the two differ. Inside the context, kernels on a side stream hold the rest:
-1. one CTA on every SM takes (SM's shared memory - target) bytes, so each SM has the target left;
-2. then one CTA on each of (SMs - target SMs) of them takes all of that, so those SMs take no other CTA.
-Both are checked by the SM ids the holding CTAs report (distinct, one per SM, or the context raises). What stays
+say which tile an A100 wants where the two differ. Inside the context, kernels on side streams hold the rest:
+1. (SMs - target SMs) CTAs of a block's most shared memory fill one SM each, which then takes no other CTA;
+2. one CTA on each of the other SMs takes (SM's shared memory - target) bytes, leaving the target.
+The second is checked by the SM ids the holding CTAs report (one per free SM, or the context raises); `python
+bench/sm_limit.py` checks that grids launched inside run on the free SMs only, two half-target CTAs at a time each.
+Only the current stream may be synchronized inside (torch.cuda.synchronize() would wait for the holders). What stays
 the H200's: DRAM bandwidth (4.8 vs 2.0 TB/s), L2 (50 vs 40 MB), clocks and mma.sync throughput per SM. So it
 emulates an A100's occupancy and waves, not its speed; decode shapes, bound by DRAM, run faster than on an A100.
 
@@ -87,63 +89,71 @@ def limited_sms(sms: int, smem_per_sm: int, timeout_s: float = 600.0):
     module = _holder()
     release = torch.zeros(1, dtype=torch.int32, pin_memory=True)  # host memory the device reads (UVA)
     smids = torch.zeros(2 * total, dtype=torch.int32, pin_memory=True)
-    side = torch.cuda.Stream()  # a non-blocking stream: the timed kernels on the current stream run beside it
+    # Non-blocking streams, one per holding grid (a stream runs its grids one after another): the timed kernels on
+    # the current stream run beside them.
+    sides = torch.cuda.Stream(), torch.cuda.Stream()
     timeout_ns = int(timeout_s * 1e9)
-    pad = have - smem_per_sm - _RESERVED
-    if pad > 0:
-        module.hold(release.data_ptr(), smids.data_ptr(), 0, total, pad, side.cuda_stream, timeout_ns)
-        got = _wait_reported(smids, total)
-        if len(set(got)) != total:
-            release[0] = 1
-            side.synchronize()
-            raise RuntimeError(f"the shared-memory holders did not land one per SM: {sorted(got)}")
-    else:
-        smids[:total] = 1
-    held = []
-    if sms < total:
-        module.hold(release.data_ptr(), smids.data_ptr(), total, total - sms, smem_per_sm - _RESERVED,
-                    side.cuda_stream, timeout_ns)
-        held = _wait_reported(smids[total:], total - sms)
-        if len(set(held)) != total - sms:
-            release[0] = 1
-            side.synchronize()
-            raise RuntimeError(f"the SM holders did not land one per SM: {sorted(held)}")
     try:
+        # First whole SMs: a CTA of the most shared memory a block may take fills its SM, so each lands alone.
+        held = []
+        if sms < total:
+            module.hold(release.data_ptr(), smids.data_ptr(), 0, total - sms, have - _RESERVED,
+                        sides[0].cuda_stream, timeout_ns)
+            held = _wait_reported(smids, total - sms)
+        # Then the rest of the shared memory on each free SM. The scheduler spreads a grid's CTAs over the SMs
+        # with room (seen on an H200), so one lands on each; checked below.
+        pad = have - smem_per_sm - _RESERVED
+        if pad > 0:
+            module.hold(release.data_ptr(), smids.data_ptr(), total, sms, pad, sides[1].cuda_stream, timeout_ns)
+            padded = _wait_reported(smids[total:], sms)
+            if len(set(padded)) != sms or set(padded) & set(held):
+                raise RuntimeError(f"the shared-memory holders did not land one per free SM: {sorted(padded)}")
         yield set(held)
     finally:
         release[0] = 1
-        side.synchronize()
+        for side in sides:
+            side.synchronize()
 
 
-def landing_sms(ctas: int, smem_bytes: int) -> list[int]:
-    """The SM each of `ctas` CTAs with smem_bytes of shared memory ran on (launched on the current stream; they
-    return at once)."""
-    done = torch.ones(1, dtype=torch.int32, pin_memory=True)
-    smids = torch.zeros(ctas, dtype=torch.int32, pin_memory=True)
-    _holder().hold(done.data_ptr(), smids.data_ptr(), 0, ctas, smem_bytes, torch.cuda.current_stream().cuda_stream,
-                   10**9)
-    torch.cuda.synchronize()
-    return [int(s) - 1 for s in smids]
+def probe(smids, never, smem_bytes: int, hold_s: float) -> tuple[list[int], float]:
+    """Launch len(smids) CTAs of smem_bytes of shared memory on the current stream, each staying hold_s seconds: the
+    SM each ran on and the seconds the grid took (hold_s per wave of CTAs that fit at once). smids, never: pinned
+    int32 (the device reads and writes them), allocated before the holders start; never holds 0. Synchronizes the
+    current stream only: the holders run on."""
+    stream = torch.cuda.current_stream()
+    stream.synchronize()
+    start = time.perf_counter()
+    _holder().hold(never.data_ptr(), smids.data_ptr(), 0, len(smids), smem_bytes, stream.cuda_stream,
+                   int(hold_s * 1e9))
+    stream.synchronize()
+    return [int(s) - 1 for s in smids], time.perf_counter() - start
 
 
 def main():
-    """Check the emulation on this GPU: CTAs launched inside land on the free SMs, all of them, and on no held one."""
+    """Check the emulation on this GPU: grids launched inside run on the free SMs only, all of them, two CTAs of
+    half the target's shared memory at a time on each, and one of a byte more."""
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sms", type=int, default=108)
     ap.add_argument("--smem-kib", type=int, default=164)
     args = ap.parse_args()
-    smem = args.smem_kib * 1024
-    one_per_sm = smem // 2  # two of these do not fit beside the runtime's share: at most one per free SM at a time
-    with limited_sms(args.sms, smem) as held:
-        landed = landing_sms(4 * args.sms, one_per_sm)
-    on_held = sorted(set(landed) & held)
-    print(f"{torch.cuda.get_device_name()}: {len(held)} SMs held whole; {len(landed)} CTAs of {one_per_sm} bytes "
-          f"ran on {len(set(landed))} SMs, {len(on_held)} of them held ones")
-    if on_held or len(set(landed)) != args.sms:
-        raise SystemExit("the emulation leaks: " + (f"CTAs ran on held SMs {on_held}" if on_held else
-                                                    f"{len(set(landed))} SMs ran CTAs, not {args.sms}"))
+    half = args.smem_kib * 1024 // 2 - _RESERVED  # two fit on a free SM, with the runtime's share each
+    hold = 0.05
+    buffers = [torch.zeros(2 * args.sms, dtype=torch.int32, pin_memory=True) for _ in range(2)]
+    never = torch.zeros(1, dtype=torch.int32, pin_memory=True)
+    _holder()
+    with limited_sms(args.sms, args.smem_kib * 1024, timeout_s=30) as held:
+        pairs, t_pairs = probe(buffers[0], never, half, hold)
+        singles, t_singles = probe(buffers[1], never, half + 1024, hold)
+    print(f"{torch.cuda.get_device_name()}: {len(held)} SMs held whole. {2 * args.sms} CTAs of {half} bytes ran on "
+          f"{len(set(pairs))} SMs in {t_pairs * 1e3:.0f} ms; of {half + 1024} bytes on {len(set(singles))} SMs in "
+          f"{t_singles * 1e3:.0f} ms (each CTA stays {hold * 1e3:.0f} ms)")
+    leaks = sorted((set(pairs) | set(singles)) & held)
+    if leaks or len(set(pairs)) != args.sms or not (t_pairs < 1.5 * hold < t_singles):
+        raise SystemExit("the emulation does not hold: " + (f"CTAs ran on held SMs {leaks}" if leaks else
+                         "not every free SM ran CTAs, or not two at a time of half the shared memory"))
+    print("the emulation holds")
 
 
 if __name__ == "__main__":
