@@ -11,18 +11,13 @@ There is no sm80 GPU here: the kernels are the sm80 path compiled for the GPU th
 same mma.sync / cp.async / ldmatrix code). Absolute numbers are the H200's; what carries to an A100 (108 SMs,
 2 TB/s) is the ranking where one tile makes several times the CTAs or pads a fraction of the rows of another.
 
-With --a100 every shape is timed inside bench/sm_limit.py's limited_sms(108, 164 KiB): the GPU keeps 108 SMs free
-with an A100's 164 KiB of shared memory each (its occupancy and waves, not its bandwidth), and cuBLAS (sm90 kernels
-that do not fit there) is left out.
-
-Run: python bench/sm80_tiles.py [--spec bf16|int8] [--shapes MxNxK,...] [--rounds N] [--warm] [--a100]
+Run: python bench/sm80_tiles.py [--spec bf16|int8] [--shapes MxNxK,...] [--rounds N] [--warm]
                                 [--names "128x128x32 w64x64 s4",...]
 Every tile is compiled in one ninja run and checked against the float64 reference at every shape; then, per shape,
-all tiles and cuBLAS (bf16: mm and cuBLASLt fused; int8: torch._int_mm, no dequantize) are timed in shuffled interleaved rounds (cutlassgen.timing), L2 flushed
-before every timed run unless --warm.
+all tiles and cuBLAS (bf16: mm and cuBLASLt fused; int8: torch._int_mm, without the dequantize) are timed in
+shuffled interleaved rounds (cutlassgen.timing), L2 flushed before every timed run unless --warm.
 """
 import argparse
-import contextlib
 import re
 import statistics
 import sys
@@ -33,13 +28,11 @@ import torch
 
 import cutlassgen as cg
 from cutlassgen import Sm80Tile, dispatch
-from cutlassgen.arch import ARCHS
 from cutlassgen.demo import default_spec
 from cutlassgen.errors import SpecError
 from cutlassgen.golden import reference
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush
 from cutlassgen.tuning import random_inputs
-from sm_limit import limited_sms
 
 # Names are parsed into tiles, so a name cannot drift from its tile: "TBMxTBNxK wWMxWN sS" (S: stages; "auto" when
 # left out). K is in elements (bf16: 32 = 64 bytes, the default's; 64 = 128 bytes; int8: 64 = 64 bytes). The first
@@ -82,7 +75,6 @@ TILES = {
 # Runs 1 and 2 (bench/results/h200_sm80_tiles.log) compared wider bf16 lists: 128x128x64 s3, 128x256x32 s3,
 # 128x256x64, 128x64, 64x128x32, 64x64x32 s8, 32x128x64, 64x32x64, 16x32x64, 32x32x64 and stages 4-10 of the tiles
 # above.
-A100_SMS = 108
 SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (64, 6144, 4096), (32, 14336, 4096),
           (128, 8192, 8192), (256, 8192, 8192), (512, 8192, 8192), (640, 4096, 4096), (2048, 8192, 8192),
           (4096, 4096, 4096)]
@@ -123,7 +115,6 @@ def main():
     ap.add_argument("--names", default=None, help="comma-separated tile names (default: TILES of --spec)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--warm", action="store_true", help="leave L2 warm between timed runs")
-    ap.add_argument("--a100", action="store_true", help="time with 108 SMs of 164 KiB free (bench/sm_limit.py)")
     args = ap.parse_args()
     print("command: python bench/sm80_tiles.py " + " ".join(f"'{a}'" if " " in a else a for a in sys.argv[1:]),
           flush=True)
@@ -155,43 +146,30 @@ def main():
     chain = {"bf16": "bf16 bias+gelu_tanh", "int8": "int8 x int8, per-row x per-column dequantize to bf16"}
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}; sm80 path compiled for sm_"
           f"{cg.jit.default_target_arch(base)}; {chain[args.spec]}; {'warm' if args.warm else 'cold'} L2; "
-          f"{args.rounds} interleaved rounds of 20 runs; TFLOP/s (median of rounds)"
-          + ("; 108 SMs with 164 KiB of shared memory free (an A100's), cuBLAS left out" if args.a100 else ""),
-          flush=True)
+          f"{args.rounds} interleaved rounds of 20 runs; TFLOP/s (median of rounds)", flush=True)
 
-    prepared = {}  # checked before any timing: the float64 reference's cuBLAS kernels need the whole GPU
     for M, N, K in shapes:
         torch.manual_seed(M + N + K)
         operands, inputs = random_inputs(base, M, N, K)
         ref = reference(base, *operands, return_float64=True, **inputs)
+        print(f"\n{M}x{N}x{K}:")
+        timed = library_contenders(args.spec, operands)
+        if args.spec == "bf16":
+            a, b = operands
+            timed["cuBLASLt fused"] = lambda: torch._addmm_activation(inputs["bias"], a, b, use_gelu=True)
         for name, k in kernels.items():
             out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)  # poisoned
             k(*operands, **inputs, out=out)
             err = ((out.double() - ref).norm() / ref.norm()).item()
             if not err < 1.5e-2:
                 raise SystemExit(f"{name} at {M}x{N}x{K}: relative error {err:.2e}")
-        prepared[M, N, K] = operands, inputs
-        del ref
-    limits = contextlib.ExitStack()
-    if args.a100:  # one holding for every shape (the holders give up after 20 minutes)
-        held = limits.enter_context(limited_sms(A100_SMS, ARCHS[80].smem_per_sm, timeout_s=1200))
-        print(f"holding {len(held)} SMs whole and each other SM's shared memory beyond 164 KiB", flush=True)
-    for (M, N, K), (operands, inputs) in prepared.items():
-        print(f"\n{M}x{N}x{K}:")
-        timed = {} if args.a100 else library_contenders(args.spec, operands)
-        if args.spec == "bf16" and not args.a100:
-            a, b = operands
-            timed["cuBLASLt fused"] = lambda a=a, b=b, bias=inputs["bias"]: torch._addmm_activation(
-                bias, a, b, use_gelu=True)
-        for name, k in kernels.items():
-            timed[name] = lambda k=k, operands=operands, inputs=inputs: k(*operands, **inputs)
+            timed[name] = lambda k=k: k(*operands, **inputs)
         rounds = interleaved_rounds_ms(timed, rounds=args.rounds, seed=M * 7 + N, before=flush)
         tf = {name: 2 * M * N * K / statistics.median(ts) / 1e9 for name, ts in rounds.items()}
         default = tf.get(default_name)
         for name, v in sorted(tf.items(), key=lambda kv: -kv[1]):
             rel = f"  {v / default:.2f}x the default" if default and name in kernels else ""
             print(f"  {name:<24} {v:7.1f}{rel}", flush=True)
-    limits.close()
 
 
 if __name__ == "__main__":

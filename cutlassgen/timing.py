@@ -35,7 +35,7 @@ def median_ms(fn, reps: int = 30, warmup: int = 5, settle_ms: float = 0.0, befor
         spent = begin.elapsed_time(done)
         for _ in range(min(MAX_SETTLE_CALLS, max(0, math.ceil((settle_ms - spent) / max(spent / warmup, 1e-3))))):
             fn()
-    torch.cuda.current_stream().synchronize()  # this stream's work only (bench/sm_limit.py runs kernels beside it)
+    torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -51,7 +51,7 @@ def test_paired_ratio_refuses_unpaired_rounds():
 
 
 class _FakeClock:
-    """torch.cuda's events and current stream over a clock that only fn() advances (2 ms a call)."""
+    """torch.cuda's events, synchronize and _sleep over a clock that only fn() advances (2 ms a call)."""
     def __init__(self):
         self.now = 0.0
 
@@ -69,19 +69,13 @@ class _FakeClock:
                 return end.at - self.at
         return Event()
 
-    def stream(self):
-        class Stream:
-            def synchronize(self):
-                pass
-        return Stream()
-
 
 def test_median_ms_settles_for_about_settle_ms_before_timing(monkeypatch):
     import torch
 
     clock, calls = _FakeClock(), []
     monkeypatch.setattr(torch.cuda, "Event", clock.event)
-    monkeypatch.setattr(torch.cuda, "current_stream", clock.stream)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: None)
 
     def fn():
@@ -100,7 +94,7 @@ def test_median_ms_runs_before_ahead_of_every_timed_run_outside_its_events(monke
 
     clock, order = _FakeClock(), []
     monkeypatch.setattr(torch.cuda, "Event", clock.event)
-    monkeypatch.setattr(torch.cuda, "current_stream", clock.stream)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: None)
 
     def flush():  # 100 ms of GPU time that must not count
