@@ -252,7 +252,7 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 # MMAs to 128 rows and makes N / 128 CTAs, too few to keep enough weight bytes in flight. Measured on the H200 only
 # (the sm80 path compiled for sm_90a; bench/sm80_tiles.py, bench/results/h200_sm80_tiles.log runs 3-4, cold), bf16
 # operands (fp16 has the same mma.sync shape and sizes), bias + gelu_tanh, TFLOP/s of the tile below against the
-# 128x128 default (cuBLAS mm):
+# 128x128 default (cuBLAS mm); int8 below the list:
 # - M <= 32: 32x64 threadblocks, 2 warps: 55 vs 24 (62) at 16x8192^2, 108 vs 47 (123) at M = 32, 112 vs 72 (118)
 #   at 32x14336x4096. A 16-row tile was 3% faster at M = 16 and no faster at 32 (run 2).
 # - M 33-64: 64x64, 4 warps: 191 vs 93 (223) at 64x8192^2, 139 vs 65 (182) at 64x6144x4096.
@@ -263,6 +263,11 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 #   per SM covers what two 128x128 ones do, so it fills the SMs as well where the default runs two per SM (sm80;
 #   sm86/89 hold one, and keep the default); with fewer rows or columns the default's twice as many CTAs spread over
 #   more SMs, so those keep it.
+# int8 operands (run 5: the int8 dequant spec, per-row x per-column scales to bf16) take the same tiles with the same
+# bytes of K per stage (twice the elements), so the same shared memory and stages: against int8's 128x128x64 default,
+# cold / warm, M <= 32 1.93-1.95x, 33-64 1.78-1.83x, 65-128 1.25-1.26x, 129-256 1.07-1.11x, > 512 at N >= 4096
+# 1.05-1.10x. At 129-256 rows 128x128 with 64 bytes of K and 6 stages was faster still (1.14-1.17x), but with 96 KiB
+# it holds one CTA per A100 SM, where the rule below wants two. e4m3 / e5m2 (sm89) and tf32 keep the default: not timed.
 # The four small-M tiles take 128 bytes of K per stage (the most the path's K-major layout holds); the three smallest
 # as many stages (3 to 8) as leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA
 # per SM with a deeper pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at
@@ -293,11 +298,17 @@ _SM80_N_THRESHOLDS = {bucket: tuple(sorted(n for b, n in SM80_TILES if b == buck
                       for bucket, n_min in SM80_TILES if n_min}
 
 
+def _sm80_timed_operands(spec: GemmSpec) -> bool:
+    """Operand types the sm80 per-shape tiles were timed with (h200_sm80_tiles.log): 16-bit floats, int8."""
+    return {spec.a.dtype, spec.b.dtype} <= {"fp16", "bf16"} or spec.a.dtype == spec.b.dtype == "int8"
+
+
 def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
     entry = SM80_TILES.get((bucket, n_min))
-    if entry is None or operand_bytes(spec) != (2, 2):  # measured for 16-bit operands only
+    if entry is None or not _sm80_timed_operands(spec):
         return None
-    if min(alignment(spec.a), alignment(spec.b)) < 8:
+    bytes_a, bytes_b = operand_bytes(spec)
+    if min(alignment(spec.a) * bytes_a, alignment(spec.b) * bytes_b) < 16:
         # narrower cp.async copies: compiled for sm_80, three of the small-M tiles then used a 240-byte stack frame
         # (ptxas "Local memory used"), which the default tile does not; none of them was timed
         return None
@@ -306,7 +317,7 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
             info.smem_per_sm:
         return None
     (tm, tn), (wm, wn) = entry.threadblock, entry.warp
-    k = entry.k_bytes // 2  # 16-bit K
+    k = entry.k_bytes // bytes_a
     per_stage = (tm + tn) * entry.k_bytes
     lo, hi = SM80_STAGES
     if entry.two_per_sm:  # 1 KiB of each CTA's shared memory is the runtime's
@@ -319,8 +330,8 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" spec (N None: the M bucket's own
     tile, that of N below every N class), or None for the spec's own default (sm90: M > 256 but for M > 512 at
-    N >= WIDE_N; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit or A or B aligned to
-    less than 16 bytes; either: a tile these rules cannot make valid)."""
+    N >= WIDE_N; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or int8, A or
+    B aligned to less than 16 bytes; either: a tile these rules cannot make valid)."""
     bucket, n_min = shape_class(M, N, spec.resolved_path)
     if spec.resolved_path != "sm90":
         tile = _sm80_bucket_tile(spec, bucket, n_min)

@@ -224,10 +224,22 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
-    for dtype in ("int8", "tf32"):  # only 16-bit operands were measured
-        other = cg.GemmSpec(arch=80, a=cg.Operand(dtype), b=cg.Operand(dtype, "column"),
-                            d=cg.Operand("int32" if dtype == "int8" else "fp32"))
-        assert shape_tile(other, 32) is None, dtype
+    # int8: the same tiles in bytes of K (twice the elements), so the same shared memory and stages per arch
+    int8 = cg.GemmSpec(arch=80, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"),
+                       epilogue=[cg.Multiply("per_row", "scale_a", "fp32"), cg.Multiply("per_col", "scale_b", "fp32")])
+    for arch in (80, 86, 89):
+        for M in (*want, 513):
+            tile16, tile8 = shape_tile(sm80.replace(arch=arch), M, 8192), shape_tile(int8.replace(arch=arch), M, 8192)
+            assert (tile16 is None) == (tile8 is None), (arch, M)
+            if tile8 is not None:
+                assert tile8.threadblock == (*tile16.threadblock[:2], 2 * tile16.threadblock[2]), (arch, M)
+                assert (tile8.warp[2], tile8.stages) == (2 * tile16.warp[2], tile16.stages), (arch, M)
+                assert resolve(int8.replace(arch=arch, tile=tile8)).smem_bytes == resolve(
+                    sm80.replace(arch=arch, tile=tile16)).smem_bytes, (arch, M)
+    assert shape_tile(int8.replace(a=cg.Operand("int8", alignment=8)), 32) is None  # 8 bytes: not timed
+    tf32 = cg.GemmSpec(arch=80, a=cg.Operand("tf32"), b=cg.Operand("tf32", "column"), d=cg.Operand("fp32"))
+    fp8 = cg.GemmSpec(arch=89, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    assert shape_tile(tf32, 32) is None and shape_tile(fp8, 32) is None  # not timed: the default
     rec = dispatch.heuristic_record(sm80, [(16, 8192, 8192), (32, 14336, 4096), (256, 8192, 8192),
                                            (4096, 8192, 8192)])
     assert [w["label"] for w in rec["winners"]] == ["32x64x64 w32x32 s6", "128x128x64 w64x64 s4",
@@ -423,8 +435,10 @@ def test_per_shape_hint_names_the_per_shape_tile_and_the_fix():
     wide = dispatch.per_shape_hint(SPEC, 4096, 14336, 4096)  # ... below N = 12288
     assert "M=4096, N=14336 runs the default tile" in wide and "128x128x64 c1x1 pingpong" in wide
     assert dispatch.per_shape_hint(dataclasses.replace(SPEC, tile=SMALL), 32, 8192, 4096) is None  # chosen by hand
+    tf32 = cg.GemmSpec(arch=80, a=cg.Operand("tf32"), b=cg.Operand("tf32", "column"), d=cg.Operand("fp32"))
+    assert dispatch.per_shape_hint(tf32, 32, 8192, 4096) is None  # no sm80 per-shape tiles for tf32
     int8 = cg.GemmSpec(arch=80, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("int32"))
-    assert dispatch.per_shape_hint(int8, 32, 8192, 4096) is None  # the sm80 path's shape tiles are 16-bit only
+    assert "32x64x128 w32x32 s6" in dispatch.per_shape_hint(int8, 32, 8192, 4096)
 
 
 def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):

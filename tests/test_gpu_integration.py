@@ -168,6 +168,31 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         cg.build(spec, dispatch=False)(a, b, bias=bias)
 
 
+def test_sm80_path_int8_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
+    """int8 x int8 dequantized to bf16 (examples/specs/int8_dequant_sm80.toml's chain) over the sm80 path's per-shape
+    tiles, which take 128 bytes of K (128 int8 elements) below 257 rows, at ragged N into a poisoned out."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+    from cutlassgen.tuning import random_inputs
+
+    spec = cg.GemmSpec(arch=80, name="sm80_int8_per_shape_dispatch", a=cg.Operand("int8"),
+                       b=cg.Operand("int8", "column"), d=cg.Operand("bf16"),
+                       epilogue=[cg.Multiply("per_row", "scale_a", "fp32"), cg.Multiply("per_col", "scale_b", "fp32")])
+    shapes = [(M, 1000, 528) for M in (5, 40, 100, 200)] + [(600, 4104, 528)]  # K: int8's 16-byte alignment
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    assert [k.choose(M, N).spec.tile.threadblock for M, N, _ in shapes] == [
+        (32, 64, 128), (64, 64, 128), (64, 128, 128), (128, 128, 128), (128, 256, 64)]
+    for M, N, K in shapes:
+        torch.manual_seed(M)
+        (a, b), inputs = random_inputs(spec, M, N, K)
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k(a, b, **inputs, out=out)
+        assert _rel(out, cg.reference(spec, a, b, **inputs)) < REL_ERR["bf16"], M
+
+
 def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
     import warnings
 
