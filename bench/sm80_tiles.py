@@ -21,7 +21,6 @@ import argparse
 import re
 import statistics
 import sys
-
 from pathlib import Path
 
 import torch
@@ -147,7 +146,6 @@ def main():
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}; sm80 path compiled for sm_"
           f"{cg.jit.default_target_arch(base)}; {chain[args.spec]}; {'warm' if args.warm else 'cold'} L2; "
           f"{args.rounds} interleaved rounds of 20 runs; TFLOP/s (median of rounds)", flush=True)
-
     for M, N, K in shapes:
         torch.manual_seed(M + N + K)
         operands, inputs = random_inputs(base, M, N, K)

@@ -266,8 +266,8 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 # int8 operands (run 5: the int8 dequant spec, per-row x per-column scales to bf16) take the same tiles with the same
 # bytes of K per stage (twice the elements), so the same shared memory and stages: against int8's 128x128x64 default,
 # cold / warm, M <= 32 1.93-1.95x, 33-64 1.78-1.83x, 65-128 1.25-1.26x, 129-256 1.07-1.11x, > 512 at N >= 4096
-# 1.05-1.10x. At 129-256 rows 128x128 with 64 bytes of K and 6 stages was faster still (1.14-1.17x), but with 96 KiB
-# it holds one CTA per A100 SM, where the rule below wants two. e4m3 / e5m2 (sm89) and tf32 keep the default: not timed.
+# 1.05-1.10x. At 129-256 rows 128x128 with 64 bytes of K and 6 stages was faster still (1.14-1.17x); not taken: an
+# int8-only exception timed on the H200 alone. e4m3 / e5m2 (sm89) and tf32 keep the default: not timed.
 # The four small-M tiles take 128 bytes of K per stage (the most the path's K-major layout holds); the three smallest
 # as many stages (3 to 8) as leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA
 # per SM with a deeper pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at
