@@ -112,12 +112,13 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
-    from .tuning import configs, label, wants_decode_space, write_report
+    from .tuning import candidates, label, write_report
 
     (spec,) = _load_specs([args.spec])
     shapes = _parse_shapes(args.shape)
-    variants = configs(spec, args.limit, decode=wants_decode_space(shapes), match=args.match)
-    print(f"{len(variants)} valid configurations of {spec.name or spec.key}")
+    variants = candidates(spec, shapes, args.limit, args.match)
+    print(f"{len(variants)} valid configurations of {spec.name or spec.key} (its own tile first; for an all-'auto' "
+          f"spec the per-shape heuristic's tiles of the shapes given next)")
     if args.list:
         print("\n".join(label(v) for v in variants))
         return 0

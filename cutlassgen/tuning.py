@@ -109,6 +109,27 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     return out
 
 
+def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | None = None) -> list[GemmSpec]:
+    """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
+    (what build(spec, shapes=...) would run, so a tuned choice never loses to it), then configs(spec, limit, match),
+    with the decode space when a shape has M <= DECODE_M."""
+    from .dispatch import tile_is_auto
+    from .tiles import shape_tile
+
+    baselines = [spec]
+    if tile_is_auto(spec):
+        for M, N, _ in shapes:
+            tile = shape_tile(spec, M, N)
+            if tile is not None:
+                baselines.append(dataclasses.replace(spec, tile=tile))
+    out, seen = [], set()
+    for variant in baselines + configs(spec, limit, decode=wants_decode_space(shapes), match=match):
+        if variant.key not in seen:
+            seen.add(variant.key)
+            out.append(variant)
+    return out
+
+
 SCHEDULER_LABELS = {"persistent": "", "stream_k": " stream-K", "stream_k_always": " stream-K always"}
 
 
@@ -144,7 +165,7 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
           variants: list | None = None, gpus: int | None = None) -> list[Row]:
     """Compile every valid configuration of spec in one ninja run, then time and check each at each shape (GPU).
 
-    variants: the specs to time instead of configs(spec, limit) (tune passes them with the default added).
+    variants: the specs to time instead of configs(spec, limit) (tune passes candidates(spec, shapes, ...)).
     gpus: how many GPUs share the timing (default: every visible one, if they are all the same model); each runs a
     worker process that times its share of the configurations on the same seeded inputs.
     """
@@ -255,9 +276,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
     shapes = [tuple(int(x) for x in s) for s in shapes]
-    variants = configs(spec, limit, decode=wants_decode_space(shapes), match=match)
-    if spec.key not in {v.key for v in variants}:
-        variants.insert(0, spec)  # the default (its "auto" tile): the baseline a tuned choice must beat
+    variants = candidates(spec, shapes, limit, match)
     rows = study(spec, shapes, reps=reps, variants=variants)
     by_key = {v.key: v for v in variants}
     max_err = MAX_REL_ERR[DTYPES[spec.d.dtype].bits if DTYPES[spec.d.dtype].bits in MAX_REL_ERR else 32]

@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 import cutlassgen as cg
-from cutlassgen.tuning import Row, configs, label, read_report, write_report
+from cutlassgen.tuning import Row, candidates, configs, label, read_report, write_report
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -134,7 +134,27 @@ def test_cli_lists_configurations(capsys):
 
     assert main(["tune", str(ROOT / "examples/specs/fp16_bias_relu_sm80.toml"), "--list", "--limit", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("3 valid configurations") and len(out) == 4
+    # its own tile (128x128x32 w64x64 s4) is also the space's second configuration: listed once
+    assert out[0].startswith("3 valid configurations") and out[1:] == [
+        "128x128x32 w64x64 s4", "128x128x32 w64x64 s3", "128x128x64 w64x64 s3"]
+
+
+def test_tune_times_the_default_and_the_per_shape_heuristics_tiles_first():
+    """A tuned record replaces the per-shape heuristic in build(spec), so tune must time the heuristic's tiles too:
+    the sm80 path's 33-64 bucket tile (64x64, 5 stages) is outside its decode space (4, 6 and 8 stages)."""
+    from cutlassgen.tiles import shape_tile
+
+    spec = cg.load_spec(ROOT / "examples/specs/int8_dequant_sm80.toml")
+    shapes = [(48, 8192, 8192), (200, 8192, 8192), (300, 8192, 8192)]
+    got = candidates(spec, shapes, limit=2)
+    heuristic = [spec.replace(tile=shape_tile(spec, 48, 8192)), spec.replace(tile=shape_tile(spec, 200, 8192))]
+    assert [label(v) for v in got[:3]] == ["default (auto)", "64x64x128 w32x32 s5", "128x128x128 w64x64 s4"]
+    assert [v.key for v in got[1:3]] == [v.key for v in heuristic]  # M = 300 keeps the default: nothing added
+    rest = configs(spec, limit=2, decode=True)
+    assert heuristic[0].key not in {v.key for v in rest} and len({v.key for v in got}) == len(got)
+    assert {v.key for v in got} == {v.key for v in [spec, *heuristic, *rest]}
+    fixed = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")  # a set tile: no heuristic applies
+    assert candidates(fixed, shapes, limit=2)[0] == fixed
 
 
 @pytest.mark.gpu
@@ -178,9 +198,11 @@ def test_tune_records_winners_and_build_dispatches_by_m(cache_dir):
 
     spec = cg.GemmSpec(arch=80, name="tune_dispatch_test", a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"),
                        d=cg.Operand("fp16"), epilogue=[cg.Add("per_col", "bias", "fp16"), cg.Activation("relu")])
-    result = tune(spec, [(64, 1024, 1024), (2048, 1024, 1024)], limit=3, reps=5)
-    variants = configs(spec, limit=3, decode=True)  # M = 64 adds the decode space's small threadblocks
-    assert len(variants) > 3 and len(result.rows) == 2 * (len(variants) + 1)  # and the default, at two shapes
+    shapes = [(64, 1024, 1024), (2048, 1024, 1024)]
+    result = tune(spec, shapes, limit=3, reps=5)
+    # the default, the 33-64 bucket's tile, 3 of the main space and (M = 64) the decode space, at two shapes
+    variants = candidates(spec, shapes, limit=3)
+    assert len(variants) > 3 + 2 and len(result.rows) == 2 * len(variants)
     assert [w["shape"][0] for w in result.winners] == [64, 2048]
     record = read_record(spec, result.winners and torch.cuda.get_device_capability()[0] * 10
                          + torch.cuda.get_device_capability()[1])
