@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -204,7 +205,13 @@ def main(argv=None) -> int:
     from .errors import BuildError, SpecError
 
     try:
-        return args.fn(args)
+        status = args.fn(args)
+        sys.stdout.flush()  # inside the try: a reader that went away (`| head`) surfaces here, not at exit
+        return status
     except (SpecError, BuildError) as e:
         print(f"cutlassgen: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader closed the pipe: stop quietly, and send what Python would flush at exit nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # what a shell reports for a writer ended by SIGPIPE

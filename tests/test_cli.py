@@ -31,6 +31,20 @@ def test_python_dash_m_and_the_script_agree():
     assert out == cg.render(cg.load_spec(EXAMPLE))
 
 
+def test_a_reader_that_goes_away_is_not_a_traceback():
+    """`cutlassgen render SPEC | head -1`: the pipe's reader is gone before the CLI writes (closed here before the
+    child has even imported cutlassgen), so every write fails; the CLI stops quietly with SIGPIPE's shell status."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "cutlassgen", "render", str(EXAMPLE)], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                              timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141 and done.stderr == "", done.stderr
+
+
 def test_invalid_spec_is_a_message_not_a_traceback(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text(EXAMPLE.read_text().replace('fn = "relu"', 'fn = "rleu"'))
