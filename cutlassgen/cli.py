@@ -41,9 +41,19 @@ def cmd_build(args):
 
 def _parse_shapes(texts) -> list:
     try:
-        return [tuple(int(x) for x in s.lower().split("x")) for s in texts]
+        shapes = [tuple(int(x) for x in s.lower().split("x")) for s in texts]
     except ValueError:
-        raise SpecError("--shape", texts, "each must be MxNxK with integers", "e.g. --shape 32x8192x8192") from None
+        shapes = None
+    if shapes is None or not all(len(s) == 3 and min(s) > 0 for s in shapes):
+        raise SpecError("--shape", texts, "each must be MxNxK, three positive integers", "e.g. --shape 32x8192x8192")
+    return shapes
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def cmd_cache(args):
@@ -187,10 +197,10 @@ def main(argv=None) -> int:
     t = sub.add_parser("tune", help="compile and time every valid tile configuration of a spec (a tile study)")
     t.add_argument("spec")
     t.add_argument("--shape", action="append", default=[], metavar="MxNxK", help="problem shape (repeatable)")
-    t.add_argument("--limit", type=int, default=None, help="at most this many configurations")
+    t.add_argument("--limit", type=_positive_int, default=None, help="at most this many configurations")
     t.add_argument("--match", default=None, metavar="REGEX",
                    help="only configurations whose label matches, e.g. '^128x(128|256)x64 c2x1' (see --list)")
-    t.add_argument("--reps", type=int, default=20)
+    t.add_argument("--reps", type=_positive_int, default=20)
     t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
     t.add_argument("--peak-bandwidth", type=float, default=None, metavar="TB/s",
                    help="DRAM bandwidth for the roofline (with --peak)")

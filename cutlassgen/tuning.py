@@ -63,6 +63,8 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     limit caps the main space; decode=True adds the decode space after it (sm90: swap_ab, split-K; sm80 path:
     small threadblocks with deep pipelines).
     match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
+    if limit is not None and limit < 1:
+        raise SpecError("limit", limit, "must be at least 1 (or None: every configuration)", "e.g. limit=64")
     try:
         wanted = re.compile(match) if match is not None else None
     except re.error as e:
@@ -171,8 +173,12 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
     """
     import torch
 
+    from .dispatch import check_shapes
     from .jit import build_many
 
+    shapes = check_shapes(shapes)
+    if reps < 1:
+        raise SpecError("reps", reps, "must be at least 1: the timed runs whose median is taken", "e.g. reps=20")
     variants = configs(spec, limit) if variants is None else variants
     kernels = build_many(variants)  # every compile happens here, once; workers load from the cache
     n = gpus if gpus is not None else torch.cuda.device_count()
@@ -270,12 +276,13 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
     import torch
 
     from . import dispatch
+    from .dispatch import check_shapes
     from .jit import default_target_arch, forget_built
 
     if save and not dispatch.tile_is_auto(spec):
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
-    shapes = [tuple(int(x) for x in s) for s in shapes]
+    shapes = check_shapes(shapes)
     variants = candidates(spec, shapes, limit, match)
     rows = study(spec, shapes, reps=reps, variants=variants)
     by_key = {v.key: v for v in variants}

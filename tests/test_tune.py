@@ -139,6 +139,30 @@ def test_cli_lists_configurations(capsys):
         "128x128x32 w64x64 s4", "128x128x32 w64x64 s3", "128x128x64 w64x64 s3"]
 
 
+def test_bad_shapes_limits_and_reps_are_clear_errors_before_any_build(capsys):
+    from cutlassgen.cli import main
+
+    spec_file = str(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    for bad in ("32x8192", "0x8192x8192", "32x8192x8192x1", "32xNx8192"):
+        assert main(["tune", spec_file, "--list", "--shape", bad]) == 2, bad
+        err = capsys.readouterr().err
+        assert "three positive integers" in err and "Traceback" not in err, bad
+    for option, value in (("--limit", "0"), ("--reps", "-1")):
+        with pytest.raises(SystemExit) as exit_:
+            main(["tune", spec_file, "--list", option, value])
+        assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err, option
+    spec = cg.load_spec(spec_file)
+    with pytest.raises(cg.SpecError, match="limit"):
+        configs(spec, limit=0)
+    pytest.importorskip("torch")
+    from cutlassgen.tuning import study, tune
+
+    with pytest.raises(cg.SpecError, match="shapes"):
+        tune(spec, [(32, 8192)])
+    with pytest.raises(cg.SpecError, match="reps"):
+        study(spec, [(32, 8192, 8192)], reps=0)
+
+
 def test_tune_times_the_default_and_the_per_shape_heuristics_tiles_first():
     """A tuned record replaces the per-shape heuristic in build(spec), so tune must time the heuristic's tiles too:
     the sm80 path's 33-64 bucket tile (64x64, 5 stages) is outside its decode space (4, 6 and 8 stages)."""
