@@ -40,13 +40,15 @@ def cmd_build(args):
 
 
 def _parse_shapes(texts) -> list:
+    from .dispatch import check_shapes
+
+    if not texts:
+        return []
     try:
-        shapes = [tuple(int(x) for x in s.lower().split("x")) for s in texts]
-    except ValueError:
-        shapes = None
-    if shapes is None or not all(len(s) == 3 and min(s) > 0 for s in shapes):
-        raise SpecError("--shape", texts, "each must be MxNxK, three positive integers", "e.g. --shape 32x8192x8192")
-    return shapes
+        return check_shapes([[int(x) for x in s.lower().split("x")] for s in texts])
+    except (ValueError, SpecError):
+        raise SpecError("--shape", texts, "each must be MxNxK, three positive integers",
+                        "e.g. --shape 32x8192x8192") from None
 
 
 def _positive_int(text: str) -> int:

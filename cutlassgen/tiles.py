@@ -294,6 +294,7 @@ SM80_TILES = {  # (M bucket, n_min) -> the tile
     (6, SM80_WIDE_N): Sm80BucketTile((128, 256), (64, 64), 64, False, where_default_pairs=True),
 }
 SM80_STAGES = (3, 8)  # the range the per-shape tiles' stage count is kept in
+RUNTIME_SMEM_PER_CTA = 1024  # bytes of each resident CTA's shared memory that the CUDA runtime keeps (sm80-sm90)
 _SM80_N_THRESHOLDS = {bucket: tuple(sorted(n for b, n in SM80_TILES if b == bucket and n))
                       for bucket, n_min in SM80_TILES if n_min}
 
@@ -313,15 +314,15 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
         # (ptxas "Local memory used"), which the default tile does not; none of them was timed
         return None
     info = ARCHS[spec.arch]
-    if entry.where_default_pairs and 2 * (resolve_sm80(spec, info.smem_per_block).smem_bytes + 1024) > \
+    if entry.where_default_pairs and 2 * (resolve_sm80(spec, info.smem_per_block).smem_bytes + RUNTIME_SMEM_PER_CTA) > \
             info.smem_per_sm:
         return None
     (tm, tn), (wm, wn) = entry.threadblock, entry.warp
     k = entry.k_bytes // bytes_a
     per_stage = (tm + tn) * entry.k_bytes
     lo, hi = SM80_STAGES
-    if entry.two_per_sm:  # 1 KiB of each CTA's shared memory is the runtime's
-        stages = max(lo, min(hi, (info.smem_per_sm // 2 - 1024) // per_stage))
+    if entry.two_per_sm:
+        stages = max(lo, min(hi, (info.smem_per_sm // 2 - RUNTIME_SMEM_PER_CTA) // per_stage))
     else:
         stages = sm80_auto_stages(info.smem_per_block, per_stage, least=lo)
     return Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages, swizzle=spec.tile.swizzle)
