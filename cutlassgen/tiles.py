@@ -257,7 +257,10 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 #   at 32x14336x4096. A 16-row tile was 3% faster at M = 16 and no faster at 32 (run 2).
 # - M 33-64: 64x64, 4 warps: 191 vs 93 (223) at 64x8192^2, 139 vs 65 (182) at 64x6144x4096.
 # - M 65-128: 64x128, 4 warps: 237 vs 180 at 128x8192^2.
-# - M 129-256: 128x128 with 128 bytes of K (the default's shape with twice its K): 404 vs 354 at M = 256.
+# - M 129-256: the default's 128x128 with 64 bytes of K and the two-CTA stage rule below (5 stages on sm80, 80 KiB;
+#   h200_sm80_tiles.log run 6): 376 vs 352 at M = 256, 354 vs 336 at 256x14336x4096, 292 vs 280 at 200x28672x4096.
+#   Until run 6 it took 128 bytes of K (128 KiB, one CTA per SM): 402 at M = 256 with N = 8192, whose 128 CTAs fit
+#   the H200's 132 SMs, but 337 and 273 where the CTAs outnumber the SMs, as they do on an A100 from N = 6912.
 # - M > 512 at N >= SM80_WIDE_N: 128x256, 8 warps, 64 bytes of K: 1.16-1.23x the default at 640x4096^2,
 #   2048x8192^2 and 4096^3 (runs 3-4; 1.17x at 512x8192^2, left in the 257-512 bucket). One 8-warp 128x256 CTA
 #   per SM covers what two 128x128 ones do, so it fills the SMs as well where the default runs two per SM (sm80;
@@ -265,11 +268,11 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
 #   more SMs, so those keep it.
 # int8 operands (run 5: the int8 dequant spec, per-row x per-column scales to bf16) take the same tiles with the same
 # bytes of K per stage (twice the elements), so the same shared memory and stages: against int8's 128x128x64 default,
-# cold / warm, M <= 32 1.93-1.95x, 33-64 1.78-1.83x, 65-128 1.25-1.26x, 129-256 1.07-1.11x, > 512 at N >= 4096
-# 1.05-1.10x. At 129-256 rows 128x128 with 64 bytes of K and 6 stages was faster still (1.14-1.17x); not taken: an
-# int8-only exception timed on the H200 alone. e4m3 / e5m2 (sm89) and tf32 keep the default: not timed.
-# The four small-M tiles take 128 bytes of K per stage (the most the path's K-major layout holds); the three smallest
-# as many stages (3 to 8) as leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA
+# cold / warm, M <= 32 1.93-1.95x, 33-64 1.78-1.83x, 65-128 1.25-1.26x, > 512 at N >= 4096 1.05-1.10x. At 129-256
+# rows (run 6, five shapes) 128x128x64 s5 was the fastest int8 tile timed, 1.03-1.14x the default, where the 128
+# bytes of K in 4 stages of runs 3-5 ranged 0.91-1.08x. e4m3 / e5m2 (sm89) and tf32 keep the default: not timed.
+# The tiles up to 128 rows take 128 bytes of K per stage (the most the path's K-major layout holds); all up to 256
+# rows as many stages (3 to 8) as leave room for two CTAs per SM in the spec's arch's shared memory. On the H200 one CTA
 # per SM with a deeper pipeline was faster where the CTAs fit its 132 SMs in one wave (8-32%: 59 at M = 16, 218 at
 # M = 64, 314 at M = 128) and 14-17% slower where they did not (32x14336x4096); at N = 8192 an A100's 108 SMs take
 # the 128 CTAs of a decode batch in one wave only two at a time, hence the rule (not measured on an A100).
@@ -290,7 +293,7 @@ SM80_TILES = {  # (M bucket, n_min) -> the tile
     (1, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
     (2, 0): Sm80BucketTile((64, 64), (32, 32), 128, True),
     (3, 0): Sm80BucketTile((64, 128), (32, 64), 128, True),
-    (4, 0): Sm80BucketTile((128, 128), (64, 64), 128, False),  # 3, 4 and 5 stages within 1.5% at M = 256
+    (4, 0): Sm80BucketTile((128, 128), (64, 64), 64, True),
     (6, SM80_WIDE_N): Sm80BucketTile((128, 256), (64, 64), 64, False, where_default_pairs=True),
 }
 SM80_STAGES = (3, 8)  # the range the per-shape tiles' stage count is kept in

@@ -170,7 +170,8 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
 
 def test_sm80_path_int8_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     """int8 x int8 dequantized to bf16 (examples/specs/int8_dequant_sm80.toml's chain) over the sm80 path's per-shape
-    tiles, which take 128 bytes of K (128 int8 elements) below 257 rows, at ragged N into a poisoned out."""
+    tiles, which take 128 bytes of K (128 int8 elements) below 129 rows and 64 up to 256, at ragged N into a poisoned
+    out."""
     import torch
 
     import cutlassgen as cg
@@ -184,7 +185,7 @@ def test_sm80_path_int8_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     assert [k.choose(M, N).spec.tile.threadblock for M, N, _ in shapes] == [
-        (32, 64, 128), (64, 64, 128), (64, 128, 128), (128, 128, 128), (128, 256, 64)]
+        (32, 64, 128), (64, 64, 128), (64, 128, 128), (128, 128, 64), (128, 256, 64)]
     for M, N, K in shapes:
         torch.manual_seed(M)
         (a, b), inputs = random_inputs(spec, M, N, K)

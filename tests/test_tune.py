@@ -172,7 +172,7 @@ def test_tune_times_the_default_and_the_per_shape_heuristics_tiles_first():
     shapes = [(48, 8192, 8192), (200, 8192, 8192), (300, 8192, 8192)]
     got = candidates(spec, shapes, limit=2)
     heuristic = [spec.replace(tile=shape_tile(spec, 48, 8192)), spec.replace(tile=shape_tile(spec, 200, 8192))]
-    assert [label(v) for v in got[:3]] == ["default (auto)", "64x64x128 w32x32 s5", "128x128x128 w64x64 s4"]
+    assert [label(v) for v in got[:3]] == ["default (auto)", "64x64x128 w32x32 s5", "128x128x64 w64x64 s5"]
     assert [v.key for v in got[1:3]] == [v.key for v in heuristic]  # M = 300 keeps the default: nothing added
     rest = configs(spec, limit=2, decode=True)
     assert heuristic[0].key not in {v.key for v in rest} and len({v.key for v in got}) == len(got)
