@@ -44,7 +44,7 @@ TILES = {
         "32x64x64 w32x32 s6",  # M <= 32
         "64x64x64 w32x32 s5",  # 33-64
         "64x128x64 w32x64 s3",  # 65-128
-        "128x128x64 w64x64 s4",  # 129-256
+        "128x128x32 w64x64 s5",  # 129-256 (since run 7): the default's shape, stages for two CTAs per A100 SM
         "128x256x32 w64x64 s4",  # > 512 at N >= 4096 (since run 4)
         # their neighbours in runs 1-2: a 16-row tile, deeper pipelines (one CTA per SM), the other wide tile
         "16x64x64 w16x32 s8",
@@ -52,7 +52,8 @@ TILES = {
         "64x64x64 w32x32 s8",
         "64x128x64 w32x64 s6",
         "256x128x32 w64x64 s4",
-        "128x128x32 w64x64 s5",  # the default's shape with as many stages as two CTAs per SM of an A100 hold
+        "128x128x64 w64x64 s4",  # the 129-256 tile until run 6 (one CTA per SM)
+        "128x128x64 w64x64 s3",  # faster on the H200 in runs 6-7 (two CTAs per SM there), one per A100 SM
     ),
     # The same shapes in bytes of K (int8: one byte an element), and their neighbours.
     "int8": (
@@ -60,7 +61,7 @@ TILES = {
         "32x64x128 w32x32 s6",
         "64x64x128 w32x32 s5",
         "64x128x128 w32x64 s3",
-        "128x128x128 w64x64 s4",
+        "128x128x64 w64x64 s5",
         "128x256x64 w64x64 s4",
         "16x64x128 w16x32 s8",
         "32x64x128 w32x32 s10",
@@ -68,7 +69,7 @@ TILES = {
         "64x128x128 w32x64 s6",
         "256x128x64 w64x64 s4",
         "128x128x64 w64x64 s6",
-        "128x128x64 w64x64 s5",
+        "128x128x128 w64x64 s4",
     ),
 }
 # Runs 1 and 2 (bench/results/h200_sm80_tiles.log) compared wider bf16 lists: 128x128x64 s3, 128x256x32 s3,
