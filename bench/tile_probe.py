@@ -9,6 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
+     mid128
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -421,6 +422,19 @@ UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (
 FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
+# M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
+# CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
+# over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
+MID128_TILES = named(
+    "128x128x64 c1x1 coop",
+    "128x64x64 c1x1 coop",
+    "128x64x64 c1x2 coop",
+    "128x128x64 c1x1 coop stream-K",
+    "128x128x64 c1x1 coop split2",
+    "swap 64x128x128 pingpong",
+    "swap 64x128x64 c2x1 pingpong",
+)
+MID128_SHAPES = [(128, 8192, 8192), (96, 8192, 8192), (128, 14336, 4096), (128, 6144, 4096), (128, 4096, 4096)]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -686,6 +700,7 @@ CASES = {
                       "cuBLASLt fused")],
     "ksweep": [*with_and_without_epilogue(KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, "cuBLASLt fused"),
                *with_and_without_epilogue(KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, "cuBLASLt fused")],
+    "mid128": [("bf16 bias+gelu", bias_gelu, MID128_TILES, MID128_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
