@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128
+     mid128 mid128grid
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -435,6 +435,18 @@ MID128_TILES = named(
     "swap 64x128x64 c2x1 pingpong",
 )
 MID128_SHAPES = [(128, 8192, 8192), (96, 8192, 8192), (128, 14336, 4096), (128, 6144, 4096), (128, 4096, 4096)]
+# Run 50 (mid128): against cuBLASLt fused the bucket's tile ran 0.65-0.85x at M = 128 with N <= 8192 (1.00x at
+# N = 14336); 128x64 cooperative and the swapped 64x128x128 pingpong 0.93-0.95x there; at 96x8192^2 every tile
+# 0.68-0.79x, each slower than at M = 128 with the same CTAs. The grid below: M 80-128 by N 4096-8192 at K = 4096,
+# with a swapped tile that fits 96 tokens.
+MID128_GRID_TILES = named(
+    "128x128x64 c1x1 coop",
+    "128x64x64 c1x1 coop",
+    "swap 64x128x128 pingpong",
+    "swap 64x96x128 pingpong",
+    "128x128x64 c1x1 coop split2",
+)
+MID128_GRID_SHAPES = [(m, n, 4096) for m in (80, 96, 112, 128) for n in (4096, 6144, 8192)]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -701,6 +713,8 @@ CASES = {
     "ksweep": [*with_and_without_epilogue(KSWEEP_M256_TILES, KSWEEP_M256_SHAPES, "cuBLASLt fused"),
                *with_and_without_epilogue(KSWEEP_PREFILL_TILES, KSWEEP_PREFILL_SHAPES, "cuBLASLt fused")],
     "mid128": [("bf16 bias+gelu", bias_gelu, MID128_TILES, MID128_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
+    "mid128grid": [("bf16 bias+gelu", bias_gelu, MID128_GRID_TILES, MID128_GRID_SHAPES, bias_gelu_contenders,
+                    "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
