@@ -435,10 +435,11 @@ MID128_TILES = named(
     "swap 64x128x64 c2x1 pingpong",
 )
 MID128_SHAPES = [(128, 8192, 8192), (96, 8192, 8192), (128, 14336, 4096), (128, 6144, 4096), (128, 4096, 4096)]
-# Run 50 (mid128): against cuBLASLt fused the bucket's tile ran 0.65-0.85x at M = 128 with N <= 8192 (1.00x at
-# N = 14336); 128x64 cooperative and the swapped 64x128x128 pingpong 0.93-0.95x there; at 96x8192^2 every tile
-# 0.68-0.79x, each slower than at M = 128 with the same CTAs. The grid below: M 80-128 by N 4096-8192 at K = 4096,
-# with a swapped tile that fits 96 tokens.
+# Run 49 (mid128, cold and warm): against cuBLASLt fused the bucket's tile ran 0.64-0.85x at M = 128 with
+# N <= 8192 (0.98-1.00x at N = 14336); the better of 128x64 cooperative and the swapped 64x128x128 pingpong
+# 0.88-1.01x there. At 96x8192^2 every tile ran 0.67-0.80x, and each took longer than at M = 128 with the same CTAs
+# (cuBLAS: less). The grid below (not run yet: session 20 had no device time left): M 80-128 by N 4096-8192 at
+# K = 4096, with a swapped tile whose token side fits 96 rows, as cuBLAS fits its decode tiles to M (64x40, 64x48).
 MID128_GRID_TILES = named(
     "128x128x64 c1x1 coop",
     "128x64x64 c1x1 coop",
