@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid
+     mid128 mid128grid mid128fit
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -438,7 +438,7 @@ MID128_SHAPES = [(128, 8192, 8192), (96, 8192, 8192), (128, 14336, 4096), (128, 
 # Run 49 (mid128, cold and warm): against cuBLASLt fused the bucket's tile ran 0.64-0.85x at M = 128 with
 # N <= 8192 (0.98-1.00x at N = 14336); the better of 128x64 cooperative and the swapped 64x128x128 pingpong
 # 0.88-1.01x there. At 96x8192^2 every tile ran 0.67-0.80x, and each took longer than at M = 128 with the same CTAs
-# (cuBLAS: less). The grid below (not run yet: session 20 had no device time left): M 80-128 by N 4096-8192 at
+# (cuBLAS: less). The grid below: M 80-128 by N 4096-8192 at
 # K = 4096, with swapped tiles whose token side fits 80, 96 and 112 rows, as cuBLAS fits its decode tiles to M
 # (64x40, 64x48).
 MID128_GRID_TILES = named(
@@ -451,6 +451,27 @@ MID128_GRID_TILES = named(
     "128x128x64 c1x1 coop split2",
 )
 MID128_GRID_SHAPES = [(m, n, 4096) for m in (80, 96, 112, 128) for n in (4096, 6144, 8192)]
+# Run 50 (mid128grid, cold / warm): the token tile's rows past M cost time: 128x64 cooperative at 96x8192x4096
+# 31 us against 24 at M = 128 (207 / 352 TFLOP/s), the swapped 64x128 the same; 16 such rows cost little (64x96 at
+# M = 80: 228, at M = 96: 281). The swapped 64x96 tile reached 0.87-0.99x cuBLASLt fused at M 80-96 (1.00x warm at
+# 96x8192x4096), while the tiles fitted to 80 and 112 rows were slower than it, their epilogue subtile (64x16 by
+# gcd) half as wide; as wide as their tiles, those two failed to compile (CUTLASS: "Fragment size does not vectorize
+# properly"), 64x96 did. Here: 64x96 with one epilogue subtile as wide as the tile, the candidates for M 97-128, a 2x1
+# cluster sharing the token tile at wide N, and two shapes of the 129-256 bucket whose second 128-row tile is mostly
+# past M.
+MID128_FIT_TILES = named(
+    "swap 64x96x128 pingpong",
+    "swap 64x96x128 pingpong epi64x96",
+    "swap 64x80x128 pingpong",
+    "swap 64x112x128 pingpong",
+    "swap 64x128x128 pingpong",
+    "swap 64x96x128 c2x1 pingpong",
+    "128x64x64 c1x1 coop",
+    "128x128x64 c1x1 coop",
+)
+MID128_FIT_SHAPES = ([(m, n, 4096) for m in (72, 80, 96, 104, 112, 128) for n in (4096, 8192)]
+                     + [(m, 14336, 4096) for m in (80, 96, 112)] + [(96, 8192, 8192), (160, 8192, 4096),
+                                                                     (192, 8192, 4096)])
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -719,6 +740,8 @@ CASES = {
     "mid128": [("bf16 bias+gelu", bias_gelu, MID128_TILES, MID128_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "mid128grid": [("bf16 bias+gelu", bias_gelu, MID128_GRID_TILES, MID128_GRID_SHAPES, bias_gelu_contenders,
                     "cuBLASLt fused")],
+    "mid128fit": [("bf16 bias+gelu", bias_gelu, MID128_FIT_TILES, MID128_FIT_SHAPES, bias_gelu_contenders,
+                   "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
