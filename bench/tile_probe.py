@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit
+     mid128 mid128grid mid128fit fit256
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -472,6 +472,23 @@ MID128_FIT_TILES = named(
 MID128_FIT_SHAPES = ([(m, n, 4096) for m in (72, 80, 96, 104, 112, 128) for n in (4096, 8192)]
                      + [(m, 14336, 4096) for m in (80, 96, 112)] + [(96, 8192, 8192), (160, 8192, 4096),
                                                                      (192, 8192, 4096)])
+# Run 51 (mid128fit, cold / warm): the swapped 64x96 tile 1.2-1.6x the bucket's 128x128 at M 72-96 (0.85-0.98x
+# cuBLASLt fused cold, 0.71-1.04x warm), its 2x1 cluster 2-5% ahead at N = 14336; at M 104-128 128x64 cooperative
+# led at N = 4096 and tied the swapped 64x128 at N = 8192; at N = 14336 the 128x128 tile stayed ahead. At M 129-256
+# the bucket's 128x128 ran 0.51x cuBLASLt fused at 160x8192x4096 and 0.58x at M = 192, where two swapped 64x96 token
+# tiles (no rows past M) ran 0.86x. Here: swapped tiles with all the tokens in one or two CTA columns, M 144-256.
+FIT256_TILES = named(
+    "128x128x64 c1x1 coop",
+    "swap 64x96x128 pingpong",
+    "swap 64x128x128 pingpong",
+    "swap 64x128x64 pingpong",
+    "swap 64x160x64 pingpong",
+    "swap 64x192x64 pingpong",
+    "swap 64x256x64 pingpong",
+    "swap 64x96x128 c2x1 pingpong",
+)
+FIT256_SHAPES = ([(m, n, 4096) for m in (144, 160, 176, 192, 224, 256) for n in (4096, 8192)]
+                 + [(192, 14336, 4096), (160, 14336, 4096), (256, 8192, 8192)])
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -742,6 +759,7 @@ CASES = {
                     "cuBLASLt fused")],
     "mid128fit": [("bf16 bias+gelu", bias_gelu, MID128_FIT_TILES, MID128_FIT_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
+    "fit256": [("bf16 bias+gelu", bias_gelu, FIT256_TILES, FIT256_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
