@@ -158,35 +158,49 @@ def resolve(spec: GemmSpec):
 DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_ab pays off
 
 
-# The largest M of each bucket; the last is unbounded. sm90 gives 65-128 and 129-256 the same tile (merged in a
-# dispatch plan); the sm80 path runs 64x128 threadblocks up to 128 rows (SM80_TILES).
-BUCKET_UPPER = (16, 32, DECODE_M, 128, 256, 512, None)
+# The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
+# tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
+# which a dispatch plan merges.
+BUCKET_UPPER = (16, 32, DECODE_M, 96, 128, 160, 192, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
     return min(128, 256 // k_bytes)  # 128 for 8- and 16-bit operands (the probed tiles), 64 for tf32
 
 
-def _bucket_tiles(k_bytes: int):
-    """Per bucket of BUCKET_UPPER, the tile fields it sets (None: the spec's default tile)."""
+def _bucket_tiles(k_bytes: int) -> dict:
+    """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile)."""
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
-    mid = {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent"}
-    return (
+    coop = {"cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent", "swap_ab": False}
+    return {
         # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
-        {"cta": (64, 16, k_decode), **swap},
-        {"cta": (64, 32, k_decode), **swap},
+        16: {"cta": (64, 16, k_decode), **swap},
+        32: {"cta": (64, 32, k_decode), **swap},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
         # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes).
-        {"cta": (64, 32, k_decode), **swap, "cluster": (1, 2, 1)},
-        # 128x128 makes 2x as many CTAs as 128x256 (128 at 256x8192; cuBLASLt runs it there with a 2x1 cluster).
-        # No cluster: a 2x1 one would leave half its CTAs idle at M <= 128, and measured the same at M = 256.
-        mid,
-        mid,
-        None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
-        None,
-    )
+        DECODE_M: {"cta": (64, 32, k_decode), **swap, "cluster": (1, 2, 1)},
+        # From here the token tile fits M: its rows past M cost time, 32 of them up to a third of it, where 16 cost
+        # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
+        # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
+        # its tiles to M as well. Against the 128x128 cooperative tile these buckets had, cold:
+        # 65-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
+        96: {"cta": (64, 96, k_decode), **swap},
+        # 97-128: twice the CTAs of 128x128 (N / 64), 1.0-1.5x below N = 12288 (128x4096^2 233 vs 161).
+        128: {"cta": (128, 64, k_main), **coop},
+        # 129-160: one swapped 160-wide token tile, 1.5-1.9x at N >= 8192 (160x8192x4096 408 vs 229, 144x8192x4096
+        # 353 vs 198, 160x14336x4096 415 vs 222), 1.07x at N = 4096 (where its N / 64 CTAs fill half the SMs).
+        160: {"cta": (64, 160, k_main), **swap},
+        # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
+        # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
+        192: {"cta": (64, 96, k_decode), **swap},
+        # 193-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
+        # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 224x4096^2 288 vs 281).
+        256: {"cta": (64, 128, k_main), **swap},
+        512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
+        None: None,
+    }
 
 
 # N classes at decode: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/
@@ -204,6 +218,15 @@ def _bucket_tiles(k_bytes: int):
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
+# - M 65-96, N >= WIDE_N: the 64x96 token tile shared by a 2x1 cluster of weight tiles, 2-5% faster (96x14336x4096
+#   312 vs 297 cold, 312 vs 306 warm; 80x14336x4096 244 / 250 vs 239 / 246; run 51), the same at N = 8192 and 13%
+#   slower at N = 4096.
+# - M 97-128, N >= WIDE_N: 128x128, whose N / 128 CTAs fill over a wave there (112x14336x4096 354 vs 291 for 128x64
+#   cold, 355 vs 287 warm; 128x14336x4096 417 vs 368, run 49).
+# - M 161-192, N >= LARGE_N: one swapped 192-wide token tile, N / 64 CTAs (192x8192x4096 499 / 481 vs 457 / 437 for
+#   two 96-wide ones, 313 / 326 for the old 128x128; 192x14336x4096 501 / 504; 176x8192x4096 396 / 425 vs 323 / 389).
+# - M 193-256, N >= MID_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped 128-wide token
+#   tiles, 256x8192^2 698 / 683 vs 568 / 548; 224x8192x4096 461 / 498 vs 330 / 319; run 52).
 # - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
 #   cold): one warpgroup's epilogue runs under the other's mainloop, and twice the tiles of 128x256 fill the last
 #   wave better: 1024x14336x4096 714-719 / 732-740 vs 643-646 / 660-662 for the default, 8192x14336x4096 723 / 714
@@ -219,19 +242,24 @@ WIDE_N = 12288
 
 
 def _n_classes(k_bytes: int) -> dict:
-    """Bucket index -> ((n_min, the fields its tile changes, or all of them where the bucket has none), ...),
-    narrowest first."""
+    """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none),
+    ...), narrowest first."""
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
-    return {1: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            2: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
-                (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
-                (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
-            6: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
-                          "scheduler": "persistent"}),)}
+    mid = {"cta": (128, 128, k_main), **coop, "cluster": (1, 1, 1), "swap_ab": False}
+    return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+            DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
+                       (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
+                       (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
+            96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+            128: ((WIDE_N, {"cta": (128, 128, k_main)}),),
+            192: ((LARGE_N, {"cta": (64, 192, k_main)}),),
+            256: ((MID_N, mid),),
+            None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
+                             "scheduler": "persistent"}),)}
 
 
-_N_THRESHOLDS = {bucket: tuple(n for n, _ in classes) for bucket, classes in _n_classes(2).items()}
+_N_THRESHOLDS = {BUCKET_UPPER.index(upper): tuple(n for n, _ in classes) for upper, classes in _n_classes(2).items()}
 
 
 def shape_bucket(M: int) -> int:
@@ -288,18 +316,27 @@ class Sm80BucketTile:
     where_default_pairs: bool = False  # only where the default tile runs two CTAs per SM (the place it takes)
 
 
-SM80_TILES = {  # (M bucket, n_min) -> the tile
-    (0, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
-    (1, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
-    (2, 0): Sm80BucketTile((64, 64), (32, 32), 128, True),
-    (3, 0): Sm80BucketTile((64, 128), (32, 64), 128, True),
-    (4, 0): Sm80BucketTile((128, 128), (64, 64), 64, True),
-    (6, SM80_WIDE_N): Sm80BucketTile((128, 256), (64, 64), 64, False, where_default_pairs=True),
+SM80_TILES = {  # (fewest M, most M or None, n_min) -> the tile; each range spans whole buckets of BUCKET_UPPER
+    (1, 16, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
+    (17, 32, 0): Sm80BucketTile((32, 64), (32, 32), 128, True),
+    (33, 64, 0): Sm80BucketTile((64, 64), (32, 32), 128, True),
+    (65, 128, 0): Sm80BucketTile((64, 128), (32, 64), 128, True),
+    (129, 256, 0): Sm80BucketTile((128, 128), (64, 64), 64, True),
+    (513, None, SM80_WIDE_N): Sm80BucketTile((128, 256), (64, 64), 64, False, where_default_pairs=True),
 }
 SM80_STAGES = (3, 8)  # the range the per-shape tiles' stage count is kept in
 RUNTIME_SMEM_PER_CTA = 1024  # bytes of each resident CTA's shared memory that the CUDA runtime keeps (sm80-sm90)
-_SM80_N_THRESHOLDS = {bucket: tuple(sorted(n for b, n in SM80_TILES if b == bucket and n))
-                      for bucket, n_min in SM80_TILES if n_min}
+
+
+def _sm80_ranges_of(bucket: int) -> list:
+    """The keys of SM80_TILES whose M range holds the bucket."""
+    lo = 1 if bucket == 0 else BUCKET_UPPER[bucket - 1] + 1
+    hi = BUCKET_UPPER[bucket]
+    return [(first, last, n) for first, last, n in SM80_TILES
+            if first <= lo and (last is None or (hi is not None and hi <= last))]
+
+
+_SM80_N_THRESHOLDS = {b: tuple(sorted(n for _, _, n in _sm80_ranges_of(b) if n)) for b in range(len(BUCKET_UPPER))}
 
 
 def _sm80_timed_operands(spec: GemmSpec) -> bool:
@@ -308,7 +345,7 @@ def _sm80_timed_operands(spec: GemmSpec) -> bool:
 
 
 def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
-    entry = SM80_TILES.get((bucket, n_min))
+    entry = next((SM80_TILES[key] for key in _sm80_ranges_of(bucket) if key[2] == n_min), None)
     if entry is None or not _sm80_timed_operands(spec):
         return None
     bytes_a, bytes_b = operand_bytes(spec)
@@ -346,9 +383,10 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
         except SpecError:
             return None
     k_bytes = max(operand_bytes(spec))
-    fields = _bucket_tiles(k_bytes)[bucket]
+    upper = BUCKET_UPPER[bucket]
+    fields = _bucket_tiles(k_bytes)[upper]
     if n_min:
-        fields = {**(fields or {}), **dict(_n_classes(k_bytes)[bucket])[n_min]}
+        fields = {**(fields or {}), **dict(_n_classes(k_bytes)[upper])[n_min]}
     if fields is None:
         return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()

@@ -176,22 +176,27 @@ def test_shape_tiles_follow_the_buckets():
     from cutlassgen.tiles import shape_bucket, shape_tile
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
-            64: (64, 32, 128), 65: (128, 128, 64), 256: (128, 128, 64)}
+            64: (64, 32, 128), 65: (64, 96, 128), 96: (64, 96, 128), 97: (128, 64, 64), 128: (128, 64, 64),
+            129: (64, 160, 64), 160: (64, 160, 64), 161: (64, 96, 128), 192: (64, 96, 128), 193: (64, 128, 64),
+            256: (64, 128, 64)}  # N unknown: each bucket's tile for its narrowest N
     for M, cta in want.items():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
-        assert tile.swap_ab == (M <= 64) and tile.scheduler == "persistent"
+        assert tile.swap_ab == (not 97 <= M <= 128) and tile.scheduler == "persistent", M
+        assert tile.mainloop == ("pingpong" if tile.swap_ab else "cooperative"), M
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M  # 2 token columns share the weights
-    assert shape_tile(SPEC, 256).cluster == (1, 1, 1)  # a 2x1 cluster would idle half its CTAs at M <= 128
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257, 512, 513)] == [
-        0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]
-    assert shape_tile(SPEC, 128) == shape_tile(SPEC, 129)  # sm90 gives 65-256 one tile; the sm80 path splits it
-    plan = dispatch.heuristic_record(SPEC, [(100, 8192, 8192), (200, 8192, 8192)])
-    assert len(plan["winners"]) == 1 and plan["limits"] == [math.inf]  # merged into one entry
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 96, 97, 128, 129, 160, 161, 192, 193, 256, 257, 512,
+                                      513)] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9]
+    plan = dispatch.heuristic_record(SPEC, [(100, 8192, 8192), (120, 8192, 8192), (200, 8192, 8192)])
+    assert [w["shape"][0] for w in plan["winners"]] == [100, 200] and plan["limits"] == [128, math.inf]
+    # the sm80 path gives 65-96 and 97-128 one tile, and 129-256 another: one entry each
+    sm80 = SPEC.replace(arch=80, tile=cg.Sm80Tile())
+    plan = dispatch.heuristic_record(sm80, [(80, 8192, 8192), (120, 8192, 8192), (200, 8192, 8192)])
+    assert [w["shape"][0] for w in plan["winners"]] == [80, 200] and plan["limits"] == [128, math.inf]
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
                       tile=cg.Sm90Tile(fp8_fast_accum=True))
-    assert shape_tile(fp8, 256).cta == (128, 128, 128) and shape_tile(fp8, 256).fp8_fast_accum  # kept
+    assert shape_tile(fp8, 256, 8192).cta == (128, 128, 128) and shape_tile(fp8, 256, 8192).fp8_fast_accum  # kept
 
 
 def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
@@ -200,7 +205,8 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
 
     sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
     want = {1: ((32, 64, 64), (32, 32, 64)), 32: ((32, 64, 64), (32, 32, 64)), 33: ((64, 64, 64), (32, 32, 64)),
-            64: ((64, 64, 64), (32, 32, 64)), 65: ((64, 128, 64), (32, 64, 64)), 128: ((64, 128, 64), (32, 64, 64)),
+            64: ((64, 64, 64), (32, 32, 64)), 65: ((64, 128, 64), (32, 64, 64)), 96: ((64, 128, 64), (32, 64, 64)),
+            97: ((64, 128, 64), (32, 64, 64)), 128: ((64, 128, 64), (32, 64, 64)),
             129: ((128, 128, 32), (64, 64, 32)), 256: ((128, 128, 32), (64, 64, 32))}
     for arch in (80, 86, 89):
         spec = sm80.replace(arch=arch)
@@ -220,7 +226,7 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         else:
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (6, SM80_WIDE_N)
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (9, SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -261,10 +267,43 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
     for M in (17, 32):
         assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
-    for M in (16, 256):  # no wide-N tile measured better there: they keep their tile whatever N
+    for M in (16, 160):  # no wide-N tile measured better there: they keep their tile whatever N
         assert shape_tile(SPEC, M, 14336) == shape_tile(SPEC, M), M
     assert shape_class(32, 14336) == (1, WIDE_N) and shape_class(16, 14336) == (0, 0)
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
+
+
+def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
+    from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
+
+    for M in (65, 96):  # all the tokens in one swapped 96-wide tile; at wide N a 2x1 cluster shares it
+        narrow, wide = shape_tile(SPEC, M, WIDE_N - 1), shape_tile(SPEC, M, WIDE_N)
+        assert (narrow.cta, narrow.mainloop, narrow.cluster, narrow.swap_ab) == ((64, 96, 128), "pingpong",
+                                                                                 (1, 1, 1), True), M
+        assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((64, 96, 128), "pingpong", (2, 1, 1),
+                                                                         True), M
+    for M in (97, 128):  # twice the CTAs of 128x128 below wide N; 128x128 from there
+        narrow, wide = shape_tile(SPEC, M, 4096), shape_tile(SPEC, M, 14336)
+        assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
+        assert (wide.cta, wide.mainloop, wide.cluster) == ((128, 128, 64), "cooperative", (1, 1, 1)), M
+    assert shape_class(96, 14336) == (3, WIDE_N) and shape_class(97, 14336) == (4, WIDE_N)
+    for M in (129, 160):  # one 160-wide token tile at every N
+        assert {shape_tile(SPEC, M, n).cta for n in (4096, 8192, 14336)} == {(64, 160, 64)}, M
+    for M in (161, 192):  # two 96-wide token tiles below LARGE_N, one 192-wide from there
+        assert shape_tile(SPEC, M, LARGE_N - 1).cta == (64, 96, 128) and shape_tile(SPEC, M, LARGE_N).swap_ab, M
+        assert shape_tile(SPEC, M, LARGE_N).cta == shape_tile(SPEC, M, 14336).cta == (64, 192, 64), M
+    for M in (193, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
+        narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
+        assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
+        assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
+                                                                         (1, 1, 1)), M
+    rec = dispatch.heuristic_record(SPEC, [(80, 4096, 4096), (80, 14336, 4096), (120, 8192, 4096)])
+    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
+                                                          dispatch.heuristic_variants(SPEC, rec)])
+    assert k.choose(90, 14336).spec.tile.cluster == (2, 1, 1) and k.choose(90, 8192).spec.tile.cluster == (1, 1, 1)
+    assert k.choose(100, 8192).spec.tile.cta == (128, 64, 64)
+    fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    assert shape_tile(fp8, 96).cta == (64, 96, 128) and shape_tile(fp8, 128).cta == (128, 64, 128)  # 128 bytes of K
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
@@ -276,8 +315,8 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (6, WIDE_N) and shape_class(4096, 8192) == (6, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (5, 0)  # measured slower at 512
+    assert shape_class(4096, 14336) == (9, WIDE_N) and shape_class(4096, 8192) == (9, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (8, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them
