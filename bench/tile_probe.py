@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256
+     mid128 mid128grid mid128fit fit256 fitcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -22,7 +22,7 @@ import statistics
 import torch
 import torch.nn.functional as F
 
-from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, jit, lower
+from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, dispatch, jit, lower
 from cutlassgen.tiles import shape_tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 from cutlassgen.tuning import label
@@ -69,6 +69,9 @@ def named(*names: str, **extra) -> dict:
 
 
 FAST = {"fp8_fast_accum": True}
+# In a case's tiles, the all-"auto" spec built for the case's shapes (build(spec, shapes=...)): the per-shape plan of
+# cutlassgen.tiles, dispatched by M and N, as "auto+shapes" in bench_anchors.py.
+PLAN = "per-shape plan"
 
 DECODE_TILES = named(
     # swap_ab: the kernel computes D^T, so N is tiled by the CTA's M and the few rows of A by a narrow CTA N.
@@ -489,6 +492,12 @@ FIT256_TILES = named(
 )
 FIT256_SHAPES = ([(m, n, 4096) for m in (144, 160, 176, 192, 224, 256) for n in (4096, 8192)]
                  + [(192, 14336, 4096), (160, 14336, 4096), (256, 8192, 8192)])
+# Run 52 (fit256, cold / warm): swapped token tiles fitted to M won from 129 to 192 rows (160x8192x4096 s64x160 408
+# vs 229 for 128x128; 192x8192x4096 s64x192 499 vs 313; 192x4096^2 two s64x96 375 vs 243), 128x128 kept M 193-256
+# from N = 8192 (256x8192x4096 608 vs 496-568), and at 256x4096^2 two s64x128x64 ran 448 / 495 vs 323 / 330. The
+# per-shape plan made of these (tiles.py), at M between and beside those timed, against the tile it replaced.
+FITCHECK_TILES = {"auto+shapes": PLAN, **named("128x128x64 c1x1 coop")}
+FITCHECK_SHAPES = [(m, n, 4096) for m in (72, 88, 104, 120, 136, 168, 200, 240) for n in (4096, 8192, 14336)]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -760,6 +769,8 @@ CASES = {
     "mid128fit": [("bf16 bias+gelu", bias_gelu, MID128_FIT_TILES, MID128_FIT_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
     "fit256": [("bf16 bias+gelu", bias_gelu, FIT256_TILES, FIT256_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
+    "fitcheck": [("bf16 bias+gelu", bias_gelu, FITCHECK_TILES, FITCHECK_SHAPES, bias_gelu_contenders,
+                  "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
@@ -809,14 +820,26 @@ def main():
     groups = [g for c in (args.cases or CASES) for g in CASES[c]]
     # (group, name, spec, lower settings): a group with a 7th field builds each tile once per value of its setting
     specs = [(gi, name + suffix, g[1](t), settings) for gi, g in enumerate(groups) for name, t in g[2].items()
-             for suffix, settings in builds_of(g)]
-    built = build_variants([(s, settings) for *_, s, settings in specs])  # every tile of every case in one ninja run
+             if t is not PLAN for suffix, settings in builds_of(g)]
+    auto = {gi: g[1](Sm90Tile()) for gi, g in enumerate(groups) if PLAN in g[2].values()}
+    plans = {gi: dispatch.heuristic_record(spec, groups[gi][3]) for gi, spec in auto.items()}
+    plan_specs = {gi: [spec] + dispatch.heuristic_variants(spec, plans[gi]) for gi, spec in auto.items()}
+    # every tile of every case, and each plan's kernels, in one ninja run
+    built = build_variants([(s, settings) for *_, s, settings in specs] +
+                           [(s, {}) for gi in plan_specs for s in plan_specs[gi]])
+    plan_kernels, at = {}, len(specs)
+    for gi, group_specs in plan_specs.items():
+        default, variants = built[at], built[at + 1:at + len(group_specs)]
+        plan_kernels[gi] = dispatch.with_heuristic(default, plans[gi], variants)
+        print("per-shape plan:", plan_kernels[gi], flush=True)
+        at += len(group_specs)
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
     for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
         kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
+        kernels.update({name: plan_kernels[gi] for name, t in groups[gi][2].items() if t is PLAN})
         for M, N, K in [s for s in shapes if only is None or s in only]:
             if args.ncu:  # ncu flushes the caches before each profiled kernel itself
                 for name, fn in contenders(kernels, M, N, K).items():
