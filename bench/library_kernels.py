@@ -44,6 +44,10 @@ CASES = [
     *(((M, N, K), "bf16 bias+gelu", bias_gelu,
        {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N) or Sm90Tile()}, bias_gelu_contenders)
       for M, N, K in ((2048, 8192, 8192), (4096, 14336, 4096))),
+    # Session 21: M 65-256, where the per-shape plan's token tiles have rows past M (tile_probe.py run 53).
+    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
+       bias_gelu_contenders) for M, N, K in ((96, 8192, 4096), (136, 8192, 4096), (168, 8192, 4096),
+                                            (200, 4096, 4096), (200, 8192, 4096), (240, 14336, 4096))),
 ]
 
 

@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -498,6 +498,15 @@ FIT256_SHAPES = ([(m, n, 4096) for m in (144, 160, 176, 192, 224, 256) for n in 
 # per-shape plan made of these (tiles.py), at M between and beside those timed, against the tile it replaced.
 FITCHECK_TILES = {"auto+shapes": PLAN, **named("128x128x64 c1x1 coop")}
 FITCHECK_SHAPES = [(m, n, 4096) for m in (72, 88, 104, 120, 136, 168, 200, 240) for n in (4096, 8192, 14336)]
+# Run 53 (fitcheck, cold / warm): the plan ran 1.0-1.7x the old 128x128 tile but at 200x4096^2 (225 vs 253: two
+# 128-wide token tiles, 56 rows past M); against cuBLASLt fused it still trailed at M = 136 (0.71-0.82x), 168 at
+# N >= 8192 (0.69-0.83x) and 200 (0.55-0.75x), where its token tiles have 24-56 rows past M. Here: token tiles 16 wide
+# apart (an odd multiple of 16 takes a 16-wide epilogue subtile, which cost 64x80 and 64x112 time in run 50), so
+# that no more than 8 rows pass M.
+FITODD_TILES = named("swap 64x144x64 pingpong", "swap 64x160x64 pingpong", "swap 64x176x64 pingpong",
+                     "swap 64x192x64 pingpong", "swap 64x208x64 pingpong", "swap 64x224x64 pingpong",
+                     "swap 64x128x64 pingpong", "128x128x64 c1x1 coop")
+FITODD_SHAPES = [(m, n, 4096) for m in (136, 168, 200) for n in (4096, 8192)]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -771,6 +780,7 @@ CASES = {
     "fit256": [("bf16 bias+gelu", bias_gelu, FIT256_TILES, FIT256_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "fitcheck": [("bf16 bias+gelu", bias_gelu, FITCHECK_TILES, FITCHECK_SHAPES, bias_gelu_contenders,
                   "cuBLASLt fused")],
+    "fitodd": [("bf16 bias+gelu", bias_gelu, FITODD_TILES, FITODD_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

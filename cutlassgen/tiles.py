@@ -161,7 +161,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
-BUCKET_UPPER = (16, 32, DECODE_M, 96, 128, 160, 192, 256, 512, None)
+BUCKET_UPPER = (16, 32, DECODE_M, 96, 128, 160, 192, 224, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -184,7 +184,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # From here the token tile fits M: its rows past M cost time, 32 of them up to a third of it, where 16 cost
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
         # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
-        # its tiles to M as well. Against the 128x128 cooperative tile these buckets had, cold:
+        # its token tiles to M in steps of 8 (72, 88 and 104 wide at M = 136, 168 and 200; h200_library_kernels.log);
+        # here they come in steps of 32, as an odd multiple of 16 gets a 16-wide epilogue subtile, slower (64x80 at
+        # M = 80 124 vs 161 for 64x96 at N = 4096; 64x144, 64x176 and 64x208 the same, run 54). Against the 128x128
+        # cooperative tile these buckets had, cold:
         # 65-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
         96: {"cta": (64, 96, k_decode), **swap},
         # 97-128: twice the CTAs of 128x128 (N / 64), 1.0-1.5x below N = 12288 (128x4096^2 233 vs 161).
@@ -195,8 +198,11 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
         # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **swap},
-        # 193-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
-        # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 224x4096^2 288 vs 281).
+        # 193-224 below MID_N: 128x128 (200x4096^2 256 / 260 vs 206 / 209 for one 224-wide token tile, 221 / 229
+        # for two 128-wide ones; run 54).
+        224: {"cta": (128, 128, k_main), **coop},
+        # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
+        # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
         256: {"cta": (64, 128, k_main), **swap},
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
@@ -225,8 +231,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   cold, 355 vs 287 warm; 128x14336x4096 417 vs 368, run 49).
 # - M 161-192, N >= LARGE_N: one swapped 192-wide token tile, N / 64 CTAs (192x8192x4096 499 / 481 vs 457 / 437 for
 #   two 96-wide ones, 313 / 326 for the old 128x128; 192x14336x4096 501 / 504; 176x8192x4096 396 / 425 vs 323 / 389).
-# - M 193-256, N >= MID_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped 128-wide token
-#   tiles, 256x8192^2 698 / 683 vs 568 / 548; 224x8192x4096 461 / 498 vs 330 / 319; run 52).
+# - M 193-224, N >= MID_N: one swapped 224-wide token tile (200x8192x4096 395 / 399 vs 347 / 361 for 128x128 and
+#   238 / 245 for two 128-wide token tiles, run 54; at wider N assumed to hold as 64x160 and 64x192 did at 14336).
+# - M 225-256, N >= MID_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped 128-wide token
+#   tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574; runs 52-53).
 # - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
 #   cold): one warpgroup's epilogue runs under the other's mainloop, and twice the tiles of 128x256 fill the last
 #   wave better: 1024x14336x4096 714-719 / 732-740 vs 643-646 / 660-662 for the default, 8192x14336x4096 723 / 714
@@ -247,6 +255,7 @@ def _n_classes(k_bytes: int) -> dict:
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
     mid = {"cta": (128, 128, k_main), **coop, "cluster": (1, 1, 1), "swap_ab": False}
+    swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                        (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
@@ -254,6 +263,7 @@ def _n_classes(k_bytes: int) -> dict:
             96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             128: ((WIDE_N, {"cta": (128, 128, k_main)}),),
             192: ((LARGE_N, {"cta": (64, 192, k_main)}),),
+            224: ((MID_N, {"cta": (64, 224, k_main), **swap}),),
             256: ((MID_N, mid),),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}

@@ -177,17 +177,17 @@ def test_shape_tiles_follow_the_buckets():
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
             64: (64, 32, 128), 65: (64, 96, 128), 96: (64, 96, 128), 97: (128, 64, 64), 128: (128, 64, 64),
-            129: (64, 160, 64), 160: (64, 160, 64), 161: (64, 96, 128), 192: (64, 96, 128), 193: (64, 128, 64),
-            256: (64, 128, 64)}  # N unknown: each bucket's tile for its narrowest N
+            129: (64, 160, 64), 160: (64, 160, 64), 161: (64, 96, 128), 192: (64, 96, 128), 193: (128, 128, 64),
+            224: (128, 128, 64), 225: (64, 128, 64), 256: (64, 128, 64)}  # N unknown: each bucket's narrowest N
     for M, cta in want.items():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
-        assert tile.swap_ab == (not 97 <= M <= 128) and tile.scheduler == "persistent", M
+        assert tile.swap_ab == (not (97 <= M <= 128 or 193 <= M <= 224)) and tile.scheduler == "persistent", M
         assert tile.mainloop == ("pingpong" if tile.swap_ab else "cooperative"), M
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M  # 2 token columns share the weights
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 96, 97, 128, 129, 160, 161, 192, 193, 256, 257, 512,
-                                      513)] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9]
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 96, 97, 128, 129, 160, 161, 192, 193, 224, 225, 256,
+                                      257, 512, 513)] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10]
     plan = dispatch.heuristic_record(SPEC, [(100, 8192, 8192), (120, 8192, 8192), (200, 8192, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [100, 200] and plan["limits"] == [128, math.inf]
     # the sm80 path gives 65-96 and 97-128 one tile, and 129-256 another: one entry each
@@ -226,7 +226,7 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         else:
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (9, SM80_WIDE_N)
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (10, SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -292,7 +292,12 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     for M in (161, 192):  # two 96-wide token tiles below LARGE_N, one 192-wide from there
         assert shape_tile(SPEC, M, LARGE_N - 1).cta == (64, 96, 128) and shape_tile(SPEC, M, LARGE_N).swap_ab, M
         assert shape_tile(SPEC, M, LARGE_N).cta == shape_tile(SPEC, M, 14336).cta == (64, 192, 64), M
-    for M in (193, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
+    for M in (193, 224):  # 128x128 cooperative below MID_N; one swapped 224-wide token tile from there
+        narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
+        assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((128, 128, 64), False, "cooperative"), M
+        assert (wide.cta, wide.swap_ab, wide.mainloop) == ((64, 224, 64), True, "pingpong"), M
+        assert shape_tile(SPEC, M, 14336) == wide, M
+    for M in (225, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
         narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
@@ -315,8 +320,8 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (9, WIDE_N) and shape_class(4096, 8192) == (9, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (8, 0)  # measured slower at 512
+    assert shape_class(4096, 14336) == (10, WIDE_N) and shape_class(4096, 8192) == (10, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (9, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them
