@@ -402,8 +402,15 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     # Keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule. Validation runs on the new spec and turns
     # away what the rules cannot make valid, e.g. 128-row pingpong for fp8 with a promotion buffer (256 accumulators
-    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD).
-    try:
-        return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
-    except SpecError:
-        return None
+    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or the 224-wide token tile with one (224). From 65 to 256
+    # rows the 128x128 cooperative tile these buckets had before their token tiles (session 21) stands in.
+    candidates = [fields]
+    if upper is not None and DECODE_M < upper <= 256:
+        candidates.append({"cta": (128, 128, main_k(k_bytes)), "cluster": (1, 1, 1), "mainloop": "cooperative",
+                           "scheduler": "persistent", "swap_ab": False})
+    for fields in candidates:
+        try:
+            return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
+        except SpecError:
+            continue
+    return None

@@ -309,6 +309,9 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert k.choose(100, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 96).cta == (64, 96, 128) and shape_tile(fp8, 128).cta == (128, 64, 128)  # 128 bytes of K
+    # fp8's promotion buffer doubles the 224-wide tile's 112 accumulators a thread, over the limit: 128x128 stands in
+    assert shape_tile(fp8, 200, 8192).cta == (128, 128, 128) and not shape_tile(fp8, 200, 8192).swap_ab
+    assert shape_tile(fp8.replace(tile={"fp8_fast_accum": True}), 200, 8192).cta == (64, 224, 128)
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
