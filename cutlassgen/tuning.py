@@ -28,6 +28,11 @@ def wants_decode_space(shapes) -> bool:
     return any(M <= DECODE_M for M, _, _ in shapes)
 
 
+def tokens_space(shapes) -> tuple:
+    """The M values of shapes with 65-256 rows, for which configs adds swapped tiles fitted to the tokens."""
+    return tuple(sorted({M for M, _, _ in shapes if DECODE_M < M <= 256}))
+
+
 def _decode_tiles(base: Sm90Tile, kb: int):
     # A 1x2 cluster (along the kernel's N: the tokens) loads a weight tile once for the CTA columns that share it,
     # which pays when the tokens span more than one column (the M 33-64 bucket's tiles, tiles.py); a 2x1 or 4x1 one
@@ -48,6 +53,17 @@ def _decode_tiles(base: Sm90Tile, kb: int):
                                           scheduler="stream_k", split_k=split, swap_ab=True, stages="auto")
 
 
+def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
+    # 65-256 rows: swapped tiles whose token side fits M in one or two CTA columns. A token tile's rows past M cost
+    # time (16 little, 32 a third: tiles.py); steps of 32, as an odd multiple of 16 gets a 16-wide epilogue subtile.
+    for m in token_rows:
+        for n in sorted({-(-m // 32) * 32, -(-m // 64) * 32}):
+            for k in (2 * kb, 4 * kb):
+                for cluster in ((1, 1, 1), (2, 1, 1)):
+                    yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
+                                              scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
+
+
 def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
     # The sm80 path at decode: small threadblocks (N / 64 CTAs, few padded rows) with deep pipelines, 128 bytes of K
     # per stage (tiles.SM80_TILES; bench/results/h200_sm80_tiles.log).
@@ -57,11 +73,13 @@ def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
             yield dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages)
 
 
-def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None) -> list[GemmSpec]:
+def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None,
+            token_rows=()) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
 
     limit caps the main space; decode=True adds the decode space after it (sm90: swap_ab, split-K; sm80 path:
-    small threadblocks with deep pipelines).
+    small threadblocks with deep pipelines); token_rows, M values of 65-256 rows, add (sm90) the swapped tiles
+    whose token side fits each in one or two CTA columns (tokens_space).
     match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
     if limit is not None and limit < 1:
         raise SpecError("limit", limit, "must be at least 1 (or None: every configuration)", "e.g. limit=64")
@@ -81,7 +99,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
         tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto",
                                      split_k=1, swap_ab=False)
                  for m, n, k, cl, ml, sch in space)
-        extra = _decode_tiles(base, kb) if decode else ()
+        extra = itertools.chain(_decode_tiles(base, kb) if decode else (), _token_fitted_tiles(base, kb, token_rows))
     else:
         inst_k = {8: 32, 16: 16, 32: 8}[DTYPES[spec.a.dtype].bits]
         space = itertools.product(((128, 128), (128, 256), (256, 128), (128, 64), (64, 128), (64, 64)),
@@ -114,7 +132,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
 def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | None = None) -> list[GemmSpec]:
     """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
     (what build(spec, shapes=...) would run, so a tuned choice never loses to it), then configs(spec, limit, match),
-    with the decode space when a shape has M <= DECODE_M."""
+    with the decode space when a shape has M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows."""
     from .dispatch import tile_is_auto
     from .tiles import shape_tile
 
@@ -125,7 +143,8 @@ def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | No
             if tile is not None:
                 baselines.append(dataclasses.replace(spec, tile=tile))
     out, seen = [], set()
-    for variant in baselines + configs(spec, limit, decode=wants_decode_space(shapes), match=match):
+    for variant in baselines + configs(spec, limit, decode=wants_decode_space(shapes), match=match,
+                                       token_rows=tokens_space(shapes)):
         if variant.key not in seen:
             seen.add(variant.key)
             out.append(variant)
