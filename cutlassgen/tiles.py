@@ -168,19 +168,26 @@ def _decode_k(k_bytes: int) -> int:
     return min(128, 256 // k_bytes)  # 128 for 8- and 16-bit operands (the probed tiles), 64 for tf32
 
 
+# swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
+_SWAP = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
+_COOP = {"mainloop": "cooperative", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": False}
+
+
+def _coop_128(k_bytes: int) -> dict:
+    """128x128 cooperative, no cluster: what M 65-256 ran before session 21, and where a bucket's tile fails there."""
+    return {"cta": (128, 128, main_k(k_bytes)), **_COOP}
+
+
 def _bucket_tiles(k_bytes: int) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile)."""
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
-    swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
-    coop = {"cluster": (1, 1, 1), "mainloop": "cooperative", "scheduler": "persistent", "swap_ab": False}
     return {
-        # swap_ab: the CTA's 64 rows tile the weights (N), the tokens fit the CTA's N with no padded wgmma rows
-        16: {"cta": (64, 16, k_decode), **swap},
-        32: {"cta": (64, 32, k_decode), **swap},
+        16: {"cta": (64, 16, k_decode), **_SWAP},
+        32: {"cta": (64, 32, k_decode), **_SWAP},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
         # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes).
-        DECODE_M: {"cta": (64, 32, k_decode), **swap, "cluster": (1, 2, 1)},
+        DECODE_M: {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # From here the token tile fits M: its rows past M cost time, 32 of them up to a third of it, where 16 cost
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
         # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
@@ -189,21 +196,21 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # M = 80 124 vs 161 for 64x96 at N = 4096; 64x144, 64x176 and 64x208 the same, run 54). Against the 128x128
         # cooperative tile these buckets had, cold:
         # 65-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
-        96: {"cta": (64, 96, k_decode), **swap},
+        96: {"cta": (64, 96, k_decode), **_SWAP},
         # 97-128: twice the CTAs of 128x128 (N / 64), 1.0-1.5x below N = 12288 (128x4096^2 233 vs 161).
-        128: {"cta": (128, 64, k_main), **coop},
+        128: {"cta": (128, 64, k_main), **_COOP},
         # 129-160: one swapped 160-wide token tile, 1.5-1.9x at N >= 8192 (160x8192x4096 408 vs 229, 144x8192x4096
         # 353 vs 198, 160x14336x4096 415 vs 222), 1.07x at N = 4096 (where its N / 64 CTAs fill half the SMs).
-        160: {"cta": (64, 160, k_main), **swap},
+        160: {"cta": (64, 160, k_main), **_SWAP},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
         # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
-        192: {"cta": (64, 96, k_decode), **swap},
+        192: {"cta": (64, 96, k_decode), **_SWAP},
         # 193-224 below MID_N: 128x128 (200x4096^2 256 / 260 vs 206 / 209 for one 224-wide token tile, 221 / 229
         # for two 128-wide ones; run 54).
-        224: {"cta": (128, 128, k_main), **coop},
+        224: _coop_128(k_bytes),
         # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
         # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
-        256: {"cta": (64, 128, k_main), **swap},
+        256: {"cta": (64, 128, k_main), **_SWAP},
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
     }
@@ -254,8 +261,6 @@ def _n_classes(k_bytes: int) -> dict:
     ...), narrowest first."""
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
-    mid = {"cta": (128, 128, k_main), **coop, "cluster": (1, 1, 1), "swap_ab": False}
-    swap = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": True}
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                        (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
@@ -263,8 +268,8 @@ def _n_classes(k_bytes: int) -> dict:
             96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             128: ((WIDE_N, {"cta": (128, 128, k_main)}),),
             192: ((LARGE_N, {"cta": (64, 192, k_main)}),),
-            224: ((MID_N, {"cta": (64, 224, k_main), **swap}),),
-            256: ((MID_N, mid),),
+            224: ((MID_N, {"cta": (64, 224, k_main), **_SWAP}),),
+            256: ((MID_N, _coop_128(k_bytes)),),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 
@@ -402,15 +407,12 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     # Keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule. Validation runs on the new spec and turns
     # away what the rules cannot make valid, e.g. 128-row pingpong for fp8 with a promotion buffer (256 accumulators
-    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or the 224-wide token tile with one (224). From 65 to 256
-    # rows the 128x128 cooperative tile these buckets had before their token tiles (session 21) stands in.
-    candidates = [fields]
-    if upper is not None and DECODE_M < upper <= 256:
-        candidates.append({"cta": (128, 128, main_k(k_bytes)), "cluster": (1, 1, 1), "mainloop": "cooperative",
-                           "scheduler": "persistent", "swap_ab": False})
-    for fields in candidates:
+    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or the 224-wide token tile with one (224), where from 65
+    # to 256 rows _coop_128 stands in.
+    choices = [fields, _coop_128(k_bytes)] if upper is not None and DECODE_M < upper <= 256 else [fields]
+    for choice in choices:
         try:
-            return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **fields)).tile
+            return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **choice)).tile
         except SpecError:
             continue
     return None
