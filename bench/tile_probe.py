@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -507,6 +507,14 @@ FITODD_TILES = named("swap 64x144x64 pingpong", "swap 64x160x64 pingpong", "swap
                      "swap 64x192x64 pingpong", "swap 64x208x64 pingpong", "swap 64x224x64 pingpong",
                      "swap 64x128x64 pingpong", "128x128x64 c1x1 coop")
 FITODD_SHAPES = [(m, n, 4096) for m in (136, 168, 200) for n in (4096, 8192)]
+# Run 55 (fitcheck at 6849b8f): the plan 0.97-1.84x the old tile, still 0.64-0.83x cuBLASLt fused at M = 136, 168
+# and 200 with N >= 8192. cuBLAS runs two token columns there under one 128-row weight tile multicast over a 1x2
+# cluster (nvjet 128x72, 128x88, 128x104, h200_library_kernels.log). Its form in steps of 16 and 32, beside the plan.
+TWOCOL_TILES = {"auto+shapes": PLAN, **named("swap 128x64x64 c1x2 coop", "swap 128x80x64 c1x2 coop",
+                                              "swap 128x96x64 c1x2 coop", "swap 128x112x64 c1x2 coop",
+                                              "swap 128x128x64 c1x2 coop")}
+TWOCOL_SHAPES = [(120, 8192, 4096), (136, 8192, 4096), (152, 8192, 4096), (168, 8192, 4096), (168, 4096, 4096),
+                 (200, 8192, 4096), (200, 14336, 4096), (240, 8192, 4096)]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -781,6 +789,7 @@ CASES = {
     "fitcheck": [("bf16 bias+gelu", bias_gelu, FITCHECK_TILES, FITCHECK_SHAPES, bias_gelu_contenders,
                   "cuBLASLt fused")],
     "fitodd": [("bf16 bias+gelu", bias_gelu, FITODD_TILES, FITODD_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
+    "twocol": [("bf16 bias+gelu", bias_gelu, TWOCOL_TILES, TWOCOL_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],
