@@ -234,12 +234,16 @@ def _bucket_tiles(k_bytes: int) -> dict:
 # - M 65-96, N >= WIDE_N: the 64x96 token tile shared by a 2x1 cluster of weight tiles, 2-5% faster (96x14336x4096
 #   312 vs 297 cold, 312 vs 306 warm; 80x14336x4096 244 / 250 vs 239 / 246; run 51), the same at N = 8192 and 13%
 #   slower at N = 4096.
+# - M 97-128, LARGE_N <= N < WIDE_N: two swapped 64-wide token columns under a 128-row weight tile in a 1x2 cluster
+#   (120x8192x4096 357 / 356 vs 329 / 329 for 128x64 cooperative, 1.03-1.07x cuBLASLt fused; run 56, one shape).
 # - M 97-128, N >= WIDE_N: 128x128, whose N / 128 CTAs fill over a wave there (112x14336x4096 354 vs 291 for 128x64
 #   cold, 355 vs 287 warm; 128x14336x4096 417 vs 368, run 49).
-# - M 161-192, N >= LARGE_N: one swapped 192-wide token tile, N / 64 CTAs (192x8192x4096 499 / 481 vs 457 / 437 for
-#   two 96-wide ones, 313 / 326 for the old 128x128; 192x14336x4096 501 / 504; 176x8192x4096 396 / 425 vs 323 / 389).
-# - M 193-224, N >= MID_N: one swapped 224-wide token tile (200x8192x4096 395 / 399 vs 347 / 361 for 128x128 and
-#   238 / 245 for two 128-wide token tiles, run 54; at wider N assumed to hold as 64x160 and 64x192 did at 14336).
+# - M 161-192, N >= LARGE_N: two swapped 96-wide token columns under a 128-row weight tile in a 1x2 cluster
+#   (168x8192x4096 451 / 443 vs 353 / 352 for one 192-wide token tile, run 56), which had beaten two 64x96 tiles
+#   without the cluster (192x8192x4096 499 / 481 vs 457 / 437, run 52).
+# - M 193-224, N >= MID_N: the same with 128-wide columns (200x8192x4096 414 / 428 vs 396 / 399 for one 224-wide
+#   token tile, 200x14336x4096 424 / 436 vs 388 / 391, run 56; the 224-wide one had beaten 128x128, 395 / 399 vs
+#   347 / 361, run 54).
 # - M 225-256, N >= MID_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped 128-wide token
 #   tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574; runs 52-53).
 # - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
@@ -261,14 +265,18 @@ def _n_classes(k_bytes: int) -> dict:
     ...), narrowest first."""
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
+    # cuBLAS's form at M 97-256 (nvjet 128x72 ... 128x104 _1x2): two token columns, swapped, under one 128-row weight
+    # tile that a 1x2 cluster multicasts to both; only the second column has rows past M
+    two_columns = {**_SWAP, "mainloop": "cooperative", "cluster": (1, 2, 1)}
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                        (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                        (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
             96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            128: ((WIDE_N, {"cta": (128, 128, k_main)}),),
-            192: ((LARGE_N, {"cta": (64, 192, k_main)}),),
-            224: ((MID_N, {"cta": (64, 224, k_main), **_SWAP}),),
+            128: ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
+                  (WIDE_N, {"cta": (128, 128, k_main), **_COOP}),),
+            192: ((LARGE_N, {"cta": (128, 96, k_main), **two_columns}),),
+            224: ((MID_N, {"cta": (128, 128, k_main), **two_columns}),),
             256: ((MID_N, _coop_128(k_bytes)),),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}

@@ -282,20 +282,26 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                                  (1, 1, 1), True), M
         assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((64, 96, 128), "pingpong", (2, 1, 1),
                                                                          True), M
-    for M in (97, 128):  # twice the CTAs of 128x128 below wide N; 128x128 from there
-        narrow, wide = shape_tile(SPEC, M, 4096), shape_tile(SPEC, M, 14336)
+    for M in (97, 128):  # twice the CTAs of 128x128, then two token columns in a 1x2 cluster, then 128x128
+        narrow, large, wide = shape_tile(SPEC, M, 4096), shape_tile(SPEC, M, LARGE_N), shape_tile(SPEC, M, 14336)
         assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
-        assert (wide.cta, wide.mainloop, wide.cluster) == ((128, 128, 64), "cooperative", (1, 1, 1)), M
+        assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 64, 64), "cooperative", True,
+                                                                             (1, 2, 1)), M
+        assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((128, 128, 64), "cooperative", (1, 1, 1),
+                                                                         False), M
     assert shape_class(96, 14336) == (3, WIDE_N) and shape_class(97, 14336) == (4, WIDE_N)
     for M in (129, 160):  # one 160-wide token tile at every N
         assert {shape_tile(SPEC, M, n).cta for n in (4096, 8192, 14336)} == {(64, 160, 64)}, M
-    for M in (161, 192):  # two 96-wide token tiles below LARGE_N, one 192-wide from there
-        assert shape_tile(SPEC, M, LARGE_N - 1).cta == (64, 96, 128) and shape_tile(SPEC, M, LARGE_N).swap_ab, M
-        assert shape_tile(SPEC, M, LARGE_N).cta == shape_tile(SPEC, M, 14336).cta == (64, 192, 64), M
-    for M in (193, 224):  # 128x128 cooperative below MID_N; one swapped 224-wide token tile from there
+    two_columns = ("cooperative", True, (1, 2, 1))  # under one 128-row weight tile, multicast over a 1x2 cluster
+    for M in (161, 192):  # two 96-wide token tiles below LARGE_N, the same in a 1x2 cluster from there
+        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)
+        assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
+        assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 96, 64), *two_columns), M
+        assert shape_tile(SPEC, M, 14336) == large, M
+    for M in (193, 224):  # 128x128 cooperative below MID_N; two swapped 128-wide token columns from there
         narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((128, 128, 64), False, "cooperative"), M
-        assert (wide.cta, wide.swap_ab, wide.mainloop) == ((64, 224, 64), True, "pingpong"), M
+        assert (wide.cta, wide.mainloop, wide.swap_ab, wide.cluster) == ((128, 128, 64), *two_columns), M
         assert shape_tile(SPEC, M, 14336) == wide, M
     for M in (225, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
         narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
@@ -309,9 +315,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert k.choose(100, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 96).cta == (64, 96, 128) and shape_tile(fp8, 128).cta == (128, 64, 128)  # 128 bytes of K
-    # fp8's promotion buffer doubles the 224-wide tile's 112 accumulators a thread, over the limit: 128x128 stands in
-    assert shape_tile(fp8, 200, 8192).cta == (128, 128, 128) and not shape_tile(fp8, 200, 8192).swap_ab
-    assert shape_tile(fp8.replace(tile={"fp8_fast_accum": True}), 200, 8192).cta == (64, 224, 128)
+    # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
+    coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
+    assert shape_tile(SPEC, 80, 8192).mainloop == "pingpong"
+    assert shape_tile(coop_epilogue, 80, 8192).cta == (128, 128, 64) and not shape_tile(coop_epilogue, 80).swap_ab
+    assert shape_tile(coop_epilogue, 120, 4096).cta == (128, 64, 64)  # the bucket's own tile takes it
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
