@@ -197,7 +197,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # cooperative tile these buckets had, cold:
         # 65-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
         96: {"cta": (64, 96, k_decode), **_SWAP},
-        # 97-128: twice the CTAs of 128x128 (N / 64), 1.0-1.5x below N = 12288 (128x4096^2 233 vs 161).
+        # 97-128 below LARGE_N: twice the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
         128: {"cta": (128, 64, k_main), **_COOP},
         # 129-160: one swapped 160-wide token tile, 1.5-1.9x at N >= 8192 (160x8192x4096 408 vs 229, 144x8192x4096
         # 353 vs 198, 160x14336x4096 415 vs 222), 1.07x at N = 4096 (where its N / 64 CTAs fill half the SMs).
@@ -216,8 +216,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
     }
 
 
-# N classes at decode: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/
-# h200_tile_probe.log, runs 1-2, 9-19):
+# N classes: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/h200_tile_probe.log, runs
+# 1-2, 9-19, 30-31, 49-57):
 # - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
 #   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
 # - M 33-64, N < MID_N: the bucket's 64x32 c1x2 tiles (2N/64 CTAs) fill one wave at N = 4096, where 128-row tiles
