@@ -441,9 +441,8 @@ MID128_SHAPES = [(128, 8192, 8192), (96, 8192, 8192), (128, 14336, 4096), (128, 
 # Run 49 (mid128, cold and warm): against cuBLASLt fused the bucket's tile ran 0.64-0.85x at M = 128 with
 # N <= 8192 (0.98-1.00x at N = 14336); the better of 128x64 cooperative and the swapped 64x128x128 pingpong
 # 0.88-1.01x there. At 96x8192^2 every tile ran 0.67-0.80x, and each took longer than at M = 128 with the same CTAs
-# (cuBLAS: less). The grid below: M 80-128 by N 4096-8192 at
-# K = 4096, with swapped tiles whose token side fits 80, 96 and 112 rows, as cuBLAS fits its decode tiles to M
-# (64x40, 64x48).
+# (cuBLAS: less). The grid below: M 80-128 by N 4096-8192 at K = 4096, with swapped tiles whose token side fits 80,
+# 96 and 112 rows, as cuBLAS fits its decode tiles to M (64x40, 64x48).
 MID128_GRID_TILES = named(
     "128x128x64 c1x1 coop",
     "128x64x64 c1x1 coop",
