@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -514,6 +514,22 @@ TWOCOL_TILES = {"auto+shapes": PLAN, **named("swap 128x64x64 c1x2 coop", "swap 1
                                               "swap 128x128x64 c1x2 coop")}
 TWOCOL_SHAPES = [(120, 8192, 4096), (136, 8192, 4096), (152, 8192, 4096), (168, 8192, 4096), (168, 4096, 4096),
                  (200, 8192, 4096), (200, 14336, 4096), (240, 8192, 4096)]
+# Run 56 (twocol, cold / warm): two 96-token columns won at 168x8192x4096 (451 vs 353); odd multiples of 16 (80, 112)
+# trailed, with 16-wide epilogue subtiles, the only width CUTLASS's builder compiled there. Since the epilogue visits
+# in fragments that fit the CTA's stmatrix tile (csrc/cutlassgen/epilogue_fragment.hpp), any subtile builds: the same
+# odd-16 token tiles with their subtile as wide as the tile (epiMxN), so that no more than 8-15 rows pass M, beside
+# the 16-wide subtile, the plan and, at 129-160 and 193-224, the plan's tile with the tokens multicast (2x1).
+EPIWIDE_GROUPS = [
+    (named("swap 64x80x128 pingpong", "swap 64x80x128 pingpong epi64x80", "swap 64x112x128 pingpong epi64x112",
+           "swap 128x48x64 c1x2 coop epi128x48", "swap 128x64x64 c1x2 coop"),
+     [(72, 4096, 4096), (72, 8192, 4096), (104, 4096, 4096), (104, 8192, 4096)]),
+    (named("swap 64x144x64 pingpong", "swap 64x144x64 pingpong epi64x48", "swap 64x144x64 pingpong epi64x144",
+           "swap 64x160x64 c2x1 pingpong", "swap 128x80x64 c1x2 coop epi128x80", "swap 128x80x64 c1x2 coop"),
+     [(136, 4096, 4096), (136, 8192, 4096), (136, 14336, 4096), (152, 8192, 4096)]),
+    (named("swap 64x208x64 pingpong", "swap 64x208x64 pingpong epi64x208", "swap 128x112x64 c1x2 coop epi128x112",
+           "swap 64x224x64 c2x1 pingpong"),
+     [(200, 4096, 4096), (200, 8192, 4096), (200, 14336, 4096)]),
+]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -789,6 +805,8 @@ CASES = {
                   "cuBLASLt fused")],
     "fitodd": [("bf16 bias+gelu", bias_gelu, FITODD_TILES, FITODD_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "twocol": [("bf16 bias+gelu", bias_gelu, TWOCOL_TILES, TWOCOL_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
+    "epiwide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **tiles}, shapes, bias_gelu_contenders,
+                 "cuBLASLt fused") for tiles, shapes in EPIWIDE_GROUPS],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

@@ -12,7 +12,7 @@ from . import __version__
 from . import epilogue as epi
 from .dtypes import DTYPES
 from .spec import GemmSpec
-from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve
+from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve, sm90_epilogue_fragment
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -215,6 +215,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         load_hints = _load_hints(swap)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
+                   epi_fragment=sm90_epilogue_fragment(cfg.cta[1], cfg.epilogue_tile, cfg.mainloop),
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
