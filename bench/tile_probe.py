@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -530,6 +530,11 @@ EPIWIDE_GROUPS = [
            "swap 64x224x64 c2x1 pingpong"),
      [(200, 4096, 4096), (200, 8192, 4096), (200, 14336, 4096)]),
 ]
+# Run 58 (epiwide, cold / warm): a subtile as wide as the tile moved odd-16 token tiles by 0-5% only (64x144 at
+# 136x8192x4096: 262 with 16-wide subtiles, 269 with 48 or 144; 64x160 298), so what slows them is not the epilogue.
+# Under ncu (--ncu), each beside the 32-multiple tile one step wider, at the M both fit.
+ODDN_GROUPS = [(named("swap 64x144x64 pingpong", "swap 64x160x64 pingpong"), [(136, 8192, 4096)]),
+               (named("swap 64x80x128 pingpong epi64x80", "swap 64x96x128 pingpong"), [(80, 8192, 4096)])]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -807,6 +812,8 @@ CASES = {
     "twocol": [("bf16 bias+gelu", bias_gelu, TWOCOL_TILES, TWOCOL_SHAPES, bias_gelu_contenders, "cuBLASLt fused")],
     "epiwide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **tiles}, shapes, bias_gelu_contenders,
                  "cuBLASLt fused") for tiles, shapes in EPIWIDE_GROUPS],
+    "oddn": [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLASLt fused")
+             for tiles, shapes in ODDN_GROUPS],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

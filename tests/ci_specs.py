@@ -19,9 +19,11 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
                     c=Operand("bf16"), d=Operand("e4m3"), tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1)),
                     epilogue=_chain("e4m3"))
 # sm90 swap_ab (the decode path): the same chain with operands swapped, so per-column vectors become the kernel's
-# column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_broadcast.hpp).
+# column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_broadcast.hpp). Its CTA
+# N of 80 with a subtile as wide also builds the epilogue that visits in 8-value fragments (epilogue_fragment.hpp).
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
-                                 tile=Sm90Tile(cta=(128, 64, 64), cluster=(1, 1, 1), swap_ab=True))
+                                 tile=Sm90Tile(cta=(128, 80, 64), cluster=(1, 1, 1), swap_ab=True,
+                                               epilogue_tile=(128, 80)))
 # sm80: every node too, quantizing to int8 (fp8 outputs need sm89; the GPU suite runs an e5m2 one).
 SM80_ALL = GemmSpec(arch=80, name="ci_sm80_all_nodes", a=Operand("bf16"), b=Operand("bf16", "column"),
                     c=Operand("bf16"), d=Operand("int8"), tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32)),

@@ -126,6 +126,35 @@ def test_epilogue_tile_is_rendered_as_given_or_as_cutlass_would_pick_it():
     assert "using EpilogueTile = Shape<_128, _64>;" in cg.render(wide)
 
 
+def test_epilogue_visits_in_fragments_that_fit_the_ctas_stmatrix_tile():
+    """CUTLASS's builder visits a thread's whole subtile at once, which must divide the thread's values in one
+    stmatrix tile: 8 at CTA N = 80 (bench/epilogue_fragment.cu). A wider subtile there renders the builder's epilogue
+    rebound to 8-value fragments; where the builder's own fits, the source is the builder's."""
+    from cutlassgen.tiles import _STSM_TILE_VALUES, sm90_epilogue_fragment
+
+    def tile(cta, epi, mainloop):
+        return spec().replace(tile={"cta": list(cta), "cluster": [1, 1, 1], "mainloop": mainloop,
+                                    "epilogue_tile": list(epi)})
+
+    odd = cg.render(tile((64, 80, 128), (64, 80), "pingpong"))
+    assert "using CollectiveEpilogue = cutlassgen::WithFragmentSize<BuiltEpilogue, 8>;" in odd
+    assert '#include "cutlassgen/epilogue_fragment.hpp"' in odd
+    for cta, epi, mainloop in (((64, 80, 128), (64, 16), "pingpong"), ((64, 96, 128), (64, 96), "pingpong"),
+                               ((128, 128, 64), (128, 32), "cooperative")):
+        src = cg.render(tile(cta, epi, mainloop))
+        assert "WithFragmentSize" not in src and "epilogue_fragment.hpp" not in src, (cta, epi)
+    assert sm90_epilogue_fragment(112, (128, 112), "cooperative") == 8  # 56 a thread; the stmatrix tile holds 8
+    assert sm90_epilogue_fragment(160, (64, 160), "pingpong") == 16  # 80 a thread; 16
+    assert sm90_epilogue_fragment(192, (128, 192), "cooperative") is None  # 96 a thread; 96
+    # Every subtile validation lets through gets a fragment of at least 8 values that divides both counts.
+    for n in range(16, 257, 16):
+        for mainloop, rows, threads in (("pingpong", 64, 128), ("cooperative", 128, 256)):
+            for en in (en for en in range(16, n + 1, 16) if n % en == 0):
+                per_thread = rows * en // threads
+                frag = sm90_epilogue_fragment(n, (rows, en), mainloop) or per_thread
+                assert per_thread % frag == 0 and _STSM_TILE_VALUES[n] % frag == 0 and frag >= 8, (n, en, mainloop)
+
+
 def test_auto_swizzle_pads_no_tile(tmp_path):
     """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
     divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""
