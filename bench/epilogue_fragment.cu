@@ -1,12 +1,20 @@
 // How many accumulator values a thread holds in one stmatrix tile of an sm90 CTA, by CTA N: size<0>(tRS_rAcc) in
-// CUTLASS 4.2's TMA warp-specialized epilogue (sm90_epilogue_tma_warpspecialized.hpp), computed here on the host with
-// the same CuTe calls. The epilogue visits the accumulators in fragments of FragmentSize values, which must divide
-// this count; cutlassgen/tiles.py (_STSM_TILE_VALUES) holds the table this prints.
+// CUTLASS 4.2's TMA warp-specialized epilogue (sm90_epilogue_tma_warpspecialized.hpp), computed on the host with the
+// same CuTe calls. The epilogue's builder visits a thread's whole subtile at once (FragmentSize = subtile N / 2 per
+// 64 rows) and asserts that this divides the count ("Fragment size does not vectorize properly").
 //
-// Build and run (no GPU needed; about 2 minutes):
+// As cutlassgen builds its kernels (wgmma's extended shapes enabled where CTA N needs them, cutlassgen/arch.py
+// WGMMA_BASE_N) the count is CTA N / 2 for every CTA N, so every subtile that divides CTA N vectorizes. Without the
+// define below CuTe splits CTA N = 80, 112, 144, ... into m64n16k16 instructions, the count falls to 8 there, and only
+// 16-wide subtiles compiled (session 21's "Fragment size" failures at 64x80 and 64x112 subtiles).
+//
+// Build and run (no GPU needed; about 2-3 minutes on 2 cores):
 //   INC=$(python -c "import cutlass_library, os; print(os.path.dirname(cutlass_library.__file__))")/source/include
 //   nvcc -std=c++17 -I$INC -o /tmp/epilogue_fragment bench/epilogue_fragment.cu && /tmp/epilogue_fragment
 #include <cstdio>
+
+// cutlassgen defines this for every CTA N outside wgmma's base shapes; the others pick the same instruction either way.
+#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 
 #include <cute/tensor.hpp>  // first: the CUDA typedefs the atoms below need
 #include <cute/atom/copy_atom.hpp>
@@ -30,7 +38,7 @@ int stsm_tile_values() {
                                                        GMMA::Major::K>(),
                                   AtomLayout{});
   // The builder's choices (epilogue/collective/builders/sm90_builder.inl, sm90_common.inl) for a subtile N that is
-  // a multiple of 16, which cutlassgen's validation requires.
+  // a multiple of 16, which the builder requires.
   using CopyAtomC = Copy_Atom<SM90_U32x4_STSM_N, cutlass::half_t>;
   using CopyOpR2S = conditional_t<sizeof(ElementD) != 2, AutoVectorizingCopyWithAssumedAlignment<128>,
                                   conditional_t<MMajorD, SM90_U16x8_STSM_T, SM90_U32x4_STSM_N>>;

@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -535,6 +535,27 @@ EPIWIDE_GROUPS = [
 # Under ncu (--ncu), each beside the 32-multiple tile one step wider, at the M both fit.
 ODDN_GROUPS = [(named("swap 64x144x64 pingpong", "swap 64x160x64 pingpong"), [(136, 8192, 4096)]),
                (named("swap 64x80x128 pingpong epi64x80", "swap 64x96x128 pingpong"), [(80, 8192, 4096)])]
+# Run 59 (oddn under ncu, bench/results/h200_ncu_oddn.log): at 80x8192x4096 the 64x80 tile issued twice the
+# instructions of 64x96 (IPC 0.90 vs 0.44 in the same cycles) and kept L1/TEX 75% busy against 30%: CuTe's wgmma
+# selector offers N = 8, 16, 32, 64, 96, 128, 192, 256 unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED is defined, so
+# CTA N = 80 ran five m64n16k16 per K step (its PTX), 144 nine, 160 five m64n32k16. Since lower.py enables the
+# extended shapes for such N, the token tiles between 32-multiples, one and two columns, with 16-wide and full-width
+# subtiles, beside the plan of 3049806, at M between and beside its buckets' edges.
+EXTMMA_GROUPS = [
+    (named("swap 64x80x128 pingpong", "swap 64x80x128 pingpong epi64x80", "swap 64x112x128 pingpong",
+           "swap 64x112x128 pingpong epi64x112", "swap 128x48x64 c1x2 coop", "swap 64x80x128 c2x1 pingpong"),
+     [(72, 4096, 4096), (72, 8192, 4096), (72, 14336, 4096), (88, 8192, 4096), (104, 4096, 4096),
+      (104, 8192, 4096), (104, 14336, 4096), (120, 4096, 4096)]),
+    (named("swap 64x144x64 pingpong", "swap 64x144x64 pingpong epi64x48", "swap 64x160x64 pingpong",
+           "swap 64x176x64 pingpong", "swap 128x80x64 c1x2 coop", "swap 128x80x64 c1x2 coop epi128x80",
+           "swap 64x144x64 c2x1 pingpong"),
+     [(136, 4096, 4096), (136, 8192, 4096), (136, 14336, 4096), (152, 8192, 4096), (168, 4096, 4096),
+      (168, 8192, 4096), (176, 8192, 4096), (184, 14336, 4096)]),
+    (named("swap 64x208x64 pingpong", "swap 64x224x64 pingpong", "swap 128x112x64 c1x2 coop",
+           "swap 128x112x64 c1x2 coop epi128x112", "swap 64x240x64 pingpong", "swap 64x208x64 c2x1 pingpong"),
+     [(200, 4096, 4096), (200, 8192, 4096), (200, 14336, 4096), (216, 8192, 4096), (240, 4096, 4096),
+      (240, 8192, 4096)]),
+]
 # Tiles holding 160-208 fp32 accumulators per thread, which validation refused (limit 128) before session 14; built
 # here without spills (ptxas -v, nvcc 13.0; 224 spills). cuBLAS's mm at 8192^3 runs 320x128x64 "coopB"
 # (h200_library_kernels.log): 160 accumulators a thread if its two warpgroups split N. A wider tile reads fewer
@@ -814,6 +835,8 @@ CASES = {
                  "cuBLASLt fused") for tiles, shapes in EPIWIDE_GROUPS],
     "oddn": [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLASLt fused")
              for tiles, shapes in ODDN_GROUPS],
+    "extmma": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **tiles}, shapes, bias_gelu_contenders,
+                "cuBLASLt fused") for tiles, shapes in EXTMMA_GROUPS],
     "m256": [("bf16 bias+gelu", bias_gelu, M256_BF16_TILES, [(256, 8192, 8192)], bias_gelu_contenders,
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, M256_FP8_TILES, [(256, 8192, 8192)], fp8_scaled_contenders, "_scaled_mm")],

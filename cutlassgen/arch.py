@@ -42,6 +42,11 @@ ACCUMULATOR = {"fp16": "fp32", "bf16": "fp32", "tf32": "fp32", "e4m3": "fp32", "
 WGMMA_M = 64
 WGMMA_N_STEP = 8  # N is any multiple of 8 up to 256
 WGMMA_N_MAX = 256
+# The wgmma N that CuTe's instruction selector offers by default. For any other CTA N it falls back to the largest of
+# these that divides it (CTA N = 80: five m64n16k16 per K step, which ran at half the TFLOP/s of a 64x96 tile,
+# bench/results/h200_tile_probe.log run 58) unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED adds every N in steps of 8.
+# CUTLASS leaves those out by default to save compile time, so cutlassgen/lower.py enables them only where needed.
+WGMMA_BASE_N = (8, 16, 32, 64, 96, 128, 192, 256)
 
 # Operand types whose sm90 wgmma needs K-major A and B (only 16-bit types can be MN-major in shared memory).
 SM90_K_MAJOR_ONLY = frozenset({"tf32", "e4m3", "e5m2", "int8"})

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from . import epilogue as epi
+from .arch import WGMMA_BASE_N
 from .dtypes import DTYPES
 from .spec import GemmSpec
-from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve, sm90_epilogue_fragment
+from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -215,7 +216,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         load_hints = _load_hints(swap)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
-                   epi_fragment=sm90_epilogue_fragment(cfg.cta[1], cfg.epilogue_tile, cfg.mainloop),
+                   extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")

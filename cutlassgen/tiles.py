@@ -84,22 +84,6 @@ def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
     return (min(64, cta[0]), gcd(min(n_perf, cta[1]), cta[1]))
 
 
-# How many accumulator values a thread holds in one stmatrix tile of the CTA, by CTA N: size<0>(tRS_rAcc) in CUTLASS
-# 4.2's sm90 TMA epilogue, the same for every CTA M, schedule and output dtype (bench/epilogue_fragment.cu prints it).
-_STSM_TILE_VALUES = {16: 8, 32: 16, 48: 8, 64: 32, 80: 8, 96: 48, 112: 8, 128: 64, 144: 8, 160: 16, 176: 8, 192: 96,
-                     208: 8, 224: 16, 240: 8, 256: 128}
-
-
-def sm90_epilogue_fragment(cta_n: int, epi_tile: tuple, mainloop: str) -> int | None:
-    """The FragmentSize the epilogue must visit with, where the builder's own (a thread's values in one subtile) does
-    not divide the stmatrix tile's count, e.g. a 64x80 subtile at CTA N = 80; None where the builder's compiles."""
-    from math import gcd
-
-    per_thread = epi_tile[0] * epi_tile[1] // (256 if mainloop == "cooperative" else 128)
-    values = _STSM_TILE_VALUES[cta_n]
-    return None if values % per_thread == 0 else gcd(values, per_thread)
-
-
 def kernel_vector_kind(kind: str, swap_ab: bool) -> str:
     """Which of the kernel's dimensions an input vector runs along: with swap_ab the kernel computes D^T, so the
     problem's per-column vector is per-row of the kernel and the other way round."""

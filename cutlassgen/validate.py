@@ -238,8 +238,9 @@ def _sm90_tile(spec):
                         "use M=128, or mainloop='pingpong' for M=64")
     if m not in (64, 128, 256):
         raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup)", "use 128")
-    # wgmma itself takes N in steps of 8, but CUTLASS's sm90 epilogue stores subtiles whose N is a multiple of 16
-    # that divides the CTA's (a static_assert in its builder: CTA N = 24, 40, 56 failed to compile, session 9)
+    # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them), but
+    # CUTLASS's sm90 epilogue builder takes subtiles whose N is a multiple of 16 that divides the CTA's (its
+    # static_assert "Unsupported tile shape": CTA N = 24, 40, 56 failed to compile in session 9, 72 in session 22)
     if n % 16 or n > WGMMA_N_MAX:
         raise _tile_err("cta", cfg.cta, "CTA N must be a multiple of 16 up to 256 (wgmma's largest N; CUTLASS's "
                         "epilogue stores subtiles of N in steps of 16)", "use 128 or 256")

@@ -20,7 +20,7 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
                     epilogue=_chain("e4m3"))
 # sm90 swap_ab (the decode path): the same chain with operands swapped, so per-column vectors become the kernel's
 # column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_broadcast.hpp). Its CTA
-# N of 80 with a subtile as wide also builds the epilogue that visits in 8-value fragments (epilogue_fragment.hpp).
+# N of 80, with a subtile as wide, takes wgmma's extended shapes (arch.WGMMA_BASE_N).
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
                                  tile=Sm90Tile(cta=(128, 80, 64), cluster=(1, 1, 1), swap_ab=True,
                                                epilogue_tile=(128, 80)))

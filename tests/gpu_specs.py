@@ -98,18 +98,18 @@ GPU_SPECS = {
         tile=Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), epilogue_tile=(128, 64)),
         epilogue=[Add("tensor", "res"), Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"),
                   Activation("gelu_tanh")]),
-    # Subtiles as wide as a CTA N that is an odd multiple of 16, where the epilogue visits in fragments of 8 values
-    # (csrc/cutlassgen/epilogue_fragment.hpp): a swapped 80-token pingpong tile with every kind of node that walks
-    # the subtile (C, a per-row and a per-column vector, an aux store, amax, fp8 quantize), and a 128x112 cooperative
+    # CTA N outside wgmma's base shapes (arch.WGMMA_BASE_N: the kernel takes CuTe's extended shapes) with subtiles
+    # as wide as the tile: a swapped 80-token cooperative tile in a 1x2 cluster with every kind of node that walks
+    # the subtile (C, a per-row and a per-column vector, an aux store, amax, fp8 quantize), and a 64x112 pingpong
     # tile with a residual, an aux store and a bias.
     "sm90_swap_n80_full_subtile_fp8_aux": GemmSpec(
         arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("e4m3"),
-        tile=Sm90Tile(cta=(64, 80, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True, epilogue_tile=(64, 80)),
+        tile=Sm90Tile(cta=(128, 80, 64), cluster=(1, 2, 1), swap_ab=True, epilogue_tile=(128, 80)),
         epilogue=[Multiply("per_row", "sa", "fp32"), Add("tensor", "res"), StoreAux("pre", "bf16"),
                   Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
     "sm90_n112_full_subtile_residual_aux": GemmSpec(
         arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("bf16"),
-        tile=Sm90Tile(cta=(128, 112, 64), cluster=(1, 1, 1), epilogue_tile=(128, 112)),
+        tile=Sm90Tile(cta=(64, 112, 64), cluster=(1, 1, 1), mainloop="pingpong", epilogue_tile=(64, 112)),
         epilogue=[Add("tensor", "res"), Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"),
                   Activation("gelu_tanh")]),
     # Programmatic dependent launch (Sm90Tile.pdl) with both schedules: the cooperative default tile with its 2x1

@@ -126,33 +126,21 @@ def test_epilogue_tile_is_rendered_as_given_or_as_cutlass_would_pick_it():
     assert "using EpilogueTile = Shape<_128, _64>;" in cg.render(wide)
 
 
-def test_epilogue_visits_in_fragments_that_fit_the_ctas_stmatrix_tile():
-    """CUTLASS's builder visits a thread's whole subtile at once, which must divide the thread's values in one
-    stmatrix tile: 8 at CTA N = 80 (bench/epilogue_fragment.cu). A wider subtile there renders the builder's epilogue
-    rebound to 8-value fragments; where the builder's own fits, the source is the builder's."""
-    from cutlassgen.tiles import _STSM_TILE_VALUES, sm90_epilogue_fragment
+def test_wgmma_extended_shapes_only_where_the_cta_n_needs_them():
+    """CuTe's wgmma selector offers N = 8, 16, 32, 64, 96, 128, 192 and 256 unless its extended shapes are enabled,
+    and splits any other CTA N into narrower instructions (80: five m64n16k16). The define costs compile time, so a
+    kernel gets it only where its CTA N is not a base shape."""
+    def tile(cta, epi="auto"):
+        return spec().replace(tile={"cta": list(cta), "cluster": [1, 1, 1], "mainloop": "pingpong",
+                                    "epilogue_tile": epi if epi == "auto" else list(epi)})
 
-    def tile(cta, epi, mainloop):
-        return spec().replace(tile={"cta": list(cta), "cluster": [1, 1, 1], "mainloop": mainloop,
-                                    "epilogue_tile": list(epi)})
-
-    odd = cg.render(tile((64, 80, 128), (64, 80), "pingpong"))
-    assert "using CollectiveEpilogue = cutlassgen::WithFragmentSize<BuiltEpilogue, 8>;" in odd
-    assert '#include "cutlassgen/epilogue_fragment.hpp"' in odd
-    for cta, epi, mainloop in (((64, 80, 128), (64, 16), "pingpong"), ((64, 96, 128), (64, 96), "pingpong"),
-                               ((128, 128, 64), (128, 32), "cooperative")):
-        src = cg.render(tile(cta, epi, mainloop))
-        assert "WithFragmentSize" not in src and "epilogue_fragment.hpp" not in src, (cta, epi)
-    assert sm90_epilogue_fragment(112, (128, 112), "cooperative") == 8  # 56 a thread; the stmatrix tile holds 8
-    assert sm90_epilogue_fragment(160, (64, 160), "pingpong") == 16  # 80 a thread; 16
-    assert sm90_epilogue_fragment(192, (128, 192), "cooperative") is None  # 96 a thread; 96
-    # Every subtile validation lets through gets a fragment of at least 8 values that divides both counts.
-    for n in range(16, 257, 16):
-        for mainloop, rows, threads in (("pingpong", 64, 128), ("cooperative", 128, 256)):
-            for en in (en for en in range(16, n + 1, 16) if n % en == 0):
-                per_thread = rows * en // threads
-                frag = sm90_epilogue_fragment(n, (rows, en), mainloop) or per_thread
-                assert per_thread % frag == 0 and _STSM_TILE_VALUES[n] % frag == 0 and frag >= 8, (n, en, mainloop)
+    for n in (80, 112, 144, 160, 208):  # (fp8 with promotion: 2 x 104 accumulators a thread at 208)
+        src = cg.render(tile((64, n, 128)))
+        assert "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED 1" in src, n
+        assert src.index("CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED") < src.index("#include"), n  # before CuTe is read
+    for n in (16, 32, 64, 96, 128, 192):
+        assert "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" not in cg.render(tile((64, n, 64))), n
+    assert "using EpilogueTile = Shape<_64, _80>;" in cg.render(tile((64, 80, 128), (64, 80)))
 
 
 def test_auto_swizzle_pads_no_tile(tmp_path):
