@@ -161,7 +161,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
-BUCKET_UPPER = (16, 32, DECODE_M, 96, 128, 160, 192, 224, 256, 512, None)
+BUCKET_UPPER = (16, 32, DECODE_M, 80, 96, 112, 128, 144, 160, 192, 224, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -192,22 +192,34 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
         # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
         # its token tiles to M in steps of 8 (72, 88 and 104 wide at M = 136, 168 and 200; h200_library_kernels.log);
-        # here they come in steps of 32, as an odd multiple of 16 gets a 16-wide epilogue subtile, slower (64x80 at
-        # M = 80 124 vs 161 for 64x96 at N = 4096; 64x144, 64x176 and 64x208 the same, run 54). Against the 128x128
-        # cooperative tile these buckets had, cold:
-        # 65-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
+        # here in steps of 16, the least CUTLASS's epilogue builder takes. Token tiles that are not a wgmma base N
+        # (80, 112, 144, ...) run on its extended shapes (arch.WGMMA_BASE_N; without them they had run at 0.3-0.8x
+        # the 32-multiple tiles, runs 50-58). Against the 128x128 cooperative tile these buckets had until session 21,
+        # or the session 21 plan where named (cold / warm, run 60):
+        # 65-80: one swapped 80-wide token tile (72x8192x4096 216 / 214 vs 189 / 191 for 64x96, 72x4096^2 156 / 179
+        # vs 140 / 148).
+        80: {"cta": (64, 80, k_decode), **_SWAP},
+        # 81-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
         96: {"cta": (64, 96, k_decode), **_SWAP},
-        # 97-128 below LARGE_N: twice the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
+        # 97-112 below LARGE_N: one swapped 112-wide token tile (104x4096^2 202 / 226 vs 189 / 196 for 128x64).
+        112: {"cta": (64, 112, k_decode), **_SWAP},
+        # 113-128 below LARGE_N: twice the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
         128: {"cta": (128, 64, k_main), **_COOP},
+        # 129-144 below LARGE_N: one swapped 144-wide token tile with 48-wide epilogue subtiles (136x4096^2 253 / 265
+        # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick).
+        144: {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},
         # 129-160: one swapped 160-wide token tile, 1.5-1.9x at N >= 8192 (160x8192x4096 408 vs 229, 144x8192x4096
         # 353 vs 198, 160x14336x4096 415 vs 222), 1.07x at N = 4096 (where its N / 64 CTAs fill half the SMs).
         160: {"cta": (64, 160, k_main), **_SWAP},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
         # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **_SWAP},
-        # 193-224 below MID_N: 128x128 (200x4096^2 256 / 260 vs 206 / 209 for one 224-wide token tile, 221 / 229
-        # for two 128-wide ones; run 54).
-        224: _coop_128(k_bytes),
+        # 193-224: two swapped 112-wide token columns under a 128-row weight tile in a 1x2 cluster (cuBLAS's form,
+        # _n_classes), subtiles as wide as a column: 200x4096^2 285 / 286 vs 255 / 260 for 128x128, 200x8192x4096
+        # 517 / 510 vs 414 / 430 and 200x14336x4096 520 / 520 vs 422 / 436 for two 128-wide columns, 216x8192x4096
+        # 564 / 543 vs 486 / 505.
+        224: {"cta": (128, 112, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (1, 2, 1),
+              "epilogue_tile": (128, 112)},
         # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
         # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
         256: {"cta": (64, 128, k_main), **_SWAP},
@@ -217,7 +229,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
 
 
 # N classes: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/h200_tile_probe.log, runs
-# 1-2, 9-19, 30-31, 49-57):
+# 1-2, 9-19, 30-31, 49-60):
 # - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
 #   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
 # - M 33-64, N < MID_N: the bucket's 64x32 c1x2 tiles (2N/64 CTAs) fill one wave at N = 4096, where 128-row tiles
@@ -233,17 +245,18 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
 # - M 65-96, N >= WIDE_N: the 64x96 token tile shared by a 2x1 cluster of weight tiles, 2-5% faster (96x14336x4096
 #   312 vs 297 cold, 312 vs 306 warm; 80x14336x4096 244 / 250 vs 239 / 246; run 51), the same at N = 8192 and 13%
-#   slower at N = 4096.
+#   slower at N = 4096. The 80-wide tile of 65-80 likewise (72x14336x4096 241 / 241 vs 232 / 239, run 60).
 # - M 97-128, LARGE_N <= N < WIDE_N: two swapped 64-wide token columns under a 128-row weight tile in a 1x2 cluster
-#   (120x8192x4096 357 / 356 vs 329 / 329 for 128x64 cooperative, 1.03-1.07x cuBLASLt fused; run 56, one shape).
+#   (120x8192x4096 357 / 356 vs 329 / 329 for 128x64 cooperative, 1.03-1.07x cuBLASLt fused; run 56, one shape;
+#   at 104x8192x4096 308 / 297 vs 290 / 284 for one 112-wide token tile, run 60).
 # - M 97-128, N >= WIDE_N: 128x128, whose N / 128 CTAs fill over a wave there (112x14336x4096 354 vs 291 for 128x64
-#   cold, 355 vs 287 warm; 128x14336x4096 417 vs 368, run 49).
+#   cold, 355 vs 287 warm; 128x14336x4096 417 vs 368, run 49; 104x14336x4096 326 / 330 vs 311 / 316 for 64x112).
+# - M 129-160, N >= LARGE_N: two swapped 80-wide token columns under a 128-row weight tile in a 1x2 cluster, subtiles
+#   as wide as a column (run 60: 136x8192x4096 377 / 388 vs 367 / 385 for one 144-wide token tile and 302 / 311 for
+#   64x160; 136x14336x4096 403 / 400 vs 323 / 337; 152x8192x4096 440 / 433 vs 394 / 396).
 # - M 161-192, N >= LARGE_N: two swapped 96-wide token columns under a 128-row weight tile in a 1x2 cluster
 #   (168x8192x4096 451 / 443 vs 353 / 352 for one 192-wide token tile, run 56), which had beaten two 64x96 tiles
 #   without the cluster (192x8192x4096 499 / 481 vs 457 / 437, run 52).
-# - M 193-224, N >= MID_N: the same with 128-wide columns (200x8192x4096 414 / 428 vs 396 / 399 for one 224-wide
-#   token tile, 200x14336x4096 424 / 436 vs 388 / 391, run 56; the 224-wide one had beaten 128x128, 395 / 399 vs
-#   347 / 361, run 54).
 # - M 225-256, N >= MID_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped 128-wide token
 #   tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574; runs 52-53).
 # - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
@@ -272,11 +285,15 @@ def _n_classes(k_bytes: int) -> dict:
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
                        (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                        (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
+            80: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+            112: ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
+                  (WIDE_N, {"cta": (128, 128, k_main), **_COOP}),),
             128: ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
                   (WIDE_N, {"cta": (128, 128, k_main), **_COOP}),),
+            144: ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),),
+            160: ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),),
             192: ((LARGE_N, {"cta": (128, 96, k_main), **two_columns}),),
-            224: ((MID_N, {"cta": (128, 128, k_main), **two_columns}),),
             256: ((MID_N, _coop_128(k_bytes)),),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
@@ -417,7 +434,10 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     # away what the rules cannot make valid, e.g. 128-row pingpong for fp8 with a promotion buffer (256 accumulators
     # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or the 224-wide token tile with one (224), where from 65
     # to 256 rows _coop_128 stands in.
-    choices = [fields, _coop_128(k_bytes)] if upper is not None and DECODE_M < upper <= 256 else [fields]
+    # A bucket's explicit epilogue subtile may not fit beside a spec's C, aux stores and vectors: then CUTLASS's pick.
+    choices = [fields] + ([{**fields, "epilogue_tile": AUTO}] if "epilogue_tile" in fields else [])
+    if upper is not None and DECODE_M < upper <= 256:
+        choices.append(_coop_128(k_bytes))
     for choice in choices:
         try:
             return dataclasses.replace(spec, tile=dataclasses.replace(base, stages=AUTO, split_k=1, **choice)).tile
