@@ -43,9 +43,10 @@ WGMMA_M = 64
 WGMMA_N_STEP = 8  # N is any multiple of 8 up to 256
 WGMMA_N_MAX = 256
 # The wgmma N that CuTe's instruction selector offers by default. For any other CTA N it falls back to the largest of
-# these that divides it (CTA N = 80: five m64n16k16 per K step, which ran at half the TFLOP/s of a 64x96 tile,
-# bench/results/h200_tile_probe.log run 58) unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED adds every N in steps of 8.
-# CUTLASS leaves those out by default to save compile time, so cutlassgen/lower.py enables them only where needed.
+# these that divides it unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED adds every N in steps of 8: CTA N = 80 then ran
+# five m64n16k16 per K step, twice a 64x96 tile's instructions under ncu, and such tiles 0.3-0.8x the TFLOP/s of the
+# 32-multiple ones (bench/results/h200_tile_probe.log runs 54, 58-59). CUTLASS leaves the extended shapes out by
+# default to save compile time, so cutlassgen/lower.py enables them only where the CTA N needs them.
 WGMMA_BASE_N = (8, 16, 32, 64, 96, 128, 192, 256)
 
 # Operand types whose sm90 wgmma needs K-major A and B (only 16-bit types can be MN-major in shared memory).

@@ -161,7 +161,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
-BUCKET_UPPER = (16, 32, DECODE_M, 80, 96, 112, 128, 144, 160, 192, 224, 256, 512, None)
+BUCKET_UPPER = (16, 32, 48, DECODE_M, 80, 96, 112, 128, 144, 160, 192, 224, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -186,7 +186,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
         16: {"cta": (64, 16, k_decode), **_SWAP},
         32: {"cta": (64, 32, k_decode), **_SWAP},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
-        # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes).
+        # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes), at 33-48 rows from 64's.
+        48: {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         DECODE_M: {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # From here the token tile fits M: its rows past M cost time, 32 of them up to a third of it, where 16 cost
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
@@ -240,6 +241,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   clusters of weight tiles (cuBLAS's own tile family there, bench/results/h200_library_kernels.log): runs 17-19,
 #   64x5120x8192 199 vs 183, 64x6144x4096 179-182 vs 167-172, 64x6144x8192 212-213 vs 203-205, M = 40 at
 #   6144x4096 111 vs 106, M = 48 128 vs 129. At 128 CTAs (N = 8192) not every 4-CTA cluster fits the GPCs: 152-175.
+#   At 33-48 rows the token tile fitted to 48 (on wgmma's extended shapes since session 22; run 35 had it split into
+#   m64n16k16 and behind) in the same 4x1 clusters, cold / warm (run 62): 48x6144x4096 133 / 139 vs 124 / 137 for
+#   64x64, 40x6144x4096 109 / 116 vs 106 / 114, 48x6144x8192 162 / 165 vs 152 / 156, 48x5120x8192 156 / 158 vs
+#   153 / 155.
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
@@ -281,10 +286,11 @@ def _n_classes(k_bytes: int) -> dict:
     # cuBLAS's form at M 97-256 (nvjet 128x72 ... 128x104 _1x2): two token columns, swapped, under one 128-row weight
     # tile that a 1x2 cluster multicasts to both; only the second column has rows past M
     two_columns = {**_SWAP, "mainloop": "cooperative", "cluster": (1, 2, 1)}
+    above_mid_n = ((LARGE_N, {"cta": (128, 32, k_decode), **coop}),
+                   (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}),
-                       (LARGE_N, {"cta": (128, 32, k_decode), **coop}),
-                       (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)})),
+            48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
+            DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             80: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             112: ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),

@@ -38,9 +38,10 @@ def _decode_tiles(base: Sm90Tile, kb: int):
     # which pays when the tokens span more than one column (the M 33-64 bucket's tiles, tiles.py); a 2x1 or 4x1 one
     # shares the tokens' tile between weight tiles (the M 17-32 bucket's tile at wide N, 64x64 at M 33-64).
     one, multicast, pair, quad = (1, 1, 1), (1, 2, 1), (2, 1, 1), (4, 1, 1)
+    clusters = {16: (one, multicast, pair), 32: (one, multicast, pair), 48: (one, pair, quad), 64: (one, quad)}
     for k in (2 * kb, 4 * kb):  # 128 and 256 bytes of K: long TMA copies keep more bytes in flight
-        for n in (16, 32, 64):
-            for cluster in (one, multicast, pair) if n < 64 else (one, quad):
+        for n, n_clusters in clusters.items():  # 48: all of 33-48 tokens in one CTA (tiles.py)
+            for cluster in n_clusters:
                 yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
                                           scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
         for n in (32, 64):

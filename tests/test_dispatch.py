@@ -190,9 +190,9 @@ def test_shape_tiles_follow_the_buckets():
         # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
         assert tile.epilogue_tile == {129: (64, 48), 144: (64, 48), 193: (128, 112), 224: (128, 112)}.get(M, "auto")
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129, 144, 145, 160,
-                                      161, 192, 193, 224, 225, 256, 257, 512, 513)] == [
-        0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13]
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129, 144, 145,
+                                      160, 161, 192, 193, 224, 225, 256, 257, 512, 513)] == [
+        0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14]
     plan = dispatch.heuristic_record(SPEC, [(100, 8192, 8192), (120, 8192, 8192), (200, 8192, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [100, 200] and plan["limits"] == [128, math.inf]
     # the sm80 path gives 65-96 and 97-128 one tile, and 129-256 another: one entry each
@@ -231,7 +231,7 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         else:
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (13, SM80_WIDE_N)
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (14, SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -297,7 +297,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 64, 64), *two_columns), M
         assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((128, 128, 64), "cooperative", (1, 1, 1),
                                                                          False), M
-    assert shape_class(96, 14336) == (4, WIDE_N) and shape_class(97, 14336) == (5, WIDE_N)
+    assert shape_class(96, 14336) == (5, WIDE_N) and shape_class(97, 14336) == (6, WIDE_N)
     for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows, then
         narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # two 80-wide columns
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M
@@ -346,8 +346,8 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (13, WIDE_N) and shape_class(4096, 8192) == (13, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (12, 0)  # measured slower at 512
+    assert shape_class(4096, 14336) == (14, WIDE_N) and shape_class(4096, 8192) == (14, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (13, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them
@@ -365,12 +365,12 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
 def test_m_33_to_64_tiles_follow_four_n_classes():
     from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
 
-    for M in (33, 64):
+    for M in (33, 48, 49, 64):
         narrow, mid, large, wide = (shape_tile(SPEC, M, n) for n in (4096, 6144, 8192, 28672))
         # one wave of 64-row tiles at N = 4096 (the 1x2 cluster multicasts the weights over the two token columns)
         assert (narrow.cta, narrow.mainloop, narrow.cluster) == ((64, 32, 128), "pingpong", (1, 2, 1))
-        # all the tokens in one 64x64 CTA, their tile multicast over four weight tiles
-        assert (mid.cta, mid.mainloop, mid.cluster) == ((64, 64, 128), "pingpong", (4, 1, 1))
+        # all the tokens in one 64x48 or 64x64 CTA, their tile multicast over four weight tiles
+        assert (mid.cta, mid.mainloop, mid.cluster) == ((64, 48 if M <= 48 else 64, 128), "pingpong", (4, 1, 1))
         assert (large.cta, large.mainloop, large.cluster) == ((128, 32, 128), "cooperative", (1, 2, 1))
         assert (wide.cta, wide.cluster) == ((128, 64, 128), (1, 1, 1))  # one CTA column for all the tokens
         tiles = (narrow, mid, large, wide)

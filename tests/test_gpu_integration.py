@@ -119,21 +119,22 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
                        d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
     # N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64) buckets; M = 40 at
     # N = 8192: the M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at
-    # N = 5000: 64x64 tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles partly or wholly past N;
-    # M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged; M 65-256:
+    # N = 5000: 64x48 (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles
+    # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged; M 65-256:
     # the token tiles fitted to M in steps of 16 (80, 96, 112, 144 with 48-wide subtiles, 160, 2x96, 2x128 wide;
     # two columns under one weight tile in a 1x2 cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112
     # at 200 and 210, with subtiles as wide as a column) and 128x64 / 128x128 cooperative, at ragged M and N
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72, 100)]
-              + [(40, 8192, 512), (40, 5000, 512), (110, 8192, 512), (140, 8192, 512), (180, 8192, 512),
+              + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512), (180, 8192, 512),
                  (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     assert k.choose(24, 12288).spec.tile.cluster == (2, 1, 1) and k.choose(48, 12288).spec.tile.cta[1] == 64
     assert k.choose(40, 8192).spec.tile.cta[:2] == (128, 32) and k.choose(40, 8192).spec.tile.cluster == (1, 2, 1)
     assert k.choose(48, 1024).spec.tile.cta[:2] == (64, 32) and k.choose(48, 1024).spec.tile.cluster == (1, 2, 1)
-    assert k.choose(40, 5000).spec.tile.cta[:2] == (64, 64) and k.choose(40, 5000).spec.tile.cluster == (4, 1, 1)
+    assert k.choose(40, 5000).spec.tile.cta[:2] == (64, 48) and k.choose(40, 5000).spec.tile.cluster == (4, 1, 1)
+    assert k.choose(56, 5000).spec.tile.cta[:2] == (64, 64) and k.choose(56, 5000).spec.tile.cluster == (4, 1, 1)
     assert k.choose(600, 12288).spec.tile.mainloop == "pingpong" and k.choose(600, 12288).spec.tile.cta[0] == 128
     assert [k.choose(M, 1024).spec.tile.cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
         (64, 80), (64, 96), (64, 112), (128, 64), (64, 144), (64, 160), (64, 96), (128, 112), (64, 128)]
