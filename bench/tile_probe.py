@@ -422,6 +422,8 @@ UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (
 # M 33-64 bucket's N classes; session 9 ran it only at N = 8192 (runs 17-18: level with the bucket's tile), and
 # 48x6144x4096 trails cuBLAS mm by 2-5% with the 64x64 c4x1 tile (runs 32, 34). Session 13, run 35: no better
 # anywhere (cold 48x6144x4096 125-128 vs 132, 48x6144x8192 158 vs 160, 48x8192^2 170 vs 174; c4x1 at N = 8192 123).
+# Those ran CTA N = 48 as three m64n16k16 per K step; on wgmma's extended shapes (session 22, run 62) 64x48 c4x1 led
+# 64x64 c4x1 at N = 5120-6144 cold and warm (48x6144x4096 133 / 139 vs 124 / 137), and tiles.py took it there.
 FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
@@ -565,6 +567,9 @@ EXTMMA_GROUPS = [
 # Run 36: no bf16 gain. CTA N of 160, 176 and 208 ran at 0.41-0.78 of 256x192's speed with no ptxas warning (wgmma
 # N off a multiple of 64); 256x192 and 128x192 pingpong trailed the shipped tiles (cold 8192^3 720 vs 758 for
 # 256x128 c1x2, 2048x8192^2 733 vs 786). fp8 128x192x128 pingpong led at 4096x14336x4096 (1512 vs 1493 cold).
+# The 160-208 tiles had run as m64n32k16 / m64n16k16 instructions (run 59). Run 62, on the extended shapes, cold:
+# they now run level with the others (256x160 c1x2 751 at 4096x14336x4096 vs 742 for the shipped 128x128 pingpong
+# and cuBLASLt fused's 754; 256x176 780 at 2048x8192^2 vs 789 for the shipped 256x128 c1x2); no tile changed.
 ACC192_BF16_TILES = named("128x256x64 c2x1 coop", "256x128x64 c1x2 coop", "128x128x64 c1x1 pingpong",
                           "256x160x64 c1x2 coop", "256x176x64 c1x2 coop", "256x192x64 c1x2 coop",
                           "256x192x64 c2x1 coop", "256x208x64 c1x2 coop", "128x160x64 c1x1 pingpong",
