@@ -209,8 +209,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 129-144 below LARGE_N: one swapped 144-wide token tile with 48-wide epilogue subtiles (136x4096^2 253 / 265
         # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick).
         144: {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},
-        # 129-160: one swapped 160-wide token tile, 1.5-1.9x at N >= 8192 (160x8192x4096 408 vs 229, 144x8192x4096
-        # 353 vs 198, 160x14336x4096 415 vs 222), 1.07x at N = 4096 (where its N / 64 CTAs fill half the SMs).
+        # 145-160 below LARGE_N: one swapped 160-wide token tile, 1.07x at N = 4096 (where its N / 64 CTAs fill half
+        # the SMs; 1.5-1.9x at N >= 8192, 160x8192x4096 408 vs 229, before the two-column form took over there).
         160: {"cta": (64, 160, k_main), **_SWAP},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
         # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
@@ -438,8 +438,8 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     # Keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule. Validation runs on the new spec and turns
     # away what the rules cannot make valid, e.g. 128-row pingpong for fp8 with a promotion buffer (256 accumulators
-    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or the 224-wide token tile with one (224), where from 65
-    # to 256 rows _coop_128 stands in.
+    # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or a set cooperative (128-row) epilogue subtile on a
+    # pingpong token tile, where from 65 to 256 rows _coop_128 stands in.
     # A bucket's explicit epilogue subtile may not fit beside a spec's C, aux stores and vectors: then CUTLASS's pick.
     choices = [fields] + ([{**fields, "epilogue_tile": AUTO}] if "epilogue_tile" in fields else [])
     if upper is not None and DECODE_M < upper <= 256:

@@ -134,7 +134,7 @@ def test_wgmma_extended_shapes_only_where_the_cta_n_needs_them():
         return spec().replace(tile={"cta": list(cta), "cluster": [1, 1, 1], "mainloop": "pingpong",
                                     "epilogue_tile": epi if epi == "auto" else list(epi)})
 
-    for n in (80, 112, 144, 160, 208):  # (fp8 with promotion: 2 x 104 accumulators a thread at 208)
+    for n in (80, 112, 144, 160, 208):  # not 224: spec() is fp8 with a promotion buffer, 2 x 112 accumulators
         src = cg.render(tile((64, n, 128)))
         assert "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED 1" in src, n
         assert src.index("CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED") < src.index("#include"), n  # before CuTe is read
