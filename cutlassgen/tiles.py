@@ -182,13 +182,14 @@ def _bucket_tiles(k_bytes: int) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile)."""
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
+    two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
     return {
         16: {"cta": (64, 16, k_decode), **_SWAP},
         32: {"cta": (64, 32, k_decode), **_SWAP},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
         # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes), at 33-48 rows from 64's.
-        48: {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)},
-        DECODE_M: {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)},
+        48: two_token_columns,
+        DECODE_M: two_token_columns,
         # From here the token tile fits M: its rows past M cost time, 32 of them up to a third of it, where 16 cost
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
         # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
@@ -288,17 +289,19 @@ def _n_classes(k_bytes: int) -> dict:
     two_columns = {**_SWAP, "mainloop": "cooperative", "cluster": (1, 2, 1)}
     above_mid_n = ((LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                    (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))
-    return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+    tokens_shared_at_wide_n = ((WIDE_N, {"cluster": (2, 1, 1)}),)
+    to_128_rows = ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
+                   (WIDE_N, {"cta": (128, 128, k_main), **_COOP}))
+    to_160_rows = ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),)
+    return {32: tokens_shared_at_wide_n,
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            96: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            112: ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
-                  (WIDE_N, {"cta": (128, 128, k_main), **_COOP}),),
-            128: ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
-                  (WIDE_N, {"cta": (128, 128, k_main), **_COOP}),),
-            144: ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),),
-            160: ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),),
+            80: tokens_shared_at_wide_n,
+            96: tokens_shared_at_wide_n,
+            112: to_128_rows,
+            128: to_128_rows,
+            144: to_160_rows,
+            160: to_160_rows,
             192: ((LARGE_N, {"cta": (128, 96, k_main), **two_columns}),),
             256: ((MID_N, _coop_128(k_bytes)),),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
