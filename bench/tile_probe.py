@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -427,6 +427,15 @@ UNSWAP_DECODE_SHAPES = [(64, 6144, 4096), (48, 6144, 4096), (64, 14336, 4096), (
 FIT48_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 128x32x128 c1x2 coop", "swap 64x48x128 pingpong",
                     "swap 64x48x128 c2x1 pingpong", "swap 64x48x128 c4x1 pingpong", "swap 64x48x64 c4x1 pingpong")
 FIT48_SHAPES = [(48, 6144, 4096), (40, 6144, 4096), (48, 6144, 8192), (48, 5120, 8192), (48, 8192, 8192)]
+# Run 34's unswapped decode tiles again, on wgmma's extended shapes (session 23). Run 34 ran CTA N = 48 as three
+# m64n16k16 per K step and 112 as seven, and those tiles lost by 5-35%; where the unswapped tile had a base N (64x64
+# c1x2 at 64x8192^2) it ran level with the best swap_ab tile (221-228 vs 231). Unswapped, a 64-row CTA holds every
+# token and CTA N fits the weights to one wave: 64x48 makes 128 CTAs at N = 6144 where swap_ab's 64-row weight tiles
+# make 96, 64x112 makes 128 at N = 14336 (swap_ab 128x64: 112), 64x96 128 at N = 12288.
+UNSWAPEXT_TILES = named("64x48x128 pingpong", "64x48x128 c1x2 pingpong", "64x48x64 pingpong", "64x112x128 pingpong",
+                        "64x112x128 c1x2 pingpong", "64x96x128 c1x2 pingpong", "64x64x128 c1x2 pingpong")
+UNSWAPEXT_SHAPES = [(64, 6144, 4096), (56, 6144, 4096), (48, 6144, 4096), (64, 6144, 8192), (64, 14336, 4096),
+                    (48, 14336, 4096), (64, 12288, 4096), (64, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -807,6 +816,8 @@ CASES = {
                  "cuBLASLt fused", BULKROW_VARIANTS)],
     "unswap": [("bf16 bias+gelu", bias_gelu, {**SHIPPED_DECODE_TILES, **UNSWAP_DECODE_TILES}, UNSWAP_DECODE_SHAPES,
                 bias_gelu_contenders, "cuBLAS mm", BULKROW_VARIANTS)],
+    "unswapext": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **UNSWAPEXT_TILES}, UNSWAPEXT_SHAPES,
+                   bias_gelu_contenders, "cuBLAS mm")],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
