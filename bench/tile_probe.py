@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -436,6 +436,16 @@ UNSWAPEXT_TILES = named("64x48x128 pingpong", "64x48x128 c1x2 pingpong", "64x48x
                         "64x112x128 c1x2 pingpong", "64x96x128 c1x2 pingpong", "64x64x128 c1x2 pingpong")
 UNSWAPEXT_SHAPES = [(64, 6144, 4096), (56, 6144, 4096), (48, 6144, 4096), (64, 6144, 8192), (64, 14336, 4096),
                     (48, 14336, 4096), (64, 12288, 4096), (64, 8192, 8192)]
+# Run 63: no better than the plan anywhere (cold 64x6144x4096 175 vs 179, 64x14336x4096 225 vs 227; 64x96 c1x2 at
+# 64x12288x4096 223 vs 217 cold, 218 vs 219 warm). The swap_ab tiles stay.
+# The M 49-64 mid-N class (64x6144x4096, short of cuBLAS mm in every anchors run) with every SM pulling weights:
+# its 64x64 swap_ab tiles make 96 CTAs for 132 SMs, and pingpong cannot take the stream-K scheduler (CUTLASS
+# static_assert), so these are 128-row cooperative tiles (48 tiles at N = 6144) under stream-K's forced decomposition,
+# which spreads the 48 x 32 K blocks over all 132 SMs and adds the partial sums after.
+MIDNSK_TILES = named("swap 128x64x128 coop stream-K always", "swap 128x64x64 coop stream-K always",
+                     "swap 128x64x128 c2x1 coop stream-K always", "swap 128x64x128 coop split3",
+                     "swap 128x64x128 c1x1 coop")
+MIDNSK_SHAPES = [(64, 6144, 4096), (56, 6144, 4096), (64, 6144, 8192), (64, 5120, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -818,6 +828,8 @@ CASES = {
                 bias_gelu_contenders, "cuBLAS mm", BULKROW_VARIANTS)],
     "unswapext": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **UNSWAPEXT_TILES}, UNSWAPEXT_SHAPES,
                    bias_gelu_contenders, "cuBLAS mm")],
+    "midnsk": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **MIDNSK_TILES}, MIDNSK_SHAPES, bias_gelu_contenders,
+                "cuBLAS mm")],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
