@@ -446,6 +446,9 @@ MIDNSK_TILES = named("swap 128x64x128 coop stream-K always", "swap 128x64x64 coo
                      "swap 128x64x128 c2x1 coop stream-K always", "swap 128x64x128 coop split3",
                      "swap 128x64x128 c1x1 coop")
 MIDNSK_SHAPES = [(64, 6144, 4096), (56, 6144, 4096), (64, 6144, 8192), (64, 5120, 8192)]
+# Run 64: slower everywhere (cold 64x6144x4096: stream-K 133-138, split3 111, the persistent 128x64 147, the plan's
+# swap 64x64 c4x1 177; warm the same order). Spread over 132 SMs the 128x64 tile ran slower than on its own 48 CTAs;
+# why was not profiled.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
