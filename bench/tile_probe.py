@@ -9,7 +9,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
-     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk
+     mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -449,6 +449,15 @@ MIDNSK_SHAPES = [(64, 6144, 4096), (56, 6144, 4096), (64, 6144, 8192), (64, 5120
 # Run 64: slower everywhere (cold 64x6144x4096: stream-K 133-138, split3 111, the persistent 128x64 147, the plan's
 # swap 64x64 c4x1 177; warm the same order). Spread over 132 SMs the 128x64 tile ran slower than on its own 48 CTAs;
 # why was not profiled.
+# N = 4096 at M 65-256 (session 23). Where the plan runs one swapped token tile (65-160) or two 112-wide columns under
+# a 128-row weight tile (193-224), N / 64 weight tiles make 64 CTAs for 132 SMs, and these shapes trail cuBLASLt fused
+# most (run 61: 0.78-0.88x at 88-104, 0.80-0.83x at 200x4096^2). At 161-192 and 225-256, where the plan runs two
+# 64-row-weight columns (128 CTAs), it led the one-column tiles by 1.3-1.5x (runs 52-53). Two token columns under
+# 64-row weight tiles for every bucket, with and without the 1x2 cluster that loads each weight tile once for both.
+TWOCOL4K_TILES = named("swap 64x48x128 pingpong", "swap 64x48x128 c1x2 pingpong", "swap 64x64x128 pingpong",
+                       "swap 64x64x128 c1x2 pingpong", "swap 64x80x128 c1x2 pingpong",
+                       "swap 64x112x128 c1x2 pingpong")
+TWOCOL4K_SHAPES = [(m, 4096, 4096) for m in (72, 88, 104, 120, 136, 152, 200, 216)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -833,6 +842,8 @@ CASES = {
                    bias_gelu_contenders, "cuBLAS mm")],
     "midnsk": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **MIDNSK_TILES}, MIDNSK_SHAPES, bias_gelu_contenders,
                 "cuBLAS mm")],
+    "twocol4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **TWOCOL4K_TILES}, TWOCOL4K_SHAPES,
+                  bias_gelu_contenders, "cuBLASLt fused")],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],
