@@ -458,6 +458,10 @@ TWOCOL4K_TILES = named("swap 64x48x128 pingpong", "swap 64x48x128 c1x2 pingpong"
                        "swap 64x64x128 c1x2 pingpong", "swap 64x80x128 c1x2 pingpong",
                        "swap 64x112x128 c1x2 pingpong")
 TWOCOL4K_SHAPES = [(m, 4096, 4096) for m in (72, 88, 104, 120, 136, 152, 200, 216)]
+# Run 65 (cold / warm vs the plan): two columns won where they pass M by 8 rows: 88 (2x48 c1x2 203 / 226 vs 178 /
+# 203), 120 (2x64 264 / 295 vs 219 / 252), 152 (2x80 c1x2 312 / 357 vs 256 / 270), 216 (2x112 c1x2 398 / 433 vs
+# 302 / 308), and at 200 by 24 (342 / 352 vs 280 / 283); at 72, 104 and 136 (24 rows past M) they trailed or split
+# (104: 2x64 c1x2 213 / 203 vs 199 / 221). tiles.py takes them below MID_N for M 81-96, 113-128, 145-160, 193-224.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

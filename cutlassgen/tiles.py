@@ -201,27 +201,31 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 65-80: one swapped 80-wide token tile (72x8192x4096 216 / 214 vs 189 / 191 for 64x96, 72x4096^2 156 / 179
         # vs 140 / 148).
         80: {"cta": (64, 80, k_decode), **_SWAP},
-        # 81-96: all the tokens in one swapped 96-wide tile, 1.2-1.6x (96x8192^2 329 vs 275 TFLOP/s).
-        96: {"cta": (64, 96, k_decode), **_SWAP},
+        # 81-96 below MID_N: two swapped 48-wide token columns, their weight tile loaded once for both by a 1x2
+        # cluster: N / 32 CTAs where one column makes N / 64, half the SMs at N = 4096 (88x4096^2 203 / 226 vs
+        # 178 / 203 for one 96-wide column, run 65). From MID_N on the 96-wide column (_n_classes), 1.2-1.6x the
+        # 128x128 tile (96x8192^2 329 vs 275 TFLOP/s).
+        96: {"cta": (64, 48, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 97-112 below LARGE_N: one swapped 112-wide token tile (104x4096^2 202 / 226 vs 189 / 196 for 128x64).
         112: {"cta": (64, 112, k_decode), **_SWAP},
-        # 113-128 below LARGE_N: twice the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
-        128: {"cta": (128, 64, k_main), **_COOP},
+        # 113-128 below MID_N: two swapped 64-wide token columns, N / 32 CTAs (120x4096^2 264 / 295 vs 219 / 252 for
+        # 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). MID_N to LARGE_N: 128x64 cooperative, twice
+        # the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
+        128: {"cta": (64, 64, k_decode), **_SWAP},
         # 129-144 below LARGE_N: one swapped 144-wide token tile with 48-wide epilogue subtiles (136x4096^2 253 / 265
         # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick).
         144: {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},
-        # 145-160 below LARGE_N: one swapped 160-wide token tile, 1.07x at N = 4096 (where its N / 64 CTAs fill half
-        # the SMs; 1.5-1.9x at N >= 8192, 160x8192x4096 408 vs 229, before the two-column form took over there).
-        160: {"cta": (64, 160, k_main), **_SWAP},
+        # 145-160 below MID_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2 312 / 357
+        # vs 256 / 270 for one 160-wide column, run 65). MID_N to LARGE_N: the one 160-wide column, 1.5-1.9x the
+        # 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from LARGE_N).
+        160: {"cta": (64, 80, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
         # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **_SWAP},
-        # 193-224: two swapped 112-wide token columns under a 128-row weight tile in a 1x2 cluster (cuBLAS's form,
-        # _n_classes), subtiles as wide as a column: 200x4096^2 285 / 286 vs 255 / 260 for 128x128, 200x8192x4096
-        # 517 / 510 vs 414 / 430 and 200x14336x4096 520 / 520 vs 422 / 436 for two 128-wide columns, 216x8192x4096
-        # 564 / 543 vs 486 / 505.
-        224: {"cta": (128, 112, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (1, 2, 1),
-              "epilogue_tile": (128, 112)},
+        # 193-224 below MID_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2 clusters, N / 32
+        # CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs 302 / 308; run
+        # 65). From MID_N the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
+        224: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
         # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
         256: {"cta": (64, 128, k_main), **_SWAP},
@@ -293,16 +297,21 @@ def _n_classes(k_bytes: int) -> dict:
     to_128_rows = ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
                    (WIDE_N, {"cta": (128, 128, k_main), **_COOP}))
     to_160_rows = ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),)
+    # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
+    # 64-row weight tiles (_bucket_tiles); from MID_N on, their tiles of before
+    one_token_column = {"cluster": (1, 1, 1)}
     return {32: tokens_shared_at_wide_n,
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             80: tokens_shared_at_wide_n,
-            96: tokens_shared_at_wide_n,
+            96: ((MID_N, {"cta": (64, 96, k_decode), **one_token_column}),
+                 (WIDE_N, {"cta": (64, 96, k_decode), "cluster": (2, 1, 1)})),
             112: to_128_rows,
-            128: to_128_rows,
+            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), *to_128_rows),
             144: to_160_rows,
-            160: to_160_rows,
+            160: ((MID_N, {"cta": (64, 160, k_main), **one_token_column}), *to_160_rows),
             192: ((LARGE_N, {"cta": (128, 96, k_main), **two_columns}),),
+            224: ((MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)}),),
             256: ((MID_N, _coop_128(k_bytes)),),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}

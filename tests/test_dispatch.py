@@ -176,19 +176,20 @@ def test_shape_tiles_follow_the_buckets():
     from cutlassgen.tiles import shape_bucket, shape_tile
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
-            64: (64, 32, 128), 65: (64, 80, 128), 80: (64, 80, 128), 81: (64, 96, 128), 96: (64, 96, 128),
-            97: (64, 112, 128), 112: (64, 112, 128), 113: (128, 64, 64), 128: (128, 64, 64), 129: (64, 144, 64),
-            144: (64, 144, 64), 145: (64, 160, 64), 160: (64, 160, 64), 161: (64, 96, 128), 192: (64, 96, 128),
-            193: (128, 112, 64), 224: (128, 112, 64), 225: (64, 128, 64), 256: (64, 128, 64)}  # N unknown: each
+            64: (64, 32, 128), 65: (64, 80, 128), 80: (64, 80, 128), 81: (64, 48, 128), 96: (64, 48, 128),
+            97: (64, 112, 128), 112: (64, 112, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 144, 64),
+            144: (64, 144, 64), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 192: (64, 96, 128),
+            193: (64, 112, 128), 224: (64, 112, 128), 225: (64, 128, 64), 256: (64, 128, 64)}  # N unknown: each
     for M, cta in want.items():  # bucket's narrowest N
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
-        assert tile.swap_ab == (not 113 <= M <= 128) and tile.scheduler == "persistent", M
-        assert tile.mainloop == ("cooperative" if tile.cta[0] == 128 else "pingpong"), M
-        # 2 token columns share the weights: the decode tiles' 64x32 and two 112-wide ones under 128 weight rows
-        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 or 193 <= M <= 224 else (1, 1, 1)), M
+        assert tile.swap_ab and tile.scheduler == "persistent" and tile.mainloop == "pingpong", M
+        # token columns that share their weight tile: the decode tiles' 64x32 and, from 81 rows, 48-, 80- and
+        # 112-wide ones (run 65; the two 64-wide columns of 113-128 ran as fast without the cluster)
+        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 or 81 <= M <= 96 or 145 <= M <= 160 or 193 <= M <= 224
+                                else (1, 1, 1)), M
         # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
-        assert tile.epilogue_tile == {129: (64, 48), 144: (64, 48), 193: (128, 112), 224: (128, 112)}.get(M, "auto")
+        assert tile.epilogue_tile == {129: (64, 48), 144: (64, 48)}.get(M, "auto")
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129, 144, 145,
                                       160, 161, 192, 193, 224, 225, 256, 257, 512, 513)] == [
@@ -267,13 +268,14 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
 
 
 def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
-    from cutlassgen.tiles import WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import MID_N, WIDE_N, shape_class, shape_tile
 
     for M in (17, 32):
         assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
-    for M in (16, 200):  # no wide-N tile measured better there: they keep their tile whatever N
-        assert shape_tile(SPEC, M, 14336) == shape_tile(SPEC, M), M
+    # no wide-N tile measured better there: M = 16 keeps its tile whatever N, M = 200 its tile of MID_N
+    assert shape_tile(SPEC, 16, 14336) == shape_tile(SPEC, 16)
+    assert shape_tile(SPEC, 200, 14336) == shape_tile(SPEC, 200, MID_N)
     assert shape_class(32, 14336) == (1, WIDE_N) and shape_class(16, 14336) == (0, 0)
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
@@ -281,25 +283,28 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
 
-    for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile; a 2x1 cluster
-        narrow, wide = shape_tile(SPEC, M, WIDE_N - 1), shape_tile(SPEC, M, WIDE_N)  # shares it at wide N
+    for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
+        narrow, wide = shape_tile(SPEC, M, WIDE_N - 1), shape_tile(SPEC, M, WIDE_N)  # 81-96); a 2x1 cluster shares
+        # it at wide N
         assert (narrow.cta, narrow.mainloop, narrow.cluster, narrow.swap_ab) == ((64, width, 128), "pingpong",
                                                                                  (1, 1, 1), True), M
         assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((64, width, 128), "pingpong", (2, 1, 1),
                                                                          True), M
     two_columns = ("cooperative", True, (1, 2, 1))  # under one 128-row weight tile, multicast over a 1x2 cluster
-    for M in (97, 112, 113, 128):  # one 112-wide token tile or twice the CTAs of 128x128, then two token columns,
-        narrow, large, wide = shape_tile(SPEC, M, 4096), shape_tile(SPEC, M, LARGE_N), shape_tile(SPEC, M, 14336)
-        if M <= 112:  # then 128x128
+    for M in (97, 112, 113, 128):  # one 112-wide token tile or (from MID_N) twice the CTAs of 128x128, then two
+        narrow, large, wide = shape_tile(SPEC, M, MID_N), shape_tile(SPEC, M, LARGE_N), shape_tile(SPEC, M, 14336)
+        if M <= 112:  # token columns, then 128x128
             assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((64, 112, 128), "pingpong", True), M
+            assert shape_tile(SPEC, M, 4096) == narrow, M
         else:
             assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 64, 64), *two_columns), M
         assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((128, 128, 64), "cooperative", (1, 1, 1),
                                                                          False), M
     assert shape_class(96, 14336) == (5, WIDE_N) and shape_class(97, 14336) == (6, WIDE_N)
-    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows, then
-        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # two 80-wide columns
+    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows (from
+        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # MID_N at 145-160), then
+        # two 80-wide columns
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 80, 64), *two_columns), M
         assert large.epilogue_tile == (128, 80) and shape_tile(SPEC, M, 14336) == large, M
@@ -308,11 +313,21 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 96, 64), *two_columns), M
         assert shape_tile(SPEC, M, 14336) == large, M
-    for M in (193, 224):  # two swapped 112-wide token columns at every N
-        tiles = {shape_tile(SPEC, M, n) for n in (4096, MID_N, 14336)}
+    for M in (193, 224):  # two swapped 112-wide token columns at every N, under a 128-row weight tile from MID_N
+        tiles = {shape_tile(SPEC, M, n) for n in (MID_N, LARGE_N, 14336)}
         assert len(tiles) == 1, M
         (tile,) = tiles
         assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((128, 112, 64), *two_columns), M
+        assert tile.epilogue_tile == (128, 112), M
+    # below MID_N, where N / 64 weight tiles leave half the SMs idle, the tokens split into two columns under 64-row
+    # weight tiles (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65)
+    for M, width, cluster in ((81, 48, (1, 2, 1)), (96, 48, (1, 2, 1)), (113, 64, (1, 1, 1)), (128, 64, (1, 1, 1)),
+                              (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 112, (1, 2, 1)),
+                              (224, 112, (1, 2, 1))):
+        tile = shape_tile(SPEC, M, MID_N - 1)
+        assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
+                                                                             cluster), M
+        assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
     for M in (225, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
         narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
@@ -328,13 +343,16 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert k.choose(75, 14336).spec.tile.cluster == (2, 1, 1) and k.choose(75, 8192).spec.tile.cluster == (1, 1, 1)
     assert k.choose(120, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    assert shape_tile(fp8, 96).cta == (64, 96, 128) and shape_tile(fp8, 128).cta == (128, 64, 128)  # 128 bytes of K
-    assert shape_tile(fp8, 136).cta == (64, 144, 128) and shape_tile(fp8, 200).cta == (128, 112, 128)
+    assert shape_tile(fp8, 96).cta == (64, 48, 128) and shape_tile(fp8, 128).cta == (64, 64, 128)  # 128 bytes of K
+    assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
+    assert shape_tile(fp8, 136).cta == (64, 144, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
+    assert shape_tile(fp8, 200, MID_N).cta == (128, 112, 128)
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
     coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
     assert shape_tile(SPEC, 80, 8192).mainloop == "pingpong"
     assert shape_tile(coop_epilogue, 80, 8192).cta == (128, 128, 64) and not shape_tile(coop_epilogue, 80).swap_ab
-    assert shape_tile(coop_epilogue, 120, 4096).cta == (128, 64, 64)  # the bucket's own tile takes it
+    assert shape_tile(coop_epilogue, 120, MID_N).cta == (128, 64, 64)  # the N class's own tile takes it
+    assert shape_tile(coop_epilogue, 120, 4096).cta == (128, 128, 64)  # the bucket's swapped pingpong tile does not
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():

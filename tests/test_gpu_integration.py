@@ -107,8 +107,8 @@ def test_gpu_only_argument_checks(gpu_kernel):
 
 def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab tiles fitted to the tokens up
-    to 256 rows but for 128x64 at 113-128, with their N-class variants, the default above) matches the float64
-    reference, written into a poisoned out."""
+    to 256 rows, with their N-class variants, the default above) matches the float64 reference, written into a
+    poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -121,13 +121,16 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # N = 8192: the M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at
     # N = 5000: 64x48 (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles
     # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged; M 65-256:
-    # the token tiles fitted to M in steps of 16 (80, 96, 112, 144 with 48-wide subtiles, 160, 2x96, 2x128 wide;
-    # two columns under one weight tile in a 1x2 cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112
-    # at 200 and 210, with subtiles as wide as a column) and 128x64 / 128x128 cooperative, at ragged M and N
+    # the token tiles fitted to M in steps of 16 (80, 112, 144 with 48-wide subtiles, 2x96, 2x128 wide; below
+    # N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters, 2x64 without; from
+    # 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a 1x2
+    # cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and
+    # 128x128 cooperative, at ragged M and N
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72, 100)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512), (180, 8192, 512),
-                 (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520)])
+                 (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520), (88, 5000, 512),
+                 (120, 5000, 512), (150, 5000, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     assert k.choose(24, 12288).spec.tile.cluster == (2, 1, 1) and k.choose(48, 12288).spec.tile.cta[1] == 64
@@ -137,12 +140,15 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     assert k.choose(56, 5000).spec.tile.cta[:2] == (64, 64) and k.choose(56, 5000).spec.tile.cluster == (4, 1, 1)
     assert k.choose(600, 12288).spec.tile.mainloop == "pingpong" and k.choose(600, 12288).spec.tile.cta[0] == 128
     assert [k.choose(M, 1024).spec.tile.cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
-        (64, 80), (64, 96), (64, 112), (128, 64), (64, 144), (64, 160), (64, 96), (128, 112), (64, 128)]
+        (64, 80), (64, 48), (64, 112), (64, 64), (64, 144), (64, 80), (64, 96), (64, 112), (64, 128)]
+    assert [k.choose(M, 1024).spec.tile.cluster for M in (88, 120, 150, 200)] == [(1, 2, 1), (1, 1, 1), (1, 2, 1),
+                                                                                   (1, 2, 1)]
+    assert [k.choose(M, 5000).spec.tile.cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (64, 160)]
     assert k.choose(136, 1024).spec.tile.epilogue_tile == (64, 48)
     assert k.choose(72, 12288).spec.tile.cluster == (2, 1, 1) and k.choose(100, 12288).spec.tile.cta[:2] == (128, 128)
     assert not k.choose(240, 5000).spec.tile.swap_ab
     for M, N, cta in ((110, 8192, (128, 64)), (140, 8192, (128, 80)), (150, 7200, (128, 80)),
-                      (180, 8192, (128, 96)), (200, 1024, (128, 112)), (210, 5000, (128, 112))):
+                      (180, 8192, (128, 96)), (210, 5000, (128, 112))):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 2, 1), True, "cooperative"), M
     for M, N, K in shapes:
@@ -166,12 +172,12 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
                        d=cg.Operand("bf16"), epilogue=[cg.Multiply("per_row", "scale_a", "fp32"),
                                                        cg.Multiply("per_col", "scale_b", "fp32"),
                                                        cg.Add("per_col", "bias", "bf16")])
-    shapes = [(M, 1040, 512) for M in (72, 100, 136, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
+    shapes = [(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     assert [k.choose(M, N).spec.tile.cta for M, N, _ in shapes] == [
-        (64, 80, 128), (64, 112, 128), (64, 144, 128), (128, 112, 128), (64, 128, 128), (128, 64, 128),
-        (128, 80, 128)]
+        (64, 80, 128), (64, 48, 128), (64, 112, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
+        (64, 128, 128), (128, 64, 128), (128, 80, 128)]
     g = torch.Generator(device="cuda").manual_seed(5)
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
