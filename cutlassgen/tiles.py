@@ -299,17 +299,16 @@ def _n_classes(k_bytes: int) -> dict:
     to_160_rows = ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),)
     # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from MID_N on, their tiles of before
-    one_token_column = {"cluster": (1, 1, 1)}
     return {32: tokens_shared_at_wide_n,
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             80: tokens_shared_at_wide_n,
-            96: ((MID_N, {"cta": (64, 96, k_decode), **one_token_column}),
+            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}),
                  (WIDE_N, {"cta": (64, 96, k_decode), "cluster": (2, 1, 1)})),
             112: to_128_rows,
             128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), *to_128_rows),
             144: to_160_rows,
-            160: ((MID_N, {"cta": (64, 160, k_main), **one_token_column}), *to_160_rows),
+            160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), *to_160_rows),
             192: ((LARGE_N, {"cta": (128, 96, k_main), **two_columns}),),
             224: ((MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)}),),
             256: ((MID_N, _coop_128(k_bytes)),),
