@@ -10,6 +10,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
+     sk14k sk4k
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -462,6 +463,23 @@ TWOCOL4K_SHAPES = [(m, 4096, 4096) for m in (72, 88, 104, 120, 136, 152, 200, 21
 # 203), 120 (2x64 264 / 295 vs 219 / 252), 152 (2x80 c1x2 312 / 357 vs 256 / 270), 216 (2x112 c1x2 398 / 433 vs
 # 302 / 308), and at 200 by 24 (342 / 352 vs 280 / 283); at 72, 104 and 136 (24 rows past M) they trailed or split
 # (104: 2x64 c1x2 213 / 203 vs 199 / 221). tiles.py takes them below MID_N for M 81-96, 113-128, 145-160, 193-224.
+# Session 24: the wave tail. At N = 14336 the plan's tiles for M 65-256 make 112 or 224 output tiles for 132 SMs (0.85
+# or 1.7 waves), and those shapes trail cuBLASLt fused by 3-15% (run 61: 0.85-0.86x at 168-200). CUTLASS's stream-K
+# heuristic keeps a tail wave over half full data-parallel, so "stream-K always": every SM takes an equal share of the
+# K blocks, and the CTAs that share an output tile add their partial sums in the workspace. Each tile both ways of
+# reducing (lower.STREAM_K_REDUCTION): CUTLASS's turnstile (each split waits for the one before) and all splits adding
+# once the first has stored. Probe run 64 had stream-K at 48 tiles slower than no stream-K, with the turnstile.
+SK14K_TILES = named("swap 128x80x64 coop stream-K always", "swap 128x80x64 c1x2 coop stream-K always epi128x80",
+                    "swap 128x96x64 c1x2 coop stream-K always", "swap 128x112x64 c1x2 coop stream-K always epi128x112",
+                    "swap 128x128x64 coop stream-K always")
+SK14K_SHAPES = [(m, 14336, 4096) for m in (72, 104, 136, 168, 200, 240)]
+# The same at N = 4096, where the plan's 64-row token tiles at M = 72 and 104 make 64 CTAs (run 65: 0.86-0.95x and
+# 0.83-0.85x): 128-row weight tiles split in four along K (32 tiles x 4 = 128 CTAs) or spread by stream-K, and the
+# M 49-64 mid-N class's 64x6144x4096 (run 64's stream-K tile, now also with the concurrent reduction).
+SK4K_TILES = named("swap 128x80x64 coop split4", "swap 128x112x64 coop split4", "swap 128x80x64 coop stream-K always",
+                   "swap 128x112x64 coop stream-K always", "swap 128x64x64 coop stream-K always")
+SK4K_SHAPES = [(72, 4096, 4096), (104, 4096, 4096), (64, 6144, 4096)]
+STREAM_K_REDUCTIONS = ("STREAM_K_REDUCTION", ("Deterministic", "Nondeterministic"))
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -848,6 +866,10 @@ CASES = {
                 "cuBLAS mm")],
     "twocol4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **TWOCOL4K_TILES}, TWOCOL4K_SHAPES,
                   bias_gelu_contenders, "cuBLASLt fused")],
+    "sk14k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK14K_TILES}, SK14K_SHAPES, bias_gelu_contenders,
+               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
+    "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
+              "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
                    "cuBLASLt fused")],

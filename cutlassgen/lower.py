@@ -31,6 +31,14 @@ BULK_COL_BROADCAST = "swap_ab"
 BULK_ROW_BROADCAST = "never"
 
 
+# sm90 stream-K and split-K kernels: how the CTAs that share an output tile reduce their partial accumulators in the
+# workspace. CUTLASS's default, "Deterministic", makes each split wait for the one before it (a turnstile, the same
+# sums in the same order every call); "Nondeterministic" lets every split add as soon as the first has stored (fp32
+# sums whose order, and so last bits, may differ between calls). A module setting, so that bench/tile_probe.py can
+# build the two side by side.
+STREAM_K_REDUCTION = "Deterministic"
+
+
 def _bulk(setting: str, swap_ab: bool) -> bool:
     return {"always": True, "never": False, "swap_ab": swap_ab}[setting]
 
@@ -222,6 +230,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
                    else "cutlass::gemm::PersistentScheduler",
                    stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
+                   stream_k_reduction=STREAM_K_REDUCTION if cfg.scheduler.startswith("stream_k") else None,
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
