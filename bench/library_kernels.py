@@ -3,7 +3,7 @@ device time from torch.profiler (the library kernels' names spell their tile, cl
 With --ncu, each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/library_kernels.py --ncu` (bench/device_session.sh profile).
 
-Run: python bench/library_kernels.py [--ncu] [--shapes MxNxK,...]   (needs an sm90 GPU)
+Run: python bench/library_kernels.py [--ncu] [--shapes MxNxK,...] [--libraries-only]   (needs an sm90 GPU)
 """
 import argparse
 import json
@@ -48,6 +48,11 @@ CASES = [
     *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
        bias_gelu_contenders) for M, N, K in ((96, 8192, 4096), (136, 8192, 4096), (168, 8192, 4096),
                                             (200, 4096, 4096), (200, 8192, 4096), (240, 14336, 4096))),
+    # Session 24: M 65-256 where the plan trails cuBLASLt fused by 5-23% (tile_probe.py runs 61, 65, 66).
+    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
+       bias_gelu_contenders) for M, N, K in ((72, 4096, 4096), (104, 4096, 4096), (72, 14336, 4096),
+                                            (104, 14336, 4096), (136, 14336, 4096), (168, 14336, 4096),
+                                            (200, 14336, 4096))),
 ]
 
 
@@ -74,10 +79,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
     ap.add_argument("--shapes", default=None, help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
+    ap.add_argument("--libraries-only", action="store_true", help="only the libraries' kernels (nothing to compile)")
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     cases = [c for c in CASES if only is None or c[0] in only]
-    specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(cases) for name, t in tiles.items()]
+    specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(cases) for name, t in tiles.items()
+             if not args.libraries_only]
     built = cg.build_many([s for _, _, s in specs])
     for i, ((M, N, K), what, _, _, contenders) in enumerate(cases):
         kernels = {name: k for (j, name, _), k in zip(specs, built) if j == i}

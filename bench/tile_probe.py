@@ -10,7 +10,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k
+     sk14k sk4k onecol14k
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -480,6 +480,22 @@ SK4K_TILES = named("swap 128x80x64 coop split4", "swap 128x112x64 coop split4", 
                    "swap 128x112x64 coop stream-K always", "swap 128x64x64 coop stream-K always")
 SK4K_SHAPES = [(72, 4096, 4096), (104, 4096, 4096), (64, 6144, 4096)]
 STREAM_K_REDUCTIONS = ("STREAM_K_REDUCTION", ("Deterministic", "Nondeterministic"))
+# Run 66 (cold / warm): stream-K and split-K slower than the plan everywhere, either reduction (200x14336x4096:
+# 128x112 c1x2 stream-K 482 / 481 vs the plan's 520 / 521; 72x4096^2 split4 104-133 vs 155-168; 64x6144x4096 133-136
+# vs 181-182); the concurrent adds gained 0-10% over the turnstile at N = 4096 only. No tile changed.
+# cuBLAS at 240x14336x4096 runs nvjet_sm90_tst_128x240_64x4_4x1_v_bz_coopA (library_kernels session 21): all the
+# tokens in one column under 128-row weight tiles, 112 CTAs for 132 SMs, a 4x1 cluster multicasting the tokens to
+# four weight tiles. The plan there runs 128x128 (one column of 128 at 104-128, two at 240) or two columns in a 1x2
+# cluster (136-224), which load the tokens once per weight tile. One column of all the tokens, M fitted in steps of
+# 16, in 4x1 and 2x1 clusters; subtiles as wide as divide the token side by a multiple of 16 and leave stages.
+ONECOL14K_TILES = named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x80x64 c2x1 coop epi128x80",
+                        "swap 128x112x64 c4x1 coop epi128x112", "swap 128x112x64 c2x1 coop epi128x112",
+                        "swap 128x144x64 c4x1 coop epi128x48", "swap 128x144x64 c4x1 coop",
+                        "swap 128x176x64 c4x1 coop", "swap 128x192x64 c4x1 coop epi128x64",
+                        "swap 128x208x64 c4x1 coop", "swap 128x224x64 c4x1 coop",
+                        "swap 128x240x64 c4x1 coop epi128x48", "swap 128x240x64 c4x1 coop epi128x80",
+                        "swap 128x240x64 c2x1 coop epi128x48", "swap 128x256x64 c4x1 coop")
+ONECOL14K_SHAPES = SK14K_SHAPES
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -868,6 +884,8 @@ CASES = {
                   bias_gelu_contenders, "cuBLASLt fused")],
     "sk14k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK14K_TILES}, SK14K_SHAPES, bias_gelu_contenders,
                "cuBLASLt fused", STREAM_K_REDUCTIONS)],
+    "onecol14k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **ONECOL14K_TILES}, ONECOL14K_SHAPES,
+                   bias_gelu_contenders, "cuBLASLt fused")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
