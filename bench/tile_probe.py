@@ -10,7 +10,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k onecol14k
+     sk14k sk4k onecol14k onecolcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -496,6 +496,15 @@ ONECOL14K_TILES = named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x80x64 c2
                         "swap 128x240x64 c4x1 coop epi128x48", "swap 128x240x64 c4x1 coop epi128x80",
                         "swap 128x240x64 c2x1 coop epi128x48", "swap 128x256x64 c4x1 coop")
 ONECOL14K_SHAPES = SK14K_SHAPES
+# The plan with one column from WIDE_N (M 65-256; buckets of 16 rows up to 256 so that the column fits M in steps of
+# 16) against the tiles it had there before, at N = 12288 (96 weight tiles for 132 SMs), 14336 (at M between run
+# 67's) and 28672 (224 tiles, 1.7 waves).
+ONECOLCHECK_TILES = named("swap 64x80x128 c2x1 pingpong", "swap 64x96x128 c2x1 pingpong", "128x128x64 coop",
+                          "swap 128x80x64 c1x2 coop epi128x80", "swap 128x96x64 c1x2 coop",
+                          "swap 128x112x64 c1x2 coop epi128x112")
+ONECOLCHECK_SHAPES = ([(m, 14336, 4096) for m in (88, 120, 152, 184, 216, 232, 256)] +
+                      [(m, 12288, 4096) for m in (72, 104, 136, 168, 200, 240)] +
+                      [(m, 28672, 4096) for m in (72, 136, 200, 256)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -886,6 +895,8 @@ CASES = {
                "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "onecol14k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **ONECOL14K_TILES}, ONECOL14K_SHAPES,
                    bias_gelu_contenders, "cuBLASLt fused")],
+    "onecolcheck": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **ONECOLCHECK_TILES}, ONECOLCHECK_SHAPES,
+                     bias_gelu_contenders, "cuBLASLt fused")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],

@@ -161,7 +161,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
-BUCKET_UPPER = (16, 32, 48, DECODE_M, 80, 96, 112, 128, 144, 160, 192, 224, 256, 512, None)
+BUCKET_UPPER = (16, 32, 48, DECODE_M, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -220,14 +220,17 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from LARGE_N).
         160: {"cta": (64, 80, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
-        # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
+        # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223). Two buckets, for the one column of WIDE_N.
+        176: {"cta": (64, 96, k_decode), **_SWAP},
         192: {"cta": (64, 96, k_decode), **_SWAP},
         # 193-224 below MID_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2 clusters, N / 32
         # CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs 302 / 308; run
         # 65). From MID_N the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
+        208: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         224: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
         # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
+        240: {"cta": (64, 128, k_main), **_SWAP},
         256: {"cta": (64, 128, k_main), **_SWAP},
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
@@ -235,7 +238,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
 
 
 # N classes: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/h200_tile_probe.log, runs
-# 1-2, 9-19, 30-31, 49-60):
+# 1-2, 9-19, 30-31, 49-60, 66-68):
 # - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
 #   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
 # - M 33-64, N < MID_N: the bucket's 64x32 c1x2 tiles (2N/64 CTAs) fill one wave at N = 4096, where 128-row tiles
@@ -253,22 +256,32 @@ def _bucket_tiles(k_bytes: int) -> dict:
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
-# - M 65-96, N >= WIDE_N: the 64x96 token tile shared by a 2x1 cluster of weight tiles, 2-5% faster (96x14336x4096
-#   312 vs 297 cold, 312 vs 306 warm; 80x14336x4096 244 / 250 vs 239 / 246; run 51), the same at N = 8192 and 13%
-#   slower at N = 4096. The 80-wide tile of 65-80 likewise (72x14336x4096 241 / 241 vs 232 / 239, run 60).
 # - M 97-128, LARGE_N <= N < WIDE_N: two swapped 64-wide token columns under a 128-row weight tile in a 1x2 cluster
 #   (120x8192x4096 357 / 356 vs 329 / 329 for 128x64 cooperative, 1.03-1.07x cuBLASLt fused; run 56, one shape;
 #   at 104x8192x4096 308 / 297 vs 290 / 284 for one 112-wide token tile, run 60).
-# - M 97-128, N >= WIDE_N: 128x128, whose N / 128 CTAs fill over a wave there (112x14336x4096 354 vs 291 for 128x64
-#   cold, 355 vs 287 warm; 128x14336x4096 417 vs 368, run 49; 104x14336x4096 326 / 330 vs 311 / 316 for 64x112).
-# - M 129-160, N >= LARGE_N: two swapped 80-wide token columns under a 128-row weight tile in a 1x2 cluster, subtiles
-#   as wide as a column (run 60: 136x8192x4096 377 / 388 vs 367 / 385 for one 144-wide token tile and 302 / 311 for
-#   64x160; 136x14336x4096 403 / 400 vs 323 / 337; 152x8192x4096 440 / 433 vs 394 / 396).
-# - M 161-192, N >= LARGE_N: two swapped 96-wide token columns under a 128-row weight tile in a 1x2 cluster
+# - M 129-160, LARGE_N <= N < WIDE_N: two swapped 80-wide token columns under a 128-row weight tile in a 1x2
+#   cluster, subtiles as wide as a column (run 60: 136x8192x4096 377 / 388 vs 367 / 385 for one 144-wide token
+#   tile and 302 / 311 for 64x160; 152x8192x4096 440 / 433 vs 394 / 396).
+# - M 161-192, LARGE_N <= N < WIDE_N: two swapped 96-wide token columns under a 128-row weight tile in a 1x2 cluster
 #   (168x8192x4096 451 / 443 vs 353 / 352 for one 192-wide token tile, run 56), which had beaten two 64x96 tiles
 #   without the cluster (192x8192x4096 499 / 481 vs 457 / 437, run 52).
-# - M 225-256, N >= MID_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped 128-wide token
-#   tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574; runs 52-53).
+# - M 65-256, N >= WIDE_N: all the tokens in one swapped column, fitted to M in steps of 16 (hence buckets of 16 rows
+#   up to 256), under a 128-row weight tile, the token tile multicast over a 4x1 cluster of weight tiles: cuBLAS's
+#   form there (nvjet 128x72 ... 128x240 _4x1, h200_library_kernels.log sessions 21 and 24). N / 128 CTAs, 96 at
+#   N = 12288 and 112 at 14336, do not fill the SMs, but each weight tile is loaded once and each token tile once per
+#   four weight tiles. Cold / warm against the tiles these buckets had (two 64x96 / 64x80 token tiles in 2x1 clusters
+#   at 65-96, 128x128 at 97-128 and 225-256, two token columns under a 128-row weight tile in 1x2 clusters at
+#   129-224), runs 67-68: 72x12288x4096 246 / 242 vs 219 / 211; 88x14336x4096 302 / 302 vs 282 / 283; 120x14336x4096
+#   408 / 399 vs 391 / 379; 136x12288x4096 416 / 406 vs 358 / 348; 136x14336x4096 436 / 423 vs 401 / 389 (the plan);
+#   168x14336x4096 510 / 491 vs 468 / 453; 200x28672x4096 564 / 547 vs 504 / 490; 216x14336x4096 571 / 568 vs
+#   572 / 556 (the one tie); 232x14336x4096 598 / 590 vs 533 / 526; 256x14336x4096 617 / 617 vs 594 / 583. The
+#   column 16 rows wider than M ran 5-7% slower than the fitted one (168: 128x192 475 vs 510 cold; 200: 128x224 531
+#   vs 558; 240: 128x256 587 vs 619). Subtiles as wide as the tile at 80 and 112 (as in the two-column form), 48 at
+#   240 (as fast as 80), CUTLASS's pick elsewhere (16 at 144 ran as fast as 48). Stream-K, which would split the
+#   missing SMs' share of K among all of them, ran slower than every plan tile (run 66).
+# - M 225-256, MID_N <= N < WIDE_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
+#   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
+#   runs 52-53).
 # - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
 #   cold): one warpgroup's epilogue runs under the other's mainloop, and twice the tiles of 128x256 fill the last
 #   wave better: 1024x14336x4096 714-719 / 732-740 vs 643-646 / 660-662 for the default, 8192x14336x4096 723 / 714
@@ -293,25 +306,34 @@ def _n_classes(k_bytes: int) -> dict:
     two_columns = {**_SWAP, "mainloop": "cooperative", "cluster": (1, 2, 1)}
     above_mid_n = ((LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                    (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))
-    tokens_shared_at_wide_n = ((WIDE_N, {"cluster": (2, 1, 1)}),)
-    to_128_rows = ((LARGE_N, {"cta": (128, 64, k_main), **two_columns}),
-                   (WIDE_N, {"cta": (128, 128, k_main), **_COOP}))
-    to_160_rows = ((LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)}),)
+
+    def one_column(tokens: int, epilogue_tile=AUTO) -> tuple:
+        # cuBLAS's form from WIDE_N (nvjet 128x72 ... 128x240 _4x1 coopA): all the tokens in one swapped column under
+        # a 128-row weight tile, the token tile multicast over a 4x1 cluster of weight tiles
+        return WIDE_N, {"cta": (128, tokens, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (4, 1, 1),
+                        "epilogue_tile": epilogue_tile}
+
+    two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
+    two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
+    two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
+    two_columns_224 = (MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
     # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from MID_N on, their tiles of before
-    return {32: tokens_shared_at_wide_n,
+    return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: tokens_shared_at_wide_n,
-            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}),
-                 (WIDE_N, {"cta": (64, 96, k_decode), "cluster": (2, 1, 1)})),
-            112: to_128_rows,
-            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), *to_128_rows),
-            144: to_160_rows,
-            160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), *to_160_rows),
-            192: ((LARGE_N, {"cta": (128, 96, k_main), **two_columns}),),
-            224: ((MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)}),),
-            256: ((MID_N, _coop_128(k_bytes)),),
+            80: (one_column(80, (128, 80)),),
+            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), one_column(96)),
+            112: (two_columns_128, one_column(112, (128, 112))),
+            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128, one_column(128)),
+            144: (two_columns_160, one_column(144)),
+            160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160, one_column(160)),
+            176: (two_columns_192, one_column(176)),
+            192: (two_columns_192, one_column(192)),
+            208: (two_columns_224, one_column(208)),
+            224: (two_columns_224, one_column(224)),
+            240: ((MID_N, _coop_128(k_bytes)), one_column(240, (128, 48))),
+            256: ((MID_N, _coop_128(k_bytes)), one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 

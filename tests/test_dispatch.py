@@ -178,8 +178,10 @@ def test_shape_tiles_follow_the_buckets():
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
             64: (64, 32, 128), 65: (64, 80, 128), 80: (64, 80, 128), 81: (64, 48, 128), 96: (64, 48, 128),
             97: (64, 112, 128), 112: (64, 112, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 144, 64),
-            144: (64, 144, 64), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 192: (64, 96, 128),
-            193: (64, 112, 128), 224: (64, 112, 128), 225: (64, 128, 64), 256: (64, 128, 64)}  # N unknown: each
+            144: (64, 144, 64), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
+            177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 112, 128), 208: (64, 112, 128), 209: (64, 112, 128),
+            224: (64, 112, 128), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
+            256: (64, 128, 64)}  # N unknown: each
     for M, cta in want.items():  # bucket's narrowest N
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
@@ -192,8 +194,10 @@ def test_shape_tiles_follow_the_buckets():
         assert tile.epilogue_tile == {129: (64, 48), 144: (64, 48)}.get(M, "auto")
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129, 144, 145,
-                                      160, 161, 192, 193, 224, 225, 256, 257, 512, 513)] == [
-        0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14]
+                                      160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257, 512,
+                                      513)] == [
+        0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16,
+        16, 17]
     plan = dispatch.heuristic_record(SPEC, [(100, 8192, 8192), (120, 8192, 8192), (200, 8192, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [100, 200] and plan["limits"] == [128, math.inf]
     # the sm80 path gives 65-96 and 97-128 one tile, and 129-256 another: one entry each
@@ -232,7 +236,7 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         else:
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (14, SM80_WIDE_N)
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (17, SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -273,9 +277,9 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
     for M in (17, 32):
         assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
-    # no wide-N tile measured better there: M = 16 keeps its tile whatever N, M = 200 its tile of MID_N
+    # no wide-N tile measured better there: M = 16 keeps its tile whatever N (M = 200 its tile of MID_N up to WIDE_N)
     assert shape_tile(SPEC, 16, 14336) == shape_tile(SPEC, 16)
-    assert shape_tile(SPEC, 200, 14336) == shape_tile(SPEC, 200, MID_N)
+    assert shape_tile(SPEC, 200, WIDE_N - 1) == shape_tile(SPEC, 200, MID_N)
     assert shape_class(32, 14336) == (1, WIDE_N) and shape_class(16, 14336) == (0, 0)
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
@@ -284,37 +288,45 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
-        narrow, wide = shape_tile(SPEC, M, WIDE_N - 1), shape_tile(SPEC, M, WIDE_N)  # 81-96); a 2x1 cluster shares
-        # it at wide N
+        narrow = shape_tile(SPEC, M, WIDE_N - 1)  # 81-96)
         assert (narrow.cta, narrow.mainloop, narrow.cluster, narrow.swap_ab) == ((64, width, 128), "pingpong",
                                                                                  (1, 1, 1), True), M
-        assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((64, width, 128), "pingpong", (2, 1, 1),
-                                                                         True), M
+    # from WIDE_N, 65-256: one swapped column of all the tokens, fitted in steps of 16, under a 128-row weight tile,
+    # the token tile multicast over a 4x1 cluster (cuBLAS's form there; probe runs 67-68)
+    subtiles = {80: (128, 80), 112: (128, 112), 240: (128, 48)}  # as measured; elsewhere CUTLASS's pick
+    for M in (65, 72, 80, 81, 96, 100, 112, 113, 128, 129, 144, 150, 160, 161, 168, 176, 177, 192, 193, 200, 208, 209,
+              224, 225, 240, 241, 250, 256):
+        width = -(-M // 16) * 16
+        for n in (WIDE_N, 14336, 28672):
+            wide = shape_tile(SPEC, M, n)
+            assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((128, width, 64), "cooperative",
+                                                                             (4, 1, 1), True), (M, n)
+            assert wide.epilogue_tile == subtiles.get(width, "auto"), (M, n)
+        assert shape_class(M, WIDE_N)[1] == WIDE_N and shape_class(M, WIDE_N - 1)[1] < WIDE_N, M
     two_columns = ("cooperative", True, (1, 2, 1))  # under one 128-row weight tile, multicast over a 1x2 cluster
     for M in (97, 112, 113, 128):  # one 112-wide token tile or (from MID_N) twice the CTAs of 128x128, then two
-        narrow, large, wide = shape_tile(SPEC, M, MID_N), shape_tile(SPEC, M, LARGE_N), shape_tile(SPEC, M, 14336)
+        narrow, large = shape_tile(SPEC, M, MID_N), shape_tile(SPEC, M, LARGE_N)
         if M <= 112:  # token columns, then 128x128
             assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((64, 112, 128), "pingpong", True), M
             assert shape_tile(SPEC, M, 4096) == narrow, M
         else:
             assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 64, 64), *two_columns), M
-        assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((128, 128, 64), "cooperative", (1, 1, 1),
-                                                                         False), M
+        assert shape_tile(SPEC, M, WIDE_N - 1) == large, M
     assert shape_class(96, 14336) == (5, WIDE_N) and shape_class(97, 14336) == (6, WIDE_N)
     for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows (from
         narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # MID_N at 145-160), then
         # two 80-wide columns
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 80, 64), *two_columns), M
-        assert large.epilogue_tile == (128, 80) and shape_tile(SPEC, M, 14336) == large, M
-    for M in (161, 192):  # two 96-wide token tiles below LARGE_N, the same in a 1x2 cluster from there
+        assert large.epilogue_tile == (128, 80) and shape_tile(SPEC, M, WIDE_N - 1) == large, M
+    for M in (161, 176, 177, 192):  # two 96-wide token tiles below LARGE_N, the same in a 1x2 cluster from there
         narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 96, 64), *two_columns), M
-        assert shape_tile(SPEC, M, 14336) == large, M
-    for M in (193, 224):  # two swapped 112-wide token columns at every N, under a 128-row weight tile from MID_N
-        tiles = {shape_tile(SPEC, M, n) for n in (MID_N, LARGE_N, 14336)}
+        assert shape_tile(SPEC, M, WIDE_N - 1) == large, M
+    for M in (193, 208, 209, 224):  # two swapped 112-wide token columns, under a 128-row weight tile from MID_N
+        tiles = {shape_tile(SPEC, M, n) for n in (MID_N, LARGE_N, WIDE_N - 1)}
         assert len(tiles) == 1, M
         (tile,) = tiles
         assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((128, 112, 64), *two_columns), M
@@ -328,11 +340,12 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
-    for M in (225, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
+    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
         narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
+        assert shape_tile(SPEC, M, WIDE_N - 1) == wide, M
     # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick
     heavy = SPEC.replace(c=cg.Operand("bf16"), epilogue=[cg.Add("tensor", "res"), cg.StoreAux("pre", "bf16"),
                                                          cg.Add("per_col", "bias", "bf16")])
@@ -340,7 +353,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     rec = dispatch.heuristic_record(SPEC, [(80, 4096, 4096), (80, 14336, 4096), (120, 8192, 4096)])
     k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
                                                           dispatch.heuristic_variants(SPEC, rec)])
-    assert k.choose(75, 14336).spec.tile.cluster == (2, 1, 1) and k.choose(75, 8192).spec.tile.cluster == (1, 1, 1)
+    assert k.choose(75, 14336).spec.tile.cluster == (4, 1, 1) and k.choose(75, 8192).spec.tile.cluster == (1, 1, 1)
     assert k.choose(120, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 96).cta == (64, 48, 128) and shape_tile(fp8, 128).cta == (64, 64, 128)  # 128 bytes of K
@@ -364,11 +377,12 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (14, WIDE_N) and shape_class(4096, 8192) == (14, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (13, 0)  # measured slower at 512
+    assert shape_class(4096, 14336) == (17, WIDE_N) and shape_class(4096, 8192) == (17, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (16, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
-    assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)  # cooperative there: two warpgroups share them
+    # cooperative there: two warpgroups share them (one 128x256 column with the buffer: 256 accumulators a thread)
+    assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)
     fast = fp8.replace(tile={"fp8_fast_accum": True})
     tile = shape_tile(fast, 4096, 14336)
     assert (tile.cta, tile.mainloop) == ((128, 128, 128), "pingpong") and tile.fp8_fast_accum
@@ -482,7 +496,7 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         k = jit.build(SPEC, shapes=shapes)
         assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
         assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
-        assert jit.build(SPEC, shapes=[(8, 1, 1), (240, 5000, 1), (9000, 1, 1)]) is k  # same buckets: memo
+        assert jit.build(SPEC, shapes=[(8, 1, 1), (250, 5000, 1), (9000, 1, 1)]) is k  # same buckets: memo
         assert jit.build(SPEC, shapes=[(32, 14336, 1)]) is not jit.build(SPEC, shapes=[(32, 4096, 1)])  # wide N
         assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
         assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile
