@@ -10,7 +10,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k onecol14k onecolcheck
+     sk14k sk4k onecol14k onecolcheck n12k
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -505,6 +505,19 @@ ONECOLCHECK_TILES = named("swap 64x80x128 c2x1 pingpong", "swap 64x96x128 c2x1 p
 ONECOLCHECK_SHAPES = ([(m, 14336, 4096) for m in (88, 120, 152, 184, 216, 232, 256)] +
                       [(m, 12288, 4096) for m in (72, 104, 136, 168, 200, 240)] +
                       [(m, 28672, 4096) for m in (72, 136, 200, 256)])
+# Run 68: the one column led the old tiles everywhere, but at N = 12288 (96 weight tiles for 132 SMs) it still
+# trailed cuBLASLt fused at M 136-240 (0.85-0.97x). Twice the CTAs there: 64-row weight tiles with all the tokens
+# (pingpong, the tokens shared by a 2x1 cluster), or two columns under 128-row weight tiles in 2x2 clusters (the
+# tokens shared by two weight tiles, the weights by both columns); beside the old two-column tiles. And fp8 (no
+# fast accumulation) at N = 14336, where the one column replaced two columns untimed.
+N12K_TILES = named("swap 128x80x64 c1x2 coop epi128x80", "swap 128x96x64 c1x2 coop",
+                   "swap 128x112x64 c1x2 coop epi128x112", "swap 128x80x64 c2x2 coop epi128x80",
+                   "swap 128x112x64 c2x2 coop epi128x112", "swap 64x144x64 c2x1 pingpong epi64x48",
+                   "swap 64x176x64 c2x1 pingpong", "swap 64x208x64 c2x1 pingpong",
+                   "swap 64x240x64 c2x1 pingpong epi64x48")
+N12K_SHAPES = [(m, 12288, 4096) for m in (136, 168, 200, 240)]
+N12K_FP8_TILES = named("swap 128x80x128 c1x2 coop epi128x80", "swap 128x112x128 c1x2 coop epi128x112")
+N12K_FP8_SHAPES = [(136, 14336, 4096), (200, 14336, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -897,6 +910,10 @@ CASES = {
                    bias_gelu_contenders, "cuBLASLt fused")],
     "onecolcheck": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **ONECOLCHECK_TILES}, ONECOLCHECK_SHAPES,
                      bias_gelu_contenders, "cuBLASLt fused")],
+    "n12k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **N12K_TILES}, N12K_SHAPES, bias_gelu_contenders,
+              "cuBLASLt fused"),
+             ("fp8 scaled", fp8_scaled, {"auto+shapes": PLAN, **N12K_FP8_TILES}, N12K_FP8_SHAPES,
+              fp8_scaled_contenders, "_scaled_mm")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],

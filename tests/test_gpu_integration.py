@@ -126,10 +126,10 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a 1x2
     # cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and
     # 128x128 cooperative, at ragged M and N; from N = 12288 one column of all the tokens under 128-row weight tiles
-    # in 4x1 clusters (80 to 256 wide), at N = 12500 the last cluster's weight tiles partly or wholly past N
+    # in 4x1 clusters (80 to 256 wide), at N = 12520 the last cluster's weight tiles partly or wholly past N
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
-              + [(M, 12500, 520) for M in (100, 150, 170, 200, 235, 250)]
+              + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512), (180, 8192, 512),
                  (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520), (88, 5000, 512),
                  (120, 5000, 512), (150, 5000, 512)])
@@ -148,7 +148,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     assert [k.choose(M, 5000).spec.tile.cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (64, 160)]
     assert k.choose(136, 1024).spec.tile.epilogue_tile == (64, 48)
     for M, width in ((72, 80), (100, 112), (150, 160), (170, 176), (200, 208), (235, 240), (250, 256)):
-        tile = k.choose(M, 12500).spec.tile
+        tile = k.choose(M, 12520).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
                                                                              "cooperative"), M
     assert not k.choose(240, 5000).spec.tile.swap_ab
@@ -178,7 +178,7 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
                                                        cg.Multiply("per_col", "scale_b", "fp32"),
                                                        cg.Add("per_col", "bias", "bf16")])
     shapes = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
-              + [(136, 12500, 512), (200, 12500, 512), (250, 12500, 512)])
+              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     # from N = 12288 one column under 128-row weight tiles in 4x1 clusters; at 241-256 rows fp8's promotion buffer
