@@ -463,10 +463,12 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
             return None
     k_bytes = max(operand_bytes(spec))
     upper = BUCKET_UPPER[bucket]
-    fields = _bucket_tiles(k_bytes)[upper]
-    if n_min:
-        fields = {**(fields or {}), **dict(_n_classes(k_bytes)[upper])[n_min]}
-    if fields is None:
+    own = _bucket_tiles(k_bytes)[upper]
+    classes = dict(_n_classes(k_bytes).get(upper, ()))
+    # N's class first, then the narrower classes and the bucket's own tile, for where a class's tile cannot be made
+    # valid for this spec (tf32 takes no 48-wide token tile; fp8's promotion buffer no 128x256 one)
+    tiers = [{**(own or {}), **classes[n]} for n in sorted(classes, reverse=True) if n <= n_min] + [own]
+    if tiers[0] is None:
         return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     # Keeps fp8_fast_accum, raster, swizzle, pdl and the epilogue schedule. Validation runs on the new spec and turns
@@ -474,7 +476,8 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     # a thread, over validate.MAX_ACCUMULATORS_PER_THREAD), or a set cooperative (128-row) epilogue subtile on a
     # pingpong token tile, where from 65 to 256 rows _coop_128 stands in.
     # A bucket's explicit epilogue subtile may not fit beside a spec's C, aux stores and vectors: then CUTLASS's pick.
-    choices = [fields] + ([{**fields, "epilogue_tile": AUTO}] if "epilogue_tile" in fields else [])
+    choices = [c for fields in tiers if fields is not None
+               for c in [fields] + ([{**fields, "epilogue_tile": AUTO}] if "epilogue_tile" in fields else [])]
     if upper is not None and DECODE_M < upper <= 256:
         choices.append(_coop_128(k_bytes))
     for choice in choices:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import epilogue as epi
-from .arch import ACCUMULATOR, ARCHS, SM90_K_MAJOR_ONLY, WGMMA_N_MAX
+from .arch import ACCUMULATOR, ARCHS, SM90_K_MAJOR_ONLY, WGMMA_BASE_N, WGMMA_N_MAX
 from .dtypes import DTYPES, max_alignment
 from .errors import SpecError
 from .spec import PDL_SCHEDULERS
@@ -244,6 +244,13 @@ def _sm90_tile(spec):
     if n % 16 or n > WGMMA_N_MAX:
         raise _tile_err("cta", cfg.cta, "CTA N must be a multiple of 16 up to 256 (wgmma's largest N; CUTLASS's "
                         "epilogue stores subtiles of N in steps of 16)", "use 128 or 256")
+    if DTYPES[spec.a.dtype].bits == 32 and n not in WGMMA_BASE_N:
+        # tf32 on CuTe's extended wgmma shapes: CUTLASS 4.2's 32-bit shared-memory layouts fail a static_assert
+        # ("Shape / Stride Divisibility Condition") a minute into the compile, for CTA N 48, 80, 112, 144 and 208
+        # swapped or not (nvcc 13.0, session 24); the base shapes (96, 128, 256 tried) compile
+        raise _tile_err("cta", cfg.cta, "tf32 (32-bit operands) compiles only with a CTA N that is one of wgmma's "
+                        f"base N {tuple(x for x in WGMMA_BASE_N if x % 16 == 0)}: CUTLASS's tf32 layouts do not take "
+                        "its extended shapes", "use 96 or 128")
     kbytes = k * DTYPES[spec.a.dtype].bits // 8
     # 512 bytes (bf16 K=256) compiled and matched the reference on the H200 (bench/results/h200_tile_probe.log)
     if kbytes % 64 or kbytes > 512:

@@ -200,6 +200,50 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
         assert _rel(out, want) < REL_ERR["bf16"], (M, N)
 
 
+@pytest.mark.parametrize("operands", ["int8", "tf32"])
+def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, operands):
+    """int8 x int8 dequantized to bf16 and fp32 (tf32 math) + bias over the sm90 per-shape tiles, which take 128 bytes
+    of K (128 int8, 32 fp32 elements; 64 bytes in the decode tiles of tf32): swapped decode and token tiles at
+    N = 1040, and from N = 12288 the one column under 128-row weight tiles in 4x1 clusters, at N = 12520, where the
+    last cluster's weight tiles run partly or wholly past N, into a poisoned out."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+    from cutlassgen.tiles import shape_tile
+    from cutlassgen.tuning import random_inputs
+
+    if operands == "int8":
+        spec = cg.GemmSpec(arch=90, name="sm90_int8_per_shape_dispatch", a=cg.Operand("int8"),
+                           b=cg.Operand("int8", "column"), d=cg.Operand("bf16"),
+                           epilogue=[cg.Multiply("per_row", "scale_a", "fp32"),
+                                     cg.Multiply("per_col", "scale_b", "fp32")])
+    else:
+        spec = cg.GemmSpec(arch=90, name="sm90_tf32_per_shape_dispatch", a=cg.Operand("fp32"),
+                           b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"),
+                           epilogue=[cg.Add("per_col", "bias", "fp32")])
+    shapes = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528)]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows
+    # (128 bytes of K: 128 int8 or 32 fp32 elements)
+    out_dtype, k_main, ctas, one_column = (
+        (torch.bfloat16, 128, [(64, 16), (64, 32), (64, 112), (64, 80), (64, 112), (128, 144), (128, 256)], (136, 250))
+        if operands == "int8" else
+        (torch.float32, 32, [(64, 16), (64, 32), (128, 128), (128, 128), (128, 128), (128, 128), (128, 256)], (250,)))
+    assert [k.choose(M, N).spec.tile.cta[:2] for M, N, _ in shapes] == ctas
+    for M in one_column:
+        tile = k.choose(M, 12520).spec.tile
+        assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, (4, 1, 1), True, "cooperative"), M
+    for M, N, K in shapes:
+        assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
+        torch.manual_seed(M + N)
+        (a, b), inputs = random_inputs(spec, M, N, K)
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
+        k(a, b, **inputs, out=out)
+        assert _rel(out, cg.reference(spec, a, b, **inputs)) < REL_ERR[spec.d.dtype], (M, N)
+
+
 def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     """The sm80 path's per-shape tiles (32x64, 64x64, 64x128, 128x128x64, and 128x256 at large M and N; compiled for
     the GPU at hand) at N and K that are not multiples of the tile, written into a poisoned out; the default kernel

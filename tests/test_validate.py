@@ -92,6 +92,10 @@ RULES = [
     # wgmma would take N = 40; CUTLASS's epilogue builder does not (static_assert, compiled in session 9)
     ("CTA N in steps of 16", lambda: sm90(tile=Sm90Tile(cta=(64, 48, 64), mainloop="pingpong")),
      lambda: sm90(tile=Sm90Tile(cta=(64, 40, 64), mainloop="pingpong")), ["CTA N", "steps of 16"]),
+    ("tf32 takes wgmma's base N only", lambda: sm90(a=Operand("fp32"), b=Operand("fp32", "column"), d=Operand("fp32"),
+                                                   tile=Sm90Tile(cta=(128, 96, 32))),
+     lambda: sm90(a=Operand("fp32"), b=Operand("fp32", "column"), d=Operand("fp32"), tile=Sm90Tile(cta=(128, 112, 32))),
+     ["CTA N", "tf32", "base N"]),
     ("CTA K bytes", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 128))), lambda: sm90(tile=Sm90Tile(cta=(128, 128, 16))),
      ["CTA K"]),
     ("CTA K at most 512 bytes", lambda: sm90(tile=Sm90Tile(cta=(64, 32, 256), mainloop="pingpong")),
