@@ -230,7 +230,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
                    else "cutlass::gemm::PersistentScheduler",
                    stream_k_always=cfg.scheduler == "stream_k_always", pdl=spec.tile.pdl,
-                   stream_k_reduction=STREAM_K_REDUCTION if cfg.scheduler.startswith("stream_k") else None,
+                   # CUTLASS's default renders nothing, so the keys of kernels built before the setting still hold
+                   stream_k_reduction=STREAM_K_REDUCTION if cfg.scheduler.startswith("stream_k") and
+                   STREAM_K_REDUCTION != "Deterministic" else None,
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],

@@ -104,6 +104,19 @@ def test_stream_k_always_forces_the_stream_k_decomposition():
     assert forced in src and "cutlass::gemm::StreamKScheduler" in src
 
 
+def test_stream_k_reduction_setting_renders_only_off_cutlass_default(monkeypatch):
+    from cutlassgen import lower
+
+    base = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"),
+                    tile=Sm90Tile(cta=(128, 64, 64), scheduler="stream_k", split_k=4))
+    concurrent = "reduction_mode = decltype(args.scheduler.reduction_mode)::Nondeterministic;"
+    turnstile = cg.render(base)
+    assert "reduction_mode" not in turnstile  # CUTLASS's default: the source, and so the cache key, as before
+    monkeypatch.setattr(lower, "STREAM_K_REDUCTION", "Nondeterministic")
+    assert concurrent in cg.render(base)
+    assert "reduction_mode" not in cg.render(base.replace(tile={"scheduler": "persistent", "split_k": 1}))
+
+
 def test_pdl_turns_on_cutlass_grid_dependency_control_only_when_asked():
     define = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1"
     src = cg.render(spec(pdl=True))
