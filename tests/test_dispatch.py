@@ -368,6 +368,27 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(coop_epilogue, 120, 4096).cta == (128, 128, 64)  # the bucket's swapped pingpong tile does not
 
 
+def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
+    from cutlassgen.arch import WGMMA_BASE_N
+    from cutlassgen.tiles import shape_tile
+
+    # fp8's promotion buffer refuses the one 224-wide column (224 accumulators a thread): the class of N below it
+    fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    tile = shape_tile(fp8, 216, 14336)
+    assert (tile.cta, tile.cluster, tile.swap_ab) == ((128, 112, 128), (1, 2, 1), True)
+    assert shape_tile(fp8, 200, 14336).cta == (128, 208, 128)  # 208 accumulators: allowed
+    # tf32 takes no tile off wgmma's base N: the narrower class's tile, the bucket's own, else 128x128
+    tf32 = cg.GemmSpec(arch=90, a=cg.Operand("fp32"), b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"))
+    assert (shape_tile(tf32, 40, 5000).cta, shape_tile(tf32, 40, 5000).cluster) == ((64, 32, 64), (1, 2, 1))
+    assert (shape_tile(tf32, 100, 12520).cta, shape_tile(tf32, 100, 12520).cluster) == ((128, 64, 32), (1, 2, 1))
+    assert shape_tile(tf32, 72, 12520).cta == (128, 128, 32) and not shape_tile(tf32, 72, 12520).swap_ab
+    assert shape_tile(tf32, 250, 12520).cta == (128, 256, 32)  # a base N: the one column itself
+    for M in range(1, 260, 3):
+        for N in (None, 1024, 5000, 8192, 12520):
+            tile = shape_tile(tf32, M, N)
+            assert tile is None or tile.cta[1] in WGMMA_BASE_N, (M, N, tile)
+
+
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
     from cutlassgen.tiles import WIDE_N, shape_class, shape_tile
 
