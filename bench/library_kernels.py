@@ -83,6 +83,9 @@ def main():
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
     cases = [c for c in CASES if only is None or c[0] in only]
+    missing = sorted((only or set()) - {c[0] for c in CASES})
+    if missing:  # a shape outside CASES would otherwise print nothing at all
+        ap.error("no case for " + ", ".join("x".join(map(str, s)) for s in missing) + "; add it to CASES")
     specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(cases) for name, t in tiles.items()
              if not args.libraries_only]
     built = cg.build_many([s for _, _, s in specs])
