@@ -183,7 +183,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
-    return {
+    tiles = {
         16: {"cta": (64, 16, k_decode), **_SWAP},
         32: {"cta": (64, 32, k_decode), **_SWAP},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
@@ -220,21 +220,23 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from LARGE_N).
         160: {"cta": (64, 80, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
-        # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223). Two buckets, for the one column of WIDE_N.
-        176: {"cta": (64, 96, k_decode), **_SWAP},
+        # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **_SWAP},
         # 193-224 below MID_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2 clusters, N / 32
         # CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs 302 / 308; run
         # 65). From MID_N the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
-        208: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         224: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
         # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
-        240: {"cta": (64, 128, k_main), **_SWAP},
         256: {"cta": (64, 128, k_main), **_SWAP},
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
     }
+    # 161-176, 193-208 and 225-240 are buckets of their own only for the one column of WIDE_N (_n_classes); below it
+    # they run the tile of the bucket above
+    for upper in (176, 208, 240):
+        tiles[upper] = tiles[upper + 16]
+    return tiles
 
 
 # N classes: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/h200_tile_probe.log, runs
