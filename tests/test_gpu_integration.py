@@ -120,9 +120,9 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64) buckets; M = 40 at
     # N = 8192: the M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at
     # N = 5000: 64x48 (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles
-    # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged; M 65-256:
-    # the token tiles fitted to M in steps of 16 (80, 112, 144 with 48-wide subtiles, 2x96, 2x128 wide; below
-    # N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters, 2x64 without; from
+    # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of
+    # tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 (80, 112, 144 with 48-wide subtiles, 2x96,
+    # 2x128 wide; below N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters, 2x64 without; from
     # 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a 1x2
     # cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and
     # 128x128 cooperative, at ragged M and N; from N = 12288 one column of all the tokens under 128-row weight tiles
@@ -204,8 +204,9 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
 def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, operands):
     """int8 x int8 dequantized to bf16 and fp32 (tf32 math) + bias over the sm90 per-shape tiles, which take 128 bytes
     of K (128 int8, 32 fp32 elements; 64 bytes in the decode tiles of tf32): swapped decode and token tiles at
-    N = 1040, and from N = 12288 the one column under 128-row weight tiles in 4x1 clusters, at N = 12520, where the
-    last cluster's weight tiles run partly or wholly past N, into a poisoned out."""
+    N = 1040 (for tf32, 128x128 where a token tile is off wgmma's base N), and from N = 12288 the one column under
+    128-row weight tiles in 4x1 clusters, at N = 12520, where the last cluster's weight tiles run partly or wholly
+    past N, into a poisoned out."""
     import torch
 
     import cutlassgen as cg
