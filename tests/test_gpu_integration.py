@@ -122,16 +122,17 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # N = 5000: 64x48 (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles
     # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of
     # tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 (80, 112, 144 with 48-wide subtiles, 2x96,
-    # 2x128 wide; below N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters, 2x64 without; from
-    # 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a 1x2
-    # cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and
-    # 128x128 cooperative, at ragged M and N; from N = 12288 one column of all the tokens under 128-row weight tiles
-    # in 4x1 clusters (80 to 256 wide), at N = 12520 the last cluster's weight tiles partly or wholly past N
+    # 2x128 wide; below N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters,
+    # 2x64 without; from 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row
+    # weight tile in a 1x2 cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as
+    # wide as a column) and 128x128 cooperative, at ragged M and N; from N = 12288 one column of all the tokens
+    # under 128-row weight tiles in 4x1 clusters (80 to 256 wide), at N = 12520 the last cluster's weight tiles
+    # partly or wholly past N
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
-              + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512), (180, 8192, 512),
-                 (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520), (88, 5000, 512),
+              + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
+                 (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520), (88, 5000, 512),
                  (120, 5000, 512), (150, 5000, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
