@@ -236,8 +236,10 @@ def _sm90_tile(spec):
     if cfg.mainloop == "cooperative" and m % 128:
         raise _tile_err("cta", cfg.cta, "the cooperative schedule splits M over 2 warpgroups: M must be 128 or 256",
                         "use M=128, or mainloop='pingpong' for M=64")
-    if m not in (64, 128, 256):
-        raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup)", "use 128")
+    # pingpong: one warpgroup computes the whole tile, 64 rows per wgmma, so 192 rows are three of them
+    if m not in (64, 128, 256) and not (m == 192 and cfg.mainloop == "pingpong"):
+        raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup), or 192 "
+                        "with the pingpong mainloop", "use 128")
     # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them), but
     # CUTLASS's sm90 epilogue builder takes subtiles whose N is a multiple of 16 that divides the CTA's (its
     # static_assert "Unsupported tile shape": CTA N = 24, 40, 56 failed to compile in session 9, 72 in session 22)

@@ -87,6 +87,10 @@ RULES = [
      ["split_k", "stream_k"]),
     ("cooperative needs M=128", lambda: sm90(tile=Sm90Tile(cta=(128, 128, 64), mainloop="cooperative")),
      lambda: sm90(tile=Sm90Tile(cta=(64, 128, 64), mainloop="cooperative")), ["tile.cta", "cooperative"]),
+    ("CTA M 192 with pingpong", lambda: sm90(tile=Sm90Tile(cta=(192, 112, 64), mainloop="pingpong")),
+     lambda: sm90(tile=Sm90Tile(cta=(192, 112, 64), mainloop="cooperative")), ["tile.cta", "M must be 128 or 256"]),
+    ("CTA M in wgmma rows", lambda: sm90(tile=Sm90Tile(cta=(192, 96, 64))),  # auto: pingpong
+     lambda: sm90(tile=Sm90Tile(cta=(320, 64, 64), mainloop="pingpong")), ["CTA M must be 64, 128 or 256", "192"]),
     ("wgmma N", lambda: sm90(tile=Sm90Tile(cta=(128, 192, 64))), lambda: sm90(tile=Sm90Tile(cta=(128, 264, 64))),
      ["CTA N"]),
     # wgmma would take N = 40; CUTLASS's epilogue builder does not (static_assert, compiled in session 9)
