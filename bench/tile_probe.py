@@ -10,13 +10,14 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k onecol14k onecolcheck n12k
+     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
 the order of ncu's reports).
 """
 import argparse
+import dataclasses
 import re
 import statistics
 
@@ -518,6 +519,47 @@ N12K_TILES = named("swap 128x80x64 c1x2 coop epi128x80", "swap 128x96x64 c1x2 co
 N12K_SHAPES = [(m, 12288, 4096) for m in (136, 168, 200, 240)]
 N12K_FP8_TILES = named("swap 128x80x128 c1x2 coop epi128x80", "swap 128x112x128 c1x2 coop epi128x112")
 N12K_FP8_SHAPES = [(136, 14336, 4096), (200, 14336, 4096)]
+# Run 69 left N = 12288 at M 136-240 0.86-0.96x cuBLASLt fused: one column of 128-row weight tiles makes 96 CTAs for
+# 132 SMs and two columns 192 (1.45 waves). cuBLAS runs 192-row weight tiles in two columns (nvjet 192x72 / 192x104
+# _1x2: 128 CTAs). CUTLASS's cooperative kernel cannot split 192 rows over two warpgroups, but its pingpong kernel
+# gives each tile to one warpgroup, three 64-row wgmmas per K step: validation lets pingpong take CTA M = 192. Two
+# token columns under 192-row weight tiles (1x2 clusters share the weights, 2x2 also the tokens), M 72-256.
+N12K192_TILES = named("swap 192x48x64 c1x2 pingpong epi64x48", "swap 192x64x64 c1x2 pingpong",
+                      "swap 192x80x64 c1x2 pingpong epi64x80", "swap 192x96x64 c1x2 pingpong",
+                      "swap 192x112x64 c1x2 pingpong epi64x112", "swap 192x128x64 c1x2 pingpong",
+                      "swap 192x80x64 c2x2 pingpong epi64x80", "swap 192x112x64 c2x2 pingpong epi64x112")
+N12K192_SHAPES = [(m, 12288, 4096) for m in (72, 104, 136, 168, 200, 240, 256)]
+N12K192_FP8_TILES = named("swap 192x80x128 c1x2 pingpong epi64x80", "swap 192x112x128 c1x2 pingpong epi64x112",
+                          **FAST)
+N12K192_FP8_SHAPES = [(136, 12288, 4096), (200, 12288, 4096)]
+# Run 70: at N = 12288 the 192-row weight tiles in two token columns led the plan's one column from 161 rows (168:
+# 192x96 472 / 459 vs 454 / 446 cold / warm; 200: 192x112 550 / 547 vs 476 / 479; 240 and 256: 192x128 598-630 vs
+# 527-535; fp8 136 and 200: 682 / 930 with fast accumulation vs 602 / 729 for the plan without) and tied it at
+# 72-136. Where else: 2 * ceil(N / 192) CTAs fill the 132 SMs in one wave up to N = 12672, and below WIDE_N the plan
+# runs two columns under 128-row weight tiles (2N / 128 CTAs, over one wave from N = 8449). N = 8192-11008 and more
+# M at 12288; fp8 against the plan with fp8_fast_accum (run 70 had set it on the 192-row tiles only).
+N192BAND_TILES = {k: v for k, v in N12K192_TILES.items() if "c1x2" in k and "192x48" not in k and "192x64" not in k}
+N192BAND_SHAPES = ([(m, n, 4096) for n in (8192, 9216, 10240, 11008) for m in (152, 168, 200, 240, 256)] +
+                   [(m, 12288, 4096) for m in (152, 184, 224)])
+N192BAND_FP8_SHAPES = [(m, 12288, 4096) for m in (136, 168, 200, 240)] + [(200, 10240, 4096)]
+# Run 71: from N = 9216 to 12288 the 192-row tiles led the plan at every M of 145-256 (1.04-1.28x cold and warm,
+# e.g. 200x10240x4096 483 / 474 vs 379 / 376, 240x9216x4096 462 / 458 vs 368 / 359; fp8 fast-accum 200x10240x4096
+# 797 / 822 vs 635 / 653); at N = 8192, where the plan's two 128-row columns make exactly 128 CTAs, they lost
+# (0.72-0.81x). The plan now takes them from TALL_N to ONE_COLUMN_N at 129-256 rows (tiles.py); here it is against
+# the tiles it replaced, at N and M between those timed, and K = 8192. And 65-128 rows in the band, where the plan
+# keeps one 64-row tile or two 128-row columns (2N / 64 or 2N / 128 CTAs, over a wave): two columns of 48 or 64
+# tokens under 192-row tiles.
+TALLCHECK_TILES = named("swap 128x80x64 c1x2 coop epi128x80", "swap 128x96x64 c1x2 coop",
+                        "swap 128x112x64 c1x2 coop epi128x112", "128x128x64 coop",
+                        "swap 128x208x64 c4x1 coop", "swap 128x240x64 c4x1 coop epi128x48")
+TALLCHECK_SHAPES = [(136, 9216, 4096), (152, 8704, 4096), (184, 11008, 4096), (216, 10240, 4096), (248, 9216, 4096),
+                    (232, 12288, 4096), (200, 12672, 4096), (200, 10240, 8192)]
+TALLCHECK_LOW_TILES = named("swap 192x48x64 c1x2 pingpong epi64x48", "swap 192x64x64 c1x2 pingpong")
+TALLCHECK_LOW_SHAPES = [(72, 10240, 4096), (88, 11008, 4096), (104, 10240, 4096), (120, 9216, 4096),
+                        (120, 11008, 4096)]
+TALLCHECK_FP8_TILES = named("swap 128x80x128 c1x2 coop epi128x80", "swap 128x112x128 c1x2 coop epi128x112",
+                            "swap 128x240x128 c4x1 coop epi128x48", **FAST)
+TALLCHECK_FP8_SHAPES = [(152, 11008, 4096), (216, 9216, 4096), (232, 12288, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -747,6 +789,11 @@ def fp8_scaled(tile):
                               Add("per_col", "bias", "bf16")])
 
 
+def fp8_scaled_fast(tile):
+    """fp8_scaled with fp8_fast_accum, also for the plan's all-"auto" tile (fp8_scaled's plan runs without it)."""
+    return fp8_scaled(dataclasses.replace(tile, fp8_fast_accum=True))
+
+
 def epilogue_part(tile_and_part):
     tile, part = tile_and_part
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -914,6 +961,21 @@ CASES = {
               "cuBLASLt fused"),
              ("fp8 scaled", fp8_scaled, {"auto+shapes": PLAN, **N12K_FP8_TILES}, N12K_FP8_SHAPES,
               fp8_scaled_contenders, "_scaled_mm")],
+    "n12k192": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **N12K192_TILES}, N12K192_SHAPES,
+                 bias_gelu_contenders, "cuBLASLt fused"),
+                ("fp8 scaled", fp8_scaled, {"auto+shapes": PLAN, **N12K192_FP8_TILES}, N12K192_FP8_SHAPES,
+                 fp8_scaled_contenders, "_scaled_mm")],
+    "n192band": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **N192BAND_TILES}, N192BAND_SHAPES,
+                  bias_gelu_contenders, "cuBLASLt fused"),
+                 ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **N12K192_FP8_TILES,
+                                                  **named("swap 192x128x128 c1x2 pingpong", **FAST)},
+                  N192BAND_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "tallcheck": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **TALLCHECK_TILES}, TALLCHECK_SHAPES,
+                   bias_gelu_contenders, "cuBLASLt fused"),
+                  ("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **TALLCHECK_LOW_TILES}, TALLCHECK_LOW_SHAPES,
+                   bias_gelu_contenders, "cuBLASLt fused"),
+                  ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **TALLCHECK_FP8_TILES}, TALLCHECK_FP8_SHAPES,
+                   fp8_scaled_contenders, "_scaled_mm")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
