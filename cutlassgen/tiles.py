@@ -296,11 +296,15 @@ def _bucket_tiles(k_bytes: int) -> dict:
 MID_N = 4608
 LARGE_N = 7168
 WIDE_N = 12288
+# Where two token columns pass one wave of the H200's 132 SMs: under 128-row weight tiles (2 * ceil(N / 128) CTAs)
+# from TALL_N, under 192-row ones from ONE_COLUMN_N
+TALL_N = 128 * 132 // 2 + 1
+ONE_COLUMN_N = 192 * 132 // 2 + 1
 
 
 def _n_classes(k_bytes: int) -> dict:
-    """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none),
-    ...), narrowest first."""
+    """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none;
+    or a tuple of such, tried in order), ...), narrowest first."""
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
     # cuBLAS's form at M 97-256 (nvjet 128x72 ... 128x104 _1x2): two token columns, swapped, under one 128-row weight
@@ -309,11 +313,31 @@ def _n_classes(k_bytes: int) -> dict:
     above_mid_n = ((LARGE_N, {"cta": (128, 32, k_decode), **coop}),
                    (WIDE_N, {"cta": (128, 64, k_decode), **coop, "cluster": (1, 1, 1)}))
 
-    def one_column(tokens: int, epilogue_tile=AUTO) -> tuple:
+    def one_column(tokens: int, epilogue_tile=AUTO) -> dict:
         # cuBLAS's form from WIDE_N (nvjet 128x72 ... 128x240 _4x1 coopA): all the tokens in one swapped column under
         # a 128-row weight tile, the token tile multicast over a 4x1 cluster of weight tiles
-        return WIDE_N, {"cta": (128, tokens, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (4, 1, 1),
-                        "epilogue_tile": epilogue_tile}
+        return {"cta": (128, tokens, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (4, 1, 1),
+                "epilogue_tile": epilogue_tile}
+
+    def tall(tokens: int, epilogue_tile=AUTO) -> dict:
+        # cuBLAS's form at N = 12288 (nvjet 192x72 / 192x104 _1x2): two swapped token columns under a 192-row weight
+        # tile that a 1x2 cluster multicasts to both. Pingpong, where one warpgroup holds a tile (three 64-row
+        # wgmmas); CUTLASS's cooperative kernel cannot split 192 rows over two.
+        return {"cta": (192, tokens, k_main), **_SWAP, "cluster": (1, 2, 1), "epilogue_tile": epilogue_tile}
+
+    # Timed with 16- and 8-bit operands; tf32 keeps its tiles (of the token widths only 64, 96 and 128 are wgmma base
+    # N for it, validate.py)
+    def tall_below_wide_n(tokens: int, epilogue_tile=AUTO) -> tuple:
+        return () if k_bytes == 4 else ((TALL_N, tall(tokens, epilogue_tile)),)
+
+    def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO) -> tuple:
+        # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes stand in, and from
+        # WIDE_N the one column, as before the tall tiles
+        one = one_column(one_tokens, one_epilogue_tile)
+        if k_bytes == 4:
+            return ((WIDE_N, one),)
+        tall_tile = tall(tokens, epilogue_tile)
+        return (TALL_N, tall_tile), (WIDE_N, (tall_tile, one)), (ONE_COLUMN_N, one)
 
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
@@ -324,18 +348,21 @@ def _n_classes(k_bytes: int) -> dict:
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: (one_column(80, (128, 80)),),
-            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), one_column(96)),
-            112: (two_columns_128, one_column(112, (128, 112))),
-            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128, one_column(128)),
-            144: (two_columns_160, one_column(144)),
-            160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160, one_column(160)),
-            176: (two_columns_192, one_column(176)),
-            192: (two_columns_192, one_column(192)),
-            208: (two_columns_224, one_column(208)),
-            224: (two_columns_224, one_column(224)),
-            240: ((MID_N, _coop_128(k_bytes)), one_column(240, (128, 48))),
-            256: ((MID_N, _coop_128(k_bytes)), one_column(256)),
+            80: (*tall_below_wide_n(48, (64, 48)), (WIDE_N, one_column(80, (128, 80)))),
+            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_below_wide_n(48, (64, 48)),
+                 (WIDE_N, one_column(96))),
+            112: (two_columns_128, *tall_below_wide_n(64), (WIDE_N, one_column(112, (128, 112)))),
+            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128, *tall_below_wide_n(64),
+                  (WIDE_N, one_column(128))),
+            144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80))),
+            160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
+                  *tall_then_one_column(80, 160, (64, 80))),
+            176: (two_columns_192, *tall_then_one_column(96, 176)),
+            192: (two_columns_192, *tall_then_one_column(96, 192)),
+            208: (two_columns_224, *tall_then_one_column(112, 208, (64, 112))),
+            224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112))),
+            240: ((MID_N, _coop_128(k_bytes)), *tall_then_one_column(128, 240, one_epilogue_tile=(128, 48))),
+            256: ((MID_N, _coop_128(k_bytes)), *tall_then_one_column(128, 256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 
@@ -469,7 +496,8 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     classes = dict(_n_classes(k_bytes).get(upper, ()))
     # N's class first, then the narrower classes and the bucket's own tile, for where a class's tile cannot be made
     # valid for this spec (tf32 takes no 48-wide token tile; fp8's promotion buffer no 128x256 one)
-    tiers = [{**(own or {}), **classes[n]} for n in sorted(classes, reverse=True) if n <= n_min] + [own]
+    tiers = [{**(own or {}), **fields} for n in sorted(classes, reverse=True) if n <= n_min
+             for fields in (classes[n] if isinstance(classes[n], tuple) else (classes[n],))] + [own]
     if tiers[0] is None:
         return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()

@@ -59,7 +59,8 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # time (16 little, 32 a third: tiles.py); steps of 16, the least CUTLASS's epilogue builder takes. Two columns
     # also in a 1x2 cluster that multicasts their shared weight tile (the plan's form below MID_N), and under one
     # 128-row weight tile that a 1x2 cluster multicasts to both (cuBLAS's form there); one column under a 128-row
-    # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N).
+    # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N); two columns
+    # under a 192-row pingpong weight tile in a 1x2 cluster (cuBLAS's form and the plan's from TALL_N).
     swapped = dict(scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
@@ -70,6 +71,7 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
                     yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong", **swapped)
             yield dataclasses.replace(base, cta=(128, two, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
+            yield dataclasses.replace(base, cta=(192, two, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
 
 
 def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):

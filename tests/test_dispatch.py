@@ -272,32 +272,33 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
 
 
 def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
-    from cutlassgen.tiles import MID_N, WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import MID_N, TALL_N, WIDE_N, shape_class, shape_tile
 
     for M in (17, 32):
         assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
-    # no wide-N tile measured better there: M = 16 keeps its tile whatever N (M = 200 its tile of MID_N up to WIDE_N)
+    # no wide-N tile measured better there: M = 16 keeps its tile whatever N (M = 200 its tile of MID_N up to TALL_N)
     assert shape_tile(SPEC, 16, 14336) == shape_tile(SPEC, 16)
-    assert shape_tile(SPEC, 200, WIDE_N - 1) == shape_tile(SPEC, 200, MID_N)
+    assert shape_tile(SPEC, 200, TALL_N - 1) == shape_tile(SPEC, 200, MID_N)
     assert shape_class(32, 14336) == (1, WIDE_N) and shape_class(16, 14336) == (0, 0)
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import LARGE_N, MID_N, ONE_COLUMN_N, TALL_N, WIDE_N, shape_class, shape_tile
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
-        narrow = shape_tile(SPEC, M, WIDE_N - 1)  # 81-96)
+        narrow = shape_tile(SPEC, M, TALL_N - 1)  # 81-96)
         assert (narrow.cta, narrow.mainloop, narrow.cluster, narrow.swap_ab) == ((64, width, 128), "pingpong",
                                                                                  (1, 1, 1), True), M
-    # from WIDE_N, 65-256: one swapped column of all the tokens, fitted in steps of 16, under a 128-row weight tile,
-    # the token tile multicast over a 4x1 cluster (cuBLAS's form there; probe runs 67-68)
+    # one swapped column of all the tokens, fitted in steps of 16, under a 128-row weight tile, the token tile
+    # multicast over a 4x1 cluster (cuBLAS's form there; probe runs 67-68): from WIDE_N at 65-128, from ONE_COLUMN_N
+    # (where two columns of 192-row weight tiles pass one wave) at 129-256
     subtiles = {80: (128, 80), 112: (128, 112), 240: (128, 48)}  # as measured; elsewhere CUTLASS's pick
     for M in (65, 72, 80, 81, 96, 100, 112, 113, 128, 129, 144, 150, 160, 161, 168, 176, 177, 192, 193, 200, 208, 209,
               224, 225, 240, 241, 250, 256):
         width = -(-M // 16) * 16
-        for n in (WIDE_N, 14336, 28672):
+        for n in (WIDE_N if M <= 128 else ONE_COLUMN_N, 14336, 28672):
             wide = shape_tile(SPEC, M, n)
             assert (wide.cta, wide.mainloop, wide.cluster, wide.swap_ab) == ((128, width, 64), "cooperative",
                                                                              (4, 1, 1), True), (M, n)
@@ -312,21 +313,21 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         else:
             assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 64, 64), *two_columns), M
-        assert shape_tile(SPEC, M, WIDE_N - 1) == large, M
+        assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     assert shape_class(96, 14336) == (5, WIDE_N) and shape_class(97, 14336) == (6, WIDE_N)
     for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows (from
         narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # MID_N at 145-160), then
         # two 80-wide columns
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 80, 64), *two_columns), M
-        assert large.epilogue_tile == (128, 80) and shape_tile(SPEC, M, WIDE_N - 1) == large, M
+        assert large.epilogue_tile == (128, 80) and shape_tile(SPEC, M, TALL_N - 1) == large, M
     for M in (161, 176, 177, 192):  # two 96-wide token tiles below LARGE_N, the same in a 1x2 cluster from there
         narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 96, 64), *two_columns), M
-        assert shape_tile(SPEC, M, WIDE_N - 1) == large, M
+        assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     for M in (193, 208, 209, 224):  # two swapped 112-wide token columns, under a 128-row weight tile from MID_N
-        tiles = {shape_tile(SPEC, M, n) for n in (MID_N, LARGE_N, WIDE_N - 1)}
+        tiles = {shape_tile(SPEC, M, n) for n in (MID_N, LARGE_N, TALL_N - 1)}
         assert len(tiles) == 1, M
         (tile,) = tiles
         assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((128, 112, 64), *two_columns), M
@@ -345,7 +346,22 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
-        assert shape_tile(SPEC, M, WIDE_N - 1) == wide, M
+        assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
+    # from TALL_N, where two columns under 128-row weight tiles pass one wave of the H200's SMs, to ONE_COLUMN_N:
+    # two columns under 192-row weight tiles in a 1x2 cluster, pingpong (cuBLAS's form at N = 12288; probe runs
+    # 70-71), the columns fitted in steps of 16
+    # (65-128 rows up to WIDE_N only: the one column led from there, run 70)
+    assert (TALL_N, ONE_COLUMN_N) == (8449, 12673)  # 2 * ceil(N / 128), 2 * ceil(N / 192) > 132 SMs from here
+    for M in (65, 80, 81, 96, 97, 112, 113, 128, 129, 136, 144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225,
+              240, 241, 256):
+        width = max(48, -(-M // 32) * 16)
+        for n in (TALL_N, 10240, WIDE_N - 1) + ((WIDE_N, ONE_COLUMN_N - 1) if M > 128 else ()):
+            tall = shape_tile(SPEC, M, n)
+            assert (tall.cta, tall.mainloop, tall.cluster, tall.swap_ab) == ((192, width, 64), "pingpong",
+                                                                             (1, 2, 1), True), (M, n)
+            assert tall.epilogue_tile == {48: (64, 48), 80: (64, 80), 112: (64, 112)}.get(width, "auto"), (M, n)
+        assert shape_class(M, TALL_N)[1] == TALL_N, M
+        assert shape_class(M, ONE_COLUMN_N)[1] == (ONE_COLUMN_N if M > 128 else WIDE_N), M
     # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick
     heavy = SPEC.replace(c=cg.Operand("bf16"), epilogue=[cg.Add("tensor", "res"), cg.StoreAux("pre", "bf16"),
                                                          cg.Add("per_col", "bias", "bf16")])
@@ -370,19 +386,35 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
 
 def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     from cutlassgen.arch import WGMMA_BASE_N
-    from cutlassgen.tiles import shape_tile
+    from cutlassgen.tiles import ONE_COLUMN_N, TALL_N, WIDE_N, shape_tile
 
     # fp8's promotion buffer refuses the one 224-wide column (224 accumulators a thread): the class of N below it
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     tile = shape_tile(fp8, 216, 14336)
     assert (tile.cta, tile.cluster, tile.swap_ab) == ((128, 112, 128), (1, 2, 1), True)
     assert shape_tile(fp8, 200, 14336).cta == (128, 208, 128)  # 208 accumulators: allowed
+    # nor the 192-row weight tiles from TALL_N (three 64-row wgmmas of 112 tokens: 336 accumulators a thread): below
+    # WIDE_N the two 128-row columns of before, from it the one column
+    assert shape_tile(fp8, 200, 10240).cta == (128, 112, 128) and shape_tile(fp8, 200, 12288).cta == (128, 208, 128)
+    fast = fp8.replace(tile={"fp8_fast_accum": True})
+    int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
+    assert shape_tile(fast, 200, 12288).cta == shape_tile(int8, 200, 12288).cta == (192, 112, 128)
     # tf32 takes no tile off wgmma's base N: the narrower class's tile, the bucket's own, else 128x128
     tf32 = cg.GemmSpec(arch=90, a=cg.Operand("fp32"), b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"))
     assert (shape_tile(tf32, 40, 5000).cta, shape_tile(tf32, 40, 5000).cluster) == ((64, 32, 64), (1, 2, 1))
     assert (shape_tile(tf32, 100, 12520).cta, shape_tile(tf32, 100, 12520).cluster) == ((128, 64, 32), (1, 2, 1))
     assert shape_tile(tf32, 72, 12520).cta == (128, 128, 32) and not shape_tile(tf32, 72, 12520).swap_ab
-    assert shape_tile(tf32, 250, 12520).cta == (128, 256, 32)  # a base N: the one column itself
+    assert shape_tile(tf32, 250, 12520).cta == (128, 256, 32)  # a base N: the one column itself (no tall tiles)
+    # whatever falls back, the 192-row weight tiles stay inside their band of N, where two columns fill one wave
+    for spec in (SPEC, fp8, fast, int8, tf32):
+        for M in range(1, 300, 7):
+            for N in (None, 1024, TALL_N - 1, TALL_N, 12288, ONE_COLUMN_N - 1, ONE_COLUMN_N, 14336, 28672):
+                tile = shape_tile(spec, M, N)
+                tall = tile is not None and tile.cta[0] == 192
+                in_band = N is not None and TALL_N <= N < (WIDE_N if M <= 128 else ONE_COLUMN_N)
+                # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
+                assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 256 and in_band), (
+                    spec.a.dtype, M, N, tile)
     for M in range(1, 260, 3):
         for N in (None, 1024, 5000, 8192, 12520):
             tile = shape_tile(tf32, M, N)

@@ -125,12 +125,15 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # 2x128 wide; below N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters,
     # 2x64 without; from 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row
     # weight tile in a 1x2 cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as
-    # wide as a column) and 128x128 cooperative, at ragged M and N; from N = 12288 one column of all the tokens
-    # under 128-row weight tiles in 4x1 clusters (80 to 256 wide), at N = 12520 the last cluster's weight tiles
-    # partly or wholly past N
+    # wide as a column) and 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row
+    # weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last
+    # cluster's weight tiles partly or wholly past N; from N = 8449 two token columns under 192-row pingpong weight
+    # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9300 the last tile 84 rows deep) and to
+    # 12672 above (80 to 128 wide, at N = 12520 40 rows deep)
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
+              + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9300, 520), (120, 9300, 520)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -148,10 +151,15 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
                                                                                    (1, 2, 1)]
     assert [k.choose(M, 5000).spec.tile.cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (64, 160)]
     assert k.choose(136, 1024).spec.tile.epilogue_tile == (64, 48)
-    for M, width in ((72, 80), (100, 112), (150, 160), (170, 176), (200, 208), (235, 240), (250, 256)):
-        tile = k.choose(M, 12520).spec.tile
+    for M, N, width in ((72, 12288, 80), (100, 12520, 112), (150, 13000, 160), (200, 13000, 208), (250, 13000, 256)):
+        tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
                                                                              "cooperative"), M
+    for M, N, width in ((88, 9300, 48), (120, 9300, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112),
+                        (235, 12520, 128), (250, 12520, 128)):
+        tile = k.choose(M, N).spec.tile
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((192, width), (1, 2, 1), True,
+                                                                             "pingpong"), M
     assert not k.choose(240, 5000).spec.tile.swap_ab
     for M, N, cta in ((110, 8192, (128, 64)), (140, 8192, (128, 80)), (150, 7200, (128, 80)),
                       (180, 8192, (128, 96)), (210, 5000, (128, 112))):
@@ -179,14 +187,16 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
                                                        cg.Multiply("per_col", "scale_b", "fp32"),
                                                        cg.Add("per_col", "bias", "bf16")])
     shapes = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
-              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512)])
+              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9300, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    # from N = 12288 one column under 128-row weight tiles in 4x1 clusters; at 241-256 rows fp8's promotion buffer
-    # would double 128x256's accumulators past the limit, so 128x128 stands in
+    # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
+    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows); at 241-256 rows it would double 128x256's
+    # accumulators past the limit, so 128x128 stands in
     assert [k.choose(M, N).spec.tile.cta for M, N, _ in shapes] == [
         (64, 80, 128), (64, 48, 128), (64, 112, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
-        (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 128, 128)]
+        (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 128, 128),
+        (192, 64, 128)]
     g = torch.Generator(device="cuda").manual_seed(5)
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
@@ -205,9 +215,9 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
 def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, operands):
     """int8 x int8 dequantized to bf16 and fp32 (tf32 math) + bias over the sm90 per-shape tiles, which take 128 bytes
     of K (128 int8, 32 fp32 elements; 64 bytes in the decode tiles of tf32): swapped decode and token tiles at
-    N = 1040 (for tf32, 128x128 where a token tile is off wgmma's base N), and from N = 12288 the one column under
-    128-row weight tiles in 4x1 clusters, at N = 12520, where the last cluster's weight tiles run partly or wholly
-    past N, into a poisoned out."""
+    N = 1040 (for tf32, 128x128 where a token tile is off wgmma's base N), and at N = 12520, where the last weight
+    tiles run partly or wholly past N, int8's two token columns under 192-row pingpong weight tiles and tf32's one
+    column under 128-row weight tiles in 4x1 clusters, into a poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -229,14 +239,19 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     assert isinstance(k, DispatchKernel), k
     # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows
     # (128 bytes of K: 128 int8 or 32 fp32 elements)
-    out_dtype, k_main, ctas, one_column = (
-        (torch.bfloat16, 128, [(64, 16), (64, 32), (64, 112), (64, 80), (64, 112), (128, 144), (128, 256)], (136, 250))
-        if operands == "int8" else
-        (torch.float32, 32, [(64, 16), (64, 32), (128, 128), (128, 128), (128, 128), (128, 128), (128, 256)], (250,)))
-    assert [k.choose(M, N).spec.tile.cta[:2] for M, N, _ in shapes] == ctas
-    for M in one_column:
+    # at N = 12520: int8 two columns under 192-row pingpong weight tiles in 1x2 clusters, tf32 (which takes no
+    # 192-row tile) one column under 128-row cooperative ones in 4x1 clusters
+    if operands == "int8":
+        out_dtype, k_main, wide, wide_form = torch.bfloat16, 128, [(192, 80), (192, 128)], ((1, 2, 1), "pingpong")
+        narrow = [(64, 112), (64, 80), (64, 112)]
+    else:
+        out_dtype, k_main, wide, wide_form = torch.float32, 32, [(128, 128), (128, 256)], ((4, 1, 1), "cooperative")
+        narrow = [(128, 128)] * 3
+    assert [k.choose(M, N).spec.tile.cta[:2] for M, N, _ in shapes] == [(64, 16), (64, 32), *narrow, *wide]
+    for M in (136, 250) if operands == "int8" else (250,):
         tile = k.choose(M, 12520).spec.tile
-        assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, (4, 1, 1), True, "cooperative"), M
+        assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, wide_form[0], True,
+                                                                            wide_form[1]), M
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
         torch.manual_seed(M + N)

@@ -189,12 +189,14 @@ def test_m_65_to_256_adds_swapped_tiles_fitted_to_the_tokens():
     added = configs(spec, limit=3, token_rows=(200,))[3:]
     # one column of 208 tokens or two of 112 (steps of 16), 64 or 128 elements of K, with and without a 2x1 cluster;
     # the two columns also in a 1x2 cluster (sharing their weight tile), and under one 128-row weight tile; the one
-    # column under a 128-row weight tile in a 4x1 cluster (sharing the tokens)
+    # column under a 128-row weight tile in a 4x1 cluster (sharing the tokens); the two columns under a 192-row
+    # pingpong weight tile in a 1x2 cluster
     assert sorted({(v.tile.cta, v.tile.cluster, v.tile.mainloop) for v in added}) == sorted(
         [((64, n, k), c, "pingpong") for n in (112, 208) for k in (64, 128) for c in ((1, 1, 1), (2, 1, 1))]
         + [((64, 112, k), (1, 2, 1), "pingpong") for k in (64, 128)]
         + [((128, 112, k), (1, 2, 1), "cooperative") for k in (64, 128)]
-        + [((128, 208, k), (4, 1, 1), "cooperative") for k in (64, 128)])
+        + [((128, 208, k), (4, 1, 1), "cooperative") for k in (64, 128)]
+        + [((192, 112, k), (1, 2, 1), "pingpong") for k in (64, 128)])
     assert all(v.tile.swap_ab for v in added)
     got = candidates(spec, [(200, 8192, 4096)], limit=3)
     assert {v.key for v in added} <= {v.key for v in got} and len({v.key for v in got}) == len(got)
