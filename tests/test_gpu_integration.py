@@ -128,12 +128,12 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # wide as a column) and 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row
     # weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last
     # cluster's weight tiles partly or wholly past N; from N = 8449 two token columns under 192-row pingpong weight
-    # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9300 the last tile 84 rows deep) and to
+    # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9304 the last tile 88 rows deep) and to
     # 12672 above (80 to 128 wide, at N = 12520 40 rows deep)
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
-              + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9300, 520), (120, 9300, 520)]
+              + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -155,7 +155,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
                                                                              "cooperative"), M
-    for M, N, width in ((88, 9300, 48), (120, 9300, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112),
+    for M, N, width in ((88, 9304, 48), (120, 9304, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112),
                         (235, 12520, 128), (250, 12520, 128)):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((192, width), (1, 2, 1), True,
@@ -187,7 +187,7 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
                                                        cg.Multiply("per_col", "scale_b", "fp32"),
                                                        cg.Add("per_col", "bias", "bf16")])
     shapes = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
-              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9300, 512)])
+              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
