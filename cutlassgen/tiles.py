@@ -232,7 +232,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
     }
-    # 161-176, 193-208 and 225-240 are buckets of their own only for the one column of WIDE_N (_n_classes); below it
+    # 161-176, 193-208 and 225-240 are buckets of their own only for the one column (_n_classes); below its N
     # they run the tile of the bucket above
     for upper in (176, 208, 240):
         tiles[upper] = tiles[upper + 16]
@@ -240,7 +240,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
 
 
 # N classes: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/h200_tile_probe.log, runs
-# 1-2, 9-19, 30-31, 49-60, 66-68):
+# 1-2, 9-19, 30-31, 49-60, 66-68, 70-72):
 # - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
 #   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
 # - M 33-64, N < MID_N: the bucket's 64x32 c1x2 tiles (2N/64 CTAs) fill one wave at N = 4096, where 128-row tiles
@@ -258,30 +258,42 @@ def _bucket_tiles(k_bytes: int) -> dict:
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
-# - M 97-128, LARGE_N <= N < WIDE_N: two swapped 64-wide token columns under a 128-row weight tile in a 1x2 cluster
+# - M 97-128, LARGE_N <= N < TALL_N: two swapped 64-wide token columns under a 128-row weight tile in a 1x2 cluster
 #   (120x8192x4096 357 / 356 vs 329 / 329 for 128x64 cooperative, 1.03-1.07x cuBLASLt fused; run 56, one shape;
 #   at 104x8192x4096 308 / 297 vs 290 / 284 for one 112-wide token tile, run 60).
-# - M 129-160, LARGE_N <= N < WIDE_N: two swapped 80-wide token columns under a 128-row weight tile in a 1x2
+# - M 129-160, LARGE_N <= N < TALL_N: two swapped 80-wide token columns under a 128-row weight tile in a 1x2
 #   cluster, subtiles as wide as a column (run 60: 136x8192x4096 377 / 388 vs 367 / 385 for one 144-wide token
 #   tile and 302 / 311 for 64x160; 152x8192x4096 440 / 433 vs 394 / 396).
-# - M 161-192, LARGE_N <= N < WIDE_N: two swapped 96-wide token columns under a 128-row weight tile in a 1x2 cluster
+# - M 161-192, LARGE_N <= N < TALL_N: two swapped 96-wide token columns under a 128-row weight tile in a 1x2 cluster
 #   (168x8192x4096 451 / 443 vs 353 / 352 for one 192-wide token tile, run 56), which had beaten two 64x96 tiles
 #   without the cluster (192x8192x4096 499 / 481 vs 457 / 437, run 52).
-# - M 65-256, N >= WIDE_N: all the tokens in one swapped column, fitted to M in steps of 16 (hence buckets of 16 rows
-#   up to 256), under a 128-row weight tile, the token tile multicast over a 4x1 cluster of weight tiles: cuBLAS's
-#   form there (nvjet 128x72 ... 128x240 _4x1, h200_library_kernels.log sessions 21 and 24). N / 128 CTAs, 96 at
-#   N = 12288 and 112 at 14336, do not fill the SMs, but each weight tile is loaded once and each token tile once per
-#   four weight tiles. Cold / warm against the tiles these buckets had (two 64x96 / 64x80 token tiles in 2x1 clusters
-#   at 65-96, 128x128 at 97-128 and 225-256, two token columns under a 128-row weight tile in 1x2 clusters at
-#   129-224), runs 67-68: 72x12288x4096 246 / 242 vs 219 / 211; 88x14336x4096 302 / 302 vs 282 / 283; 120x14336x4096
-#   408 / 399 vs 391 / 379; 136x12288x4096 416 / 406 vs 358 / 348; 136x14336x4096 436 / 423 vs 401 / 389 (the plan);
-#   168x14336x4096 510 / 491 vs 468 / 453; 200x28672x4096 564 / 547 vs 504 / 490; 216x14336x4096 571 / 568 vs
-#   572 / 556 (the one tie); 232x14336x4096 598 / 590 vs 533 / 526; 256x14336x4096 617 / 617 vs 594 / 583. The
-#   column 16 rows wider than M ran 5-7% slower than the fitted one (168: 128x192 475 vs 510 cold; 200: 128x224 531
-#   vs 558; 240: 128x256 587 vs 619). Subtiles as wide as the tile at 80 and 112 (as in the two-column form), 48 at
-#   240 (as fast as 80), CUTLASS's pick elsewhere (16 at 144 ran as fast as 48). Stream-K, which would split the
-#   missing SMs' share of K among all of them, ran slower than every plan tile (run 66).
-# - M 225-256, MID_N <= N < WIDE_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
+# - M 65-128 from WIDE_N, 129-256 from ONE_COLUMN_N: all the tokens in one swapped column, fitted to M in steps of 16
+#   (hence buckets of 16 rows up to 256), under a 128-row weight tile, the token tile multicast over a 4x1 cluster of
+#   weight tiles: cuBLAS's form there (nvjet 128x72 ... 128x240 _4x1, h200_library_kernels.log sessions 21 and 24).
+#   N/128 CTAs, 96 at N = 12288 and 112 at 14336, do not fill the SMs, but each weight tile is loaded once and each
+#   token tile once per four weight tiles. Cold / warm against the tiles these buckets had (two 64x96 / 64x80 token
+#   tiles in 2x1 clusters at 65-96, 128x128 at 97-128 and 225-256, two token columns under a 128-row weight tile in
+#   1x2 clusters at 129-224), runs 67-68: 72x12288x4096 246 / 242 vs 219 / 211; 88x14336x4096 302 / 302 vs 282 / 283;
+#   120x14336x4096 408 / 399 vs 391 / 379; 136x12288x4096 416 / 406 vs 358 / 348; 136x14336x4096 436 / 423 vs
+#   401 / 389 (the plan); 168x14336x4096 510 / 491 vs 468 / 453; 200x28672x4096 564 / 547 vs 504 / 490; 216x14336x4096
+#   571 / 568 vs 572 / 556 (the one tie); 232x14336x4096 598 / 590 vs 533 / 526; 256x14336x4096 617 / 617 vs
+#   594 / 583. The column 16 rows wider than M ran 5-7% slower than the fitted one (168: 128x192 475 vs 510 cold; 200:
+#   128x224 531 vs 558; 240: 128x256 587 vs 619). Subtiles as wide as the tile at 80 and 112 (as in the two-column
+#   form), 48 at 240 (as fast as 80), CUTLASS's pick elsewhere (16 at 144 ran as fast as 48). Stream-K, which would
+#   split the missing SMs' share of K among all of them, ran slower than every plan tile (run 66).
+# - M 65-256 from TALL_N (where two token columns under 128-row weight tiles pass one wave: 2N / 128 > 132 CTAs) to
+#   WIDE_N at 65-128 rows and to ONE_COLUMN_N (where two 192-row columns would pass it) at 129-256: two swapped token
+#   columns fitted in steps of 16 (48 at least) under a 192-row weight tile multicast over a 1x2 cluster, pingpong,
+#   subtiles as wide as a 48-, 80- or 112-wide column: cuBLAS's form at N = 12288 (nvjet 192x72 / 192x104 _1x2,
+#   h200_library_kernels.log session 24), 2 * ceil(N / 192) CTAs, 128 at N = 12288. Cold / warm against the tiles
+#   these buckets had (runs 70-72): at 129-256 rows 1.03-1.28x from N = 8704 to 12672 (136x9216x4096 339 / 324 vs
+#   278 / 274; 200x10240x4096 483 / 474 vs 379 / 376; 248x9216x4096 471 / 476 vs 376 / 371; 232x12288x4096 572 /
+#   578 vs 508 / 520 for the one column; 200x10240x8192 546 / 533 vs 463 / 458; 152x8704x4096 364 / 348 vs 299 /
+#   294), level at 129-144 rows at N = 12288 (136: 408 / 396 vs 409 / 397); fp8 with fp8_fast_accum 1.05-1.26x
+#   (200x10240x4096 797 / 822 vs 635 / 653). At 65-128 rows below WIDE_N 1.15-1.27x (72x10240x4096 228 / 225 vs
+#   182 / 178; 120x9216x4096 330 / 321 vs 272 / 268), at N = 12288 0.98-1.00x the one column, which keeps it. At
+#   N = 8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them.
+# - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
 # - M > 512, N >= WIDE_N: 128x128 pingpong, no cluster (tile_probe.py prefillpp and prefillwide, runs 30-31, warm /
