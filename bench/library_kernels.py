@@ -53,6 +53,10 @@ CASES = [
        bias_gelu_contenders) for M, N, K in ((72, 4096, 4096), (104, 4096, 4096), (72, 14336, 4096),
                                             (104, 14336, 4096), (136, 14336, 4096), (168, 14336, 4096),
                                             (200, 14336, 4096), (136, 12288, 4096), (200, 12288, 4096))),
+    # Session 25: where the plan's 192-row weight tiles (N = 8449-12672) still trail cuBLASLt fused (tile_probe.py
+    # runs 71-72: 0.77-0.91x at 225-256 rows, 0.92-0.93x at 120x9216x4096).
+    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
+       bias_gelu_contenders) for M, N, K in ((240, 9216, 4096), (256, 11008, 4096), (120, 9216, 4096))),
 ]
 
 

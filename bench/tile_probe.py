@@ -10,7 +10,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck
+     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -560,6 +560,15 @@ TALLCHECK_LOW_SHAPES = [(72, 10240, 4096), (88, 11008, 4096), (104, 10240, 4096)
 TALLCHECK_FP8_TILES = named("swap 128x80x128 c1x2 coop epi128x80", "swap 128x112x128 c1x2 coop epi128x112",
                             "swap 128x240x128 c4x1 coop epi128x48", **FAST)
 TALLCHECK_FP8_SHAPES = [(152, 11008, 4096), (216, 9216, 4096), (232, 12288, 4096)]
+# Run 72 left 225-256 rows at N = 9216-11008 at 0.77-0.91x cuBLASLt fused. cuBLAS there (library_kernels.py,
+# session 25): nvjet 144x128 _1x2 at 240x9216x4096 and 168x128 _1x2 at 256x11008x4096 (grids of 2 x 64 and 2 x 66),
+# 144x64 _1x2 at 120x9216x4096: unswapped, the tokens in two 128- or 64-row tiles and the weight tile's width fitted so
+# that N / width makes 64-66 columns, one wave of 128-132 CTAs. Ours in that form (CTA N in steps of 16), the two
+# token tiles sharing the weight tile through a 2x1 cluster or not.
+FITN_TILES = named("128x144x64 c2x1 coop", "128x144x64 c1x2 coop", "128x160x64 c2x1 coop", "128x176x64 c2x1 coop",
+                   "128x192x64 c2x1 coop", "64x144x64 c2x1 pingpong", "64x160x64 c2x1 pingpong")
+FITN_SHAPES = [(240, 9216, 4096), (256, 9216, 4096), (240, 10240, 4096), (256, 11008, 4096), (256, 12288, 4096),
+               (200, 10240, 4096), (120, 9216, 4096), (104, 10240, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -976,6 +985,8 @@ CASES = {
                    bias_gelu_contenders, "cuBLASLt fused"),
                   ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **TALLCHECK_FP8_TILES}, TALLCHECK_FP8_SHAPES,
                    fp8_scaled_contenders, "_scaled_mm")],
+    "fitn": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITN_TILES}, FITN_SHAPES, bias_gelu_contenders,
+              "cuBLASLt fused")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],

@@ -351,6 +351,22 @@ def _n_classes(k_bytes: int) -> dict:
         tall_tile = tall(tokens, epilogue_tile)
         return (TALL_N, tall_tile), (WIDE_N, (tall_tile, one)), (ONE_COLUMN_N, one)
 
+    def fitted_then_one_column(one_tokens: int, one_epilogue_tile=AUTO) -> tuple:
+        # cuBLAS's form at 225-256 rows from TALL_N (nvjet 144x128 / 168x128 _1x2 at N = 9216 / 11008): unswapped,
+        # the tokens in two 128-row tiles that a 2x1 cluster multicasts each weight tile to, the weight tile as wide
+        # as N / 64 in steps of 16 (144 to 192), so 64 columns make 128 CTAs. One class per width; from ONE_COLUMN_N
+        # the one column, where a spec cannot hold it (fp8's promotion buffer at 256 tokens) 128x128 as before.
+        # Timed with bf16 (tile_probe.py fitn, run 73); tf32 keeps its tiles (144 and 176 are not wgmma base N).
+        one = one_column(one_tokens, one_epilogue_tile)
+        if k_bytes == 4:
+            return ((WIDE_N, one),)
+        def fitted(width: int) -> dict:
+            return {"cta": (128, width, k_main), **_COOP, "cluster": (2, 1, 1)}
+
+        # (WIDE_N repeats 192: shape_class's thresholds are the 16-bit operands' classes, and tf32's is WIDE_N)
+        return (*((max(TALL_N, 64 * (width - 16) + 1), fitted(width)) for width in (144, 160, 176, 192)),
+                (WIDE_N, fitted(192)), (ONE_COLUMN_N, (one, _coop_128(k_bytes))))
+
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
     two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
@@ -373,8 +389,8 @@ def _n_classes(k_bytes: int) -> dict:
             192: (two_columns_192, *tall_then_one_column(96, 192)),
             208: (two_columns_224, *tall_then_one_column(112, 208, (64, 112))),
             224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112))),
-            240: ((MID_N, _coop_128(k_bytes)), *tall_then_one_column(128, 240, one_epilogue_tile=(128, 48))),
-            256: ((MID_N, _coop_128(k_bytes)), *tall_then_one_column(128, 256)),
+            240: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
+            256: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 

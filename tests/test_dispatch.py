@@ -352,8 +352,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # 70-71), the columns fitted in steps of 16
     # (65-128 rows up to WIDE_N only: the one column led from there, run 70)
     assert (TALL_N, ONE_COLUMN_N) == (8449, 12673)  # 2 * ceil(N / 128), 2 * ceil(N / 192) > 132 SMs from here
-    for M in (65, 80, 81, 96, 97, 112, 113, 128, 129, 136, 144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225,
-              240, 241, 256):
+    for M in (65, 80, 81, 96, 97, 112, 113, 128, 129, 136, 144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224):
         width = max(48, -(-M // 32) * 16)
         for n in (TALL_N, 10240, WIDE_N - 1) + ((WIDE_N, ONE_COLUMN_N - 1) if M > 128 else ()):
             tall = shape_tile(SPEC, M, n)
@@ -362,6 +361,14 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             assert tall.epilogue_tile == {48: (64, 48), 80: (64, 80), 112: (64, 112)}.get(width, "auto"), (M, n)
         assert shape_class(M, TALL_N)[1] == TALL_N, M
         assert shape_class(M, ONE_COLUMN_N)[1] == (ONE_COLUMN_N if M > 128 else WIDE_N), M
+    # 225-256 rows in the same band: unswapped, the tokens in two 128-row tiles sharing each weight tile over a 2x1
+    # cluster, the weight tile N / 64 wide in steps of 16 (cuBLAS's form there; probe run 73)
+    for M in (225, 240, 241, 256):
+        for n, width in ((TALL_N, 144), (9216, 144), (9217, 160), (10240, 160), (10241, 176), (11264, 176),
+                         (11265, 192), (WIDE_N, 192), (ONE_COLUMN_N - 1, 192)):
+            tile = shape_tile(SPEC, M, n)
+            assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == ((128, width, 64), "cooperative",
+                                                                             (2, 1, 1), False), (M, n)
     # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick
     heavy = SPEC.replace(c=cg.Operand("bf16"), epilogue=[cg.Add("tensor", "res"), cg.StoreAux("pre", "bf16"),
                                                          cg.Add("per_col", "bias", "bf16")])
@@ -411,14 +418,28 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
             for N in (None, 1024, TALL_N - 1, TALL_N, 12288, ONE_COLUMN_N - 1, ONE_COLUMN_N, 14336, 28672):
                 tile = shape_tile(spec, M, N)
                 tall = tile is not None and tile.cta[0] == 192
+                fitted = tile is not None and tile.cta[1] in (144, 160, 176, 192) and not tile.swap_ab
                 in_band = N is not None and TALL_N <= N < (WIDE_N if M <= 128 else ONE_COLUMN_N)
                 # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
-                assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 256 and in_band), (
+                assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 224 and in_band), (
                     spec.a.dtype, M, N, tile)
+                assert fitted == (spec is not tf32 and 224 < M <= 256 and in_band), (spec.a.dtype, M, N, tile)
+    # fp8 without fast accumulation at 241-256 rows past the band: 128x128 as before, not a band's tile
+    assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)
     for M in range(1, 260, 3):
         for N in (None, 1024, 5000, 8192, 12520):
             tile = shape_tile(tf32, M, N)
             assert tile is None or tile.cta[1] in WGMMA_BASE_N, (M, N, tile)
+
+
+def test_every_operand_width_classes_at_the_thresholds_shape_class_knows():
+    from cutlassgen.tiles import _N_THRESHOLDS, BUCKET_UPPER, _n_classes
+
+    # shape_class (and so a dispatch plan's classes) knows the 16-bit operands' thresholds only; a class of 8- or
+    # 32-bit operands at another N would never be reached
+    for k_bytes in (1, 2, 4):
+        for upper, classes in _n_classes(k_bytes).items():
+            assert {n for n, _ in classes} <= set(_N_THRESHOLDS[BUCKET_UPPER.index(upper)]), (k_bytes, upper)
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():

@@ -129,11 +129,12 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last
     # cluster's weight tiles partly or wholly past N; from N = 8449 two token columns under 192-row pingpong weight
     # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9304 the last tile 88 rows deep) and to
-    # 12672 above (80 to 128 wide, at N = 12520 40 rows deep)
+    # 12672 at 129-224 (80 to 112 wide, at N = 12520 40 rows deep); at 225-256 rows in that band unswapped 128-row
+    # token tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 192 at 12520; ragged last ones)
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
-              + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520)]
+              + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -155,11 +156,14 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
                                                                              "cooperative"), M
-    for M, N, width in ((88, 9304, 48), (120, 9304, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112),
-                        (235, 12520, 128), (250, 12520, 128)):
+    for M, N, width in ((88, 9304, 48), (120, 9304, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112)):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((192, width), (1, 2, 1), True,
                                                                              "pingpong"), M
+    for M, N, width in ((240, 9304, 160), (235, 12520, 192), (250, 12520, 192)):
+        tile = k.choose(M, N).spec.tile
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (2, 1, 1), False,
+                                                                             "cooperative"), M
     assert not k.choose(240, 5000).spec.tile.swap_ab
     for M, N, cta in ((110, 8192, (128, 64)), (140, 8192, (128, 80)), (150, 7200, (128, 80)),
                       (180, 8192, (128, 96)), (210, 5000, (128, 112))):
@@ -191,11 +195,11 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
-    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows); at 241-256 rows it would double 128x256's
-    # accumulators past the limit, so 128x128 stands in
+    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows); at 225-256 rows up to 12672 unswapped
+    # 128-row token tiles under weight tiles N / 64 wide in 2x1 clusters
     assert [k.choose(M, N).spec.tile.cta for M, N, _ in shapes] == [
         (64, 80, 128), (64, 48, 128), (64, 112, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
-        (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 128, 128),
+        (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (192, 64, 128)]
     g = torch.Generator(device="cuda").manual_seed(5)
     for M, N, K in shapes:
@@ -216,8 +220,9 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     """int8 x int8 dequantized to bf16 and fp32 (tf32 math) + bias over the sm90 per-shape tiles, which take 128 bytes
     of K (128 int8, 32 fp32 elements; 64 bytes in the decode tiles of tf32): swapped decode and token tiles at
     N = 1040 (for tf32, 128x128 where a token tile is off wgmma's base N), and at N = 12520, where the last weight
-    tiles run partly or wholly past N, int8's two token columns under 192-row pingpong weight tiles and tf32's one
-    column under 128-row weight tiles in 4x1 clusters, into a poisoned out."""
+    tiles run partly or wholly past N, int8's two token columns under 192-row pingpong weight tiles at 136 rows and
+    its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters,
+    into a poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -239,19 +244,21 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     assert isinstance(k, DispatchKernel), k
     # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows
     # (128 bytes of K: 128 int8 or 32 fp32 elements)
-    # at N = 12520: int8 two columns under 192-row pingpong weight tiles in 1x2 clusters, tf32 (which takes no
-    # 192-row tile) one column under 128-row cooperative ones in 4x1 clusters
+    # at N = 12520: int8 two columns under 192-row pingpong weight tiles in 1x2 clusters (136 rows) and unswapped
+    # 128x192 tiles in 2x1 clusters (250), tf32 (which takes neither) one column under 128-row cooperative weight
+    # tiles in 4x1 clusters
     if operands == "int8":
-        out_dtype, k_main, wide, wide_form = torch.bfloat16, 128, [(192, 80), (192, 128)], ((1, 2, 1), "pingpong")
-        narrow = [(64, 112), (64, 80), (64, 112)]
+        out_dtype, k_main = torch.bfloat16, 128
+        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192)]
+        forms = {136: ((1, 2, 1), True, "pingpong"), 250: ((2, 1, 1), False, "cooperative")}
     else:
-        out_dtype, k_main, wide, wide_form = torch.float32, 32, [(128, 128), (128, 256)], ((4, 1, 1), "cooperative")
-        narrow = [(128, 128)] * 3
+        out_dtype, k_main = torch.float32, 32
+        narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256)]
+        forms = {250: ((4, 1, 1), True, "cooperative")}
     assert [k.choose(M, N).spec.tile.cta[:2] for M, N, _ in shapes] == [(64, 16), (64, 32), *narrow, *wide]
-    for M in (136, 250) if operands == "int8" else (250,):
+    for M, form in forms.items():
         tile = k.choose(M, 12520).spec.tile
-        assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, wide_form[0], True,
-                                                                            wide_form[1]), M
+        assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, *form), M
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
         torch.manual_seed(M + N)
