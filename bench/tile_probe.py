@@ -569,6 +569,11 @@ FITN_TILES = named("128x144x64 c2x1 coop", "128x144x64 c1x2 coop", "128x160x64 c
                    "128x192x64 c2x1 coop", "64x144x64 c2x1 pingpong", "64x160x64 c2x1 pingpong")
 FITN_SHAPES = [(240, 9216, 4096), (256, 9216, 4096), (240, 10240, 4096), (256, 11008, 4096), (256, 12288, 4096),
                (200, 10240, 4096), (120, 9216, 4096), (104, 10240, 4096)]
+# Run 73 (cold / warm): at 225-256 rows 1.03-1.25x the 192-row tiles with the 2x1 cluster (240x9216x4096 128x144
+# 576 / 567 vs 462 / 461; 256x12288x4096 128x192 649 / 644 vs 619 / 623), 490 / 490 with 1x2 at 240x9216x4096; the
+# plan takes them there (dfd929b). At 200 rows the 192-row tiles stayed ahead (479 / 470 vs 463 / 466). At 104-120
+# rows two 64-row token tiles under N / 64-wide weight tiles in 2x1 clusters led the 192-row tiles by 4-7% (120x9216:
+# 64x144 348 / 342 vs 326 / 323; 104x10240: 64x160 316 / 308 vs 301 / 296): untaken, 65-96 rows not timed.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

@@ -240,7 +240,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
 
 
 # N classes: a bucket's tile for N >= n_min, measured on the H200 (132 SMs; bench/results/h200_tile_probe.log, runs
-# 1-2, 9-19, 30-31, 49-60, 66-68, 70-72):
+# 1-2, 9-19, 30-31, 49-60, 66-68, 70-73):
 # - M 17-32, N >= WIDE_N: over 1.5 waves of the swapped 64-row tiles; a 2x1 cluster measured 3-5% faster
 #   (32x14336x4096: 111-114 vs 107-111 TFLOP/s), the same at N = 8192 and 9% slower at N = 4096.
 # - M 33-64, N < MID_N: the bucket's 64x32 c1x2 tiles (2N/64 CTAs) fill one wave at N = 4096, where 128-row tiles
@@ -281,18 +281,26 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   128x224 531 vs 558; 240: 128x256 587 vs 619). Subtiles as wide as the tile at 80 and 112 (as in the two-column
 #   form), 48 at 240 (as fast as 80), CUTLASS's pick elsewhere (16 at 144 ran as fast as 48). Stream-K, which would
 #   split the missing SMs' share of K among all of them, ran slower than every plan tile (run 66).
-# - M 65-256 from TALL_N (where two token columns under 128-row weight tiles pass one wave: 2N / 128 > 132 CTAs) to
-#   WIDE_N at 65-128 rows and to ONE_COLUMN_N (where two 192-row columns would pass it) at 129-256: two swapped token
+# - M 65-224 from TALL_N (where two token columns under 128-row weight tiles pass one wave: 2N / 128 > 132 CTAs) to
+#   WIDE_N at 65-128 rows and to ONE_COLUMN_N (where two 192-row columns would pass it) at 129-224: two swapped token
 #   columns fitted in steps of 16 (48 at least) under a 192-row weight tile multicast over a 1x2 cluster, pingpong,
 #   subtiles as wide as a 48-, 80- or 112-wide column: cuBLAS's form at N = 12288 (nvjet 192x72 / 192x104 _1x2,
 #   h200_library_kernels.log session 24), 2 * ceil(N / 192) CTAs, 128 at N = 12288. Cold / warm against the tiles
 #   these buckets had (runs 70-72): at 129-256 rows 1.03-1.28x from N = 8704 to 12672 (136x9216x4096 339 / 324 vs
-#   278 / 274; 200x10240x4096 483 / 474 vs 379 / 376; 248x9216x4096 471 / 476 vs 376 / 371; 232x12288x4096 572 /
-#   578 vs 508 / 520 for the one column; 200x10240x8192 546 / 533 vs 463 / 458; 152x8704x4096 364 / 348 vs 299 /
-#   294), level at 129-144 rows at N = 12288 (136: 408 / 396 vs 409 / 397); fp8 with fp8_fast_accum 1.05-1.26x
+#   278 / 274; 200x10240x4096 483 / 474 vs 379 / 376; 248x9216x4096 471 / 476 vs 376 / 371; 232x12288x4096 572 / 578
+#   vs 508 / 520 for the one column; 200x10240x8192 546 / 533 vs 463 / 458; 152x8704x4096 364 / 348 vs 299 / 294),
+#   level at 129-144 rows at N = 12288 (136: 408 / 396 vs 409 / 397); fp8 with fp8_fast_accum 1.05-1.26x
 #   (200x10240x4096 797 / 822 vs 635 / 653). At 65-128 rows below WIDE_N 1.15-1.27x (72x10240x4096 228 / 225 vs
-#   182 / 178; 120x9216x4096 330 / 321 vs 272 / 268), at N = 12288 0.98-1.00x the one column, which keeps it. At
-#   N = 8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them.
+#   182 / 178; 120x9216x4096 330 / 321 vs 272 / 268), at N = 12288 0.98-1.00x the one column, which keeps it. At N =
+#   8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them. At 225-256 rows the next form beat them.
+# - M 225-256 in the same band (TALL_N to ONE_COLUMN_N): unswapped, the tokens in two 128-row tiles that a 2x1 cluster
+#   multicasts each weight tile to, the weight tile N / 64 wide in steps of 16 (a class per width: 144 up to
+#   N = 9216, 160 to 10240, 176 to 11264, 192 above), 64 columns and 128 CTAs: cuBLAS's form there (nvjet 144x128 and
+#   168x128 _1x2 at 240x9216x4096 and 256x11008x4096, h200_library_kernels.log session 25). Against the 192-row tiles,
+#   cold / warm (run 73): 240x9216x4096 576 / 567 vs 462 / 461, 256x9216x4096 610 / 598 vs 492 / 492, 240x10240x4096
+#   591 / 565 vs 504 / 509, 256x11008x4096 616 / 601 vs 578 / 572, 256x12288x4096 649 / 644 vs 619 / 623; without the
+#   cluster (1x2 instead) 490 / 490 at 240x9216x4096. At 200 rows the 192-row tiles stay ahead (200x10240x4096
+#   479 / 470 vs 463 / 466 for 128x160).
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
