@@ -545,10 +545,10 @@ N192BAND_FP8_SHAPES = [(m, 12288, 4096) for m in (136, 168, 200, 240)] + [(200, 
 # Run 71: from N = 9216 to 12288 the 192-row tiles led the plan at every M of 145-256 (1.04-1.28x cold and warm,
 # e.g. 200x10240x4096 483 / 474 vs 379 / 376, 240x9216x4096 462 / 458 vs 368 / 359; fp8 fast-accum 200x10240x4096
 # 797 / 822 vs 635 / 653); at N = 8192, where the plan's two 128-row columns make exactly 128 CTAs, they lost
-# (0.72-0.81x). The plan now takes them from TALL_N to ONE_COLUMN_N at 129-256 rows (tiles.py); here it is against
-# the tiles it replaced, at N and M between those timed, and K = 8192. And 65-128 rows in the band, where the plan
-# keeps one 64-row tile or two 128-row columns (2N / 64 or 2N / 128 CTAs, over a wave): two columns of 48 or 64
-# tokens under 192-row tiles.
+# (0.72-0.81x). The plan took them from TALL_N to ONE_COLUMN_N at 129-256 rows (225-256 until run 73); here it is
+# against the tiles it replaced, at N and M between those timed, and K = 8192. And 65-128 rows in the band, where
+# the plan kept one 64-row tile or two 128-row columns (2N / 64 or 2N / 128 CTAs, over a wave): two columns of 48 or
+# 64 tokens under 192-row tiles.
 TALLCHECK_TILES = named("swap 128x80x64 c1x2 coop epi128x80", "swap 128x96x64 c1x2 coop",
                         "swap 128x112x64 c1x2 coop epi128x112", "128x128x64 coop",
                         "swap 128x208x64 c4x1 coop", "swap 128x240x64 c4x1 coop epi128x48")

@@ -368,6 +368,7 @@ def _n_classes(k_bytes: int) -> dict:
         one = one_column(one_tokens, one_epilogue_tile)
         if k_bytes == 4:
             return ((WIDE_N, one),)
+
         def fitted(width: int) -> dict:
             return {"cta": (128, width, k_main), **_COOP, "cluster": (2, 1, 1)}
 

@@ -412,7 +412,7 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     assert (shape_tile(tf32, 100, 12520).cta, shape_tile(tf32, 100, 12520).cluster) == ((128, 64, 32), (1, 2, 1))
     assert shape_tile(tf32, 72, 12520).cta == (128, 128, 32) and not shape_tile(tf32, 72, 12520).swap_ab
     assert shape_tile(tf32, 250, 12520).cta == (128, 256, 32)  # a base N: the one column itself (no tall tiles)
-    # whatever falls back, the 192-row weight tiles stay inside their band of N, where two columns fill one wave
+    # whatever falls back, the 192-row and the N / 64-wide tiles stay inside their band of N, where they fill one wave
     for spec in (SPEC, fp8, fast, int8, tf32):
         for M in range(1, 300, 7):
             for N in (None, 1024, TALL_N - 1, TALL_N, 12288, ONE_COLUMN_N - 1, ONE_COLUMN_N, 14336, 28672):
