@@ -345,16 +345,18 @@ def _n_classes(k_bytes: int) -> dict:
         # wgmmas); CUTLASS's cooperative kernel cannot split 192 rows over two.
         return {"cta": (192, tokens, k_main), **_SWAP, "cluster": (1, 2, 1), "epilogue_tile": epilogue_tile}
 
-    # Timed with 16- and 8-bit operands; tf32 keeps its tiles (of the token widths only 64, 96 and 128 are wgmma base
-    # N for it, validate.py)
+    # The band's tiles (TALL_N to ONE_COLUMN_N: 192-row and N / 64-wide) were timed with 16- and 8-bit operands; tf32
+    # keeps the tiles it had (of their widths only 64, 96, 128 and 192 are wgmma base N for it, validate.py)
+    band = k_bytes != 4
+
     def tall_below_wide_n(tokens: int, epilogue_tile=AUTO) -> tuple:
-        return () if k_bytes == 4 else ((TALL_N, tall(tokens, epilogue_tile)),)
+        return ((TALL_N, tall(tokens, epilogue_tile)),) if band else ()
 
     def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO) -> tuple:
         # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes stand in, and from
         # WIDE_N the one column, as before the tall tiles
         one = one_column(one_tokens, one_epilogue_tile)
-        if k_bytes == 4:
+        if not band:
             return ((WIDE_N, one),)
         tall_tile = tall(tokens, epilogue_tile)
         return (TALL_N, tall_tile), (WIDE_N, (tall_tile, one)), (ONE_COLUMN_N, one)
@@ -364,9 +366,9 @@ def _n_classes(k_bytes: int) -> dict:
         # the tokens in two 128-row tiles that a 2x1 cluster multicasts each weight tile to, the weight tile as wide
         # as N / 64 in steps of 16 (144 to 192), so 64 columns make 128 CTAs. One class per width; from ONE_COLUMN_N
         # the one column, where a spec cannot hold it (fp8's promotion buffer at 256 tokens) 128x128 as before.
-        # Timed with bf16 (tile_probe.py fitn, run 73); tf32 keeps its tiles (144 and 176 are not wgmma base N).
+        # Timed with bf16 (tile_probe.py fitn, run 73).
         one = one_column(one_tokens, one_epilogue_tile)
-        if k_bytes == 4:
+        if not band:
             return ((WIDE_N, one),)
 
         def fitted(width: int) -> dict:
