@@ -10,7 +10,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn
+     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -574,6 +574,35 @@ FITN_SHAPES = [(240, 9216, 4096), (256, 9216, 4096), (240, 10240, 4096), (256, 1
 # plan takes them there (dfd929b). At 200 rows the 192-row tiles stayed ahead (479 / 470 vs 463 / 466). At 104-120
 # rows two 64-row token tiles under N / 64-wide weight tiles in 2x1 clusters led the 192-row tiles by 4-7% (120x9216:
 # 64x144 348 / 342 vs 326 / 323; 104x10240: 64x160 316 / 308 vs 301 / 296): untaken, 65-96 rows not timed.
+# Session 26: run 73's lead at 104-120 rows, timed across the 65-128 band (TALL_N to WIDE_N): two 64-row token tiles
+# under weight tiles N / 64 wide (N / 64 in steps of 16) in 2x1 clusters; and at 193-224 rows (to ONE_COLUMN_N) two
+# 128-row token tiles in that form, against the plan's two columns under 192-row tiles. fp8 with fast accumulation
+# at 225-256 rows, where the plan took the N / 64-wide form from bf16's timing: against the 192-row tiles it replaced.
+FITLOW_TILES = named("64x144x64 c2x1 pingpong", "64x160x64 c2x1 pingpong", "64x176x64 c2x1 pingpong",
+                     "64x192x64 c2x1 pingpong")
+FITLOW_SHAPES = [(72, 9216, 4096), (88, 10240, 4096), (96, 11008, 4096), (100, 9216, 4096), (104, 11008, 4096),
+                 (112, 10240, 4096), (120, 12000, 4096), (128, 9216, 4096), (128, 11008, 4096)]
+FITHIGH_TILES = named("128x144x64 c2x1 coop", "128x160x64 c2x1 coop", "128x176x64 c2x1 coop",
+                      "128x192x64 c2x1 coop")
+FITHIGH_SHAPES = [(200, 9216, 4096), (208, 10240, 4096), (216, 11008, 4096), (224, 9216, 4096), (224, 12288, 4096),
+                  (208, 12672, 4096)]
+FITN_FP8_TILES = named("128x144x128 c2x1 coop", "128x176x128 c2x1 coop", "swap 192x112x128 c1x2 pingpong",
+                       "swap 192x128x128 c1x2 pingpong", **FAST)
+FITN_FP8_SHAPES = [(240, 9216, 4096), (256, 11008, 4096), (232, 10240, 4096)]
+# Run 74 (cold / warm): at 97-128 rows 64xW against the plan's 192-row tiles 1.03-1.07x to N = 10240 (128x9216 64x144
+# 378 / 366 vs 354 / 351; 112x10240 64x160 344 / 339 vs 334 / 324), 0.99x at 100x9216, tied or behind from 11008
+# (128x11008 393 / 384 vs 397 / 385); at 65-96 behind (72x9216 187 / 189 vs 212 / 217). At 193-224 128xW 1.01-1.12x
+# at N = 9216 (224x9216 128x144 542 / 529 vs 486 / 487), at 10240 1.03 / 0.99x, behind from 11008. fp8 fast: the
+# plan's N / 64-wide tiles 1.05-1.21x the 192-row ones at 232-256 rows. The plan took 64xW at 97-128 rows to 10240
+# and 128x144 at 193-224 to 9216; here it is against the tiles it replaced at other shapes of those classes.
+FITLOWCHECK_TILES = named("swap 192x64x64 c1x2 pingpong", "swap 192x112x64 c1x2 pingpong epi64x112")
+FITLOWCHECK_SHAPES = [(104, 8704, 4096), (112, 9216, 4096), (100, 9728, 4096), (128, 10240, 4096),
+                      (200, 8704, 4096), (216, 9216, 4096), (208, 8960, 8192)]
+FITLOWCHECK_FP8_TILES = named("swap 192x64x128 c1x2 pingpong", "swap 192x112x128 c1x2 pingpong epi64x112", **FAST)
+FITLOWCHECK_FP8_SHAPES = [(120, 9216, 4096), (104, 10240, 4096), (216, 9216, 4096)]
+# Run 75 (cold / warm): 97-128 rows 1.01-1.05x the 192-row tiles (104x8704 288 / 284 vs 274 / 272, 112x9216 322 / 315
+# vs 307 / 307), level at 100x9728; 216x9216 518 / 512 vs 474 / 468, but at 193-208 rows 200x8704 0.99 / 1.02x and
+# 208x8960x8192 477 / 433 vs 509 / 504, so 193-208 kept the 192-row tiles. fp8 fast 1.00-1.14x.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -992,6 +1021,16 @@ CASES = {
                    fp8_scaled_contenders, "_scaled_mm")],
     "fitn": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITN_TILES}, FITN_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused")],
+    "fitlow": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITLOW_TILES}, FITLOW_SHAPES,
+                bias_gelu_contenders, "cuBLASLt fused"),
+               ("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITHIGH_TILES}, FITHIGH_SHAPES,
+                bias_gelu_contenders, "cuBLASLt fused"),
+               ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FITN_FP8_TILES}, FITN_FP8_SHAPES,
+                fp8_scaled_contenders, "_scaled_mm")],
+    "fitlowcheck": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITLOWCHECK_TILES}, FITLOWCHECK_SHAPES,
+                     bias_gelu_contenders, "cuBLASLt fused"),
+                    ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FITLOWCHECK_FP8_TILES},
+                     FITLOWCHECK_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
