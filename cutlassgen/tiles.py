@@ -352,31 +352,51 @@ def _n_classes(k_bytes: int) -> dict:
     def tall_below_wide_n(tokens: int, epilogue_tile=AUTO) -> tuple:
         return ((TALL_N, tall(tokens, epilogue_tile)),) if band else ()
 
-    def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO) -> tuple:
-        # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes stand in, and from
-        # WIDE_N the one column, as before the tall tiles
+    def fitted(token_rows: int, width: int) -> dict:
+        # cuBLAS's form at 225-256 rows from TALL_N (nvjet 144x128 / 168x128 _1x2 at N = 9216 / 11008; 144x64 _1x2 at
+        # 120x9216): unswapped, the tokens in two token_rows-row tiles that a 2x1 cluster multicasts each weight tile
+        # to, the weight tile as wide as N / 64 in steps of 16, so 64 columns make 128 CTAs. 64-row tiles pingpong.
+        mainloop = "pingpong" if token_rows == 64 else "cooperative"
+        return {"cta": (token_rows, width, k_main), **_COOP, "mainloop": mainloop, "cluster": (2, 1, 1)}
+
+    def fitted_classes(token_rows: int, *widths: int) -> tuple:
+        # one N class per width, from where N / 64 needs it
+        return tuple((max(TALL_N, 64 * (width - 16) + 1), fitted(token_rows, width)) for width in widths)
+
+    def fitted_then_tall(token_rows: int, widths: tuple, tall_tile: dict, fallback: dict | None = None) -> tuple:
+        # Below N = 64 * widths[-1] the 192-row tiles leave SMs idle (two columns of ceil(N / 192): 96 CTAs at
+        # N = 9216, 108 at 10240) where the fitted form makes 128: at 97-128 rows two 64-row token tiles ran 0.99-1.07x
+        # them to N = 10240 and tied or lost from 11008; at 209-224 two 128-row ones 1.09-1.12x at N = 9216 (untimed
+        # above; at 193-208 0.86-1.03x). tile_probe.py fitn, fitlow, fitlowcheck: runs 73-75. fallback: the tile a
+        # spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not the fitted one.
+        if not band:
+            return ()
+        if not widths:
+            return ((TALL_N, tall_tile),)
+        return *fitted_classes(token_rows, *widths), (64 * widths[-1] + 1, tall_tile if fallback is None
+                                                      else (tall_tile, fallback))
+
+    def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO,
+                             fitted_widths: tuple = (), fallback: dict | None = None) -> tuple:
+        # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes (or fallback) stand
+        # in, and from WIDE_N the one column, as before the tall tiles
         one = one_column(one_tokens, one_epilogue_tile)
         if not band:
             return ((WIDE_N, one),)
         tall_tile = tall(tokens, epilogue_tile)
-        return (TALL_N, tall_tile), (WIDE_N, (tall_tile, one)), (ONE_COLUMN_N, one)
+        return (*fitted_then_tall(128, fitted_widths, tall_tile, fallback), (WIDE_N, (tall_tile, one)),
+                (ONE_COLUMN_N, one))
 
     def fitted_then_one_column(one_tokens: int, one_epilogue_tile=AUTO) -> tuple:
-        # cuBLAS's form at 225-256 rows from TALL_N (nvjet 144x128 / 168x128 _1x2 at N = 9216 / 11008): unswapped,
-        # the tokens in two 128-row tiles that a 2x1 cluster multicasts each weight tile to, the weight tile as wide
-        # as N / 64 in steps of 16 (144 to 192), so 64 columns make 128 CTAs. One class per width; from ONE_COLUMN_N
-        # the one column, where a spec cannot hold it (fp8's promotion buffer at 256 tokens) 128x128 as before.
-        # Timed with bf16 (tile_probe.py fitn, run 73).
+        # 225-256 rows: the fitted form over the whole band (timed with bf16, tile_probe.py fitn, run 73; fp8 with
+        # fast accumulation 1.05-1.21x the 192-row tiles, run 74). From ONE_COLUMN_N the one column, where a spec
+        # cannot hold it (fp8's promotion buffer at 256 tokens) 128x128 as before.
         one = one_column(one_tokens, one_epilogue_tile)
         if not band:
             return ((WIDE_N, one),)
-
-        def fitted(width: int) -> dict:
-            return {"cta": (128, width, k_main), **_COOP, "cluster": (2, 1, 1)}
-
         # (WIDE_N repeats 192: shape_class's thresholds are the 16-bit operands' classes, and tf32's is WIDE_N)
-        return (*((max(TALL_N, 64 * (width - 16) + 1), fitted(width)) for width in (144, 160, 176, 192)),
-                (WIDE_N, fitted(192)), (ONE_COLUMN_N, (one, _coop_128(k_bytes))))
+        return (*fitted_classes(128, 144, 160, 176, 192), (WIDE_N, fitted(128, 192)),
+                (ONE_COLUMN_N, (one, _coop_128(k_bytes))))
 
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
@@ -390,16 +410,18 @@ def _n_classes(k_bytes: int) -> dict:
             80: (*tall_below_wide_n(48, (64, 48)), (WIDE_N, one_column(80, (128, 80)))),
             96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_below_wide_n(48, (64, 48)),
                  (WIDE_N, one_column(96))),
-            112: (two_columns_128, *tall_below_wide_n(64), (WIDE_N, one_column(112, (128, 112)))),
-            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128, *tall_below_wide_n(64),
-                  (WIDE_N, one_column(128))),
+            112: (two_columns_128, *fitted_then_tall(64, (144, 160), tall(64)),
+                  (WIDE_N, one_column(112, (128, 112)))),
+            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
+                  *fitted_then_tall(64, (144, 160), tall(64)), (WIDE_N, one_column(128))),
             144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80))),
             160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
                   *tall_then_one_column(80, 160, (64, 80))),
             176: (two_columns_192, *tall_then_one_column(96, 176)),
             192: (two_columns_192, *tall_then_one_column(96, 192)),
             208: (two_columns_224, *tall_then_one_column(112, 208, (64, 112))),
-            224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112))),
+            224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), fitted_widths=(144,),
+                                                         fallback=two_columns_224[1])),
             240: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
             256: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",

@@ -350,25 +350,35 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # from TALL_N, where two columns under 128-row weight tiles pass one wave of the H200's SMs, to ONE_COLUMN_N:
     # two columns under 192-row weight tiles in a 1x2 cluster, pingpong (cuBLAS's form at N = 12288; probe runs
     # 70-71), the columns fitted in steps of 16
-    # (65-128 rows up to WIDE_N only: the one column led from there, run 70)
+    # (65-128 rows up to WIDE_N only: the one column led from there, run 70; where they make too few CTAs, below
+    # 10241 at 97-128 rows and 9217 at 209-224, the fitted form below stands in, runs 74-75)
     assert (TALL_N, ONE_COLUMN_N) == (8449, 12673)  # 2 * ceil(N / 128), 2 * ceil(N / 192) > 132 SMs from here
     for M in (65, 80, 81, 96, 97, 112, 113, 128, 129, 136, 144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224):
         width = max(48, -(-M // 32) * 16)
-        for n in (TALL_N, 10240, WIDE_N - 1) + ((WIDE_N, ONE_COLUMN_N - 1) if M > 128 else ()):
+        tall_from = 10241 if 97 <= M <= 128 else 9217 if M > 208 else TALL_N
+        for n in (tall_from, 10240, 11008, WIDE_N - 1) + ((WIDE_N, ONE_COLUMN_N - 1) if M > 128 else ()):
+            if n < tall_from:
+                continue
             tall = shape_tile(SPEC, M, n)
             assert (tall.cta, tall.mainloop, tall.cluster, tall.swap_ab) == ((192, width, 64), "pingpong",
                                                                              (1, 2, 1), True), (M, n)
             assert tall.epilogue_tile == {48: (64, 48), 80: (64, 80), 112: (64, 112)}.get(width, "auto"), (M, n)
-        assert shape_class(M, TALL_N)[1] == TALL_N, M
+        assert shape_class(M, TALL_N)[1] == TALL_N and shape_class(M, tall_from)[1] == tall_from, M
         assert shape_class(M, ONE_COLUMN_N)[1] == (ONE_COLUMN_N if M > 128 else WIDE_N), M
-    # 225-256 rows in the same band: unswapped, the tokens in two 128-row tiles sharing each weight tile over a 2x1
-    # cluster, the weight tile N / 64 wide in steps of 16 (cuBLAS's form there; probe run 73)
-    for M in (225, 240, 241, 256):
-        for n, width in ((TALL_N, 144), (9216, 144), (9217, 160), (10240, 160), (10241, 176), (11264, 176),
-                         (11265, 192), (WIDE_N, 192), (ONE_COLUMN_N - 1, 192)):
-            tile = shape_tile(SPEC, M, n)
-            assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == ((128, width, 64), "cooperative",
-                                                                             (2, 1, 1), False), (M, n)
+    # in the same band, unswapped: the tokens in two 128-row (64-row at 97-128) tiles sharing each weight tile over a
+    # 2x1 cluster, the weight tile N / 64 wide in steps of 16 (cuBLAS's form at 225-256 rows and 120x9216; probe runs
+    # 73-75): at 225-256 rows over the whole band, at 97-128 to N = 10240, at 209-224 to 9216
+    fitted = ((TALL_N, 144), (9216, 144), (9217, 160), (10240, 160), (10241, 176), (11264, 176), (11265, 192),
+              (WIDE_N, 192), (ONE_COLUMN_N - 1, 192))
+    for rows, mainloop, Ms, below in ((128, "cooperative", (225, 240, 241, 256), ONE_COLUMN_N),
+                                      (64, "pingpong", (97, 100, 112, 113, 128), 10241),
+                                      (128, "cooperative", (209, 224), 9217)):
+        for M in Ms:
+            for n, width in fitted:
+                if n < below:
+                    tile = shape_tile(SPEC, M, n)
+                    assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == ((rows, width, 64), mainloop,
+                                                                                     (2, 1, 1), False), (M, n)
     # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick
     heavy = SPEC.replace(c=cg.Operand("bf16"), epilogue=[cg.Add("tensor", "res"), cg.StoreAux("pre", "bf16"),
                                                          cg.Add("per_col", "bias", "bf16")])
@@ -415,15 +425,19 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     # whatever falls back, the 192-row and the N / 64-wide tiles stay inside their band of N, where they fill one wave
     for spec in (SPEC, fp8, fast, int8, tf32):
         for M in range(1, 300, 7):
-            for N in (None, 1024, TALL_N - 1, TALL_N, 12288, ONE_COLUMN_N - 1, ONE_COLUMN_N, 14336, 28672):
+            for N in (None, 1024, TALL_N - 1, TALL_N, 9216, 9217, 10240, 10241, 12288, ONE_COLUMN_N - 1,
+                      ONE_COLUMN_N, 14336, 28672):
                 tile = shape_tile(spec, M, N)
                 tall = tile is not None and tile.cta[0] == 192
                 fitted = tile is not None and tile.cta[1] in (144, 160, 176, 192) and not tile.swap_ab
                 in_band = N is not None and TALL_N <= N < (WIDE_N if M <= 128 else ONE_COLUMN_N)
+                # the fitted tiles where the 192-row ones leave SMs idle
+                fitted_band = in_band and (224 < M <= 256 or (96 < M <= 128 and N < 10241)
+                                           or (208 < M <= 224 and N < 9217))
                 # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
-                assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 224 and in_band), (
-                    spec.a.dtype, M, N, tile)
-                assert fitted == (spec is not tf32 and 224 < M <= 256 and in_band), (spec.a.dtype, M, N, tile)
+                assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 224 and in_band
+                                and not fitted_band), (spec.a.dtype, M, N, tile)
+                assert fitted == (spec is not tf32 and fitted_band), (spec.a.dtype, M, N, tile)
     # fp8 without fast accumulation at 241-256 rows past the band: 128x128 as before, not a band's tile
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)
     for M in range(1, 260, 3):

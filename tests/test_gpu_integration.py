@@ -128,13 +128,15 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # wide as a column) and 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row
     # weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last
     # cluster's weight tiles partly or wholly past N; from N = 8449 two token columns under 192-row pingpong weight
-    # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9304 the last tile 88 rows deep) and to
-    # 12672 at 129-224 (80 to 112 wide, at N = 12520 40 rows deep); at 225-256 rows in that band unswapped 128-row
-    # token tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 192 at 12520; ragged last ones)
+    # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9304 the last tile 88 rows deep, at
+    # 11000 56) and to 12672 at 129-224 (80 to 112 wide, at N = 12520 40 rows deep); in that band unswapped token
+    # tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at 8704, 192 at 12520; ragged last
+    # ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128 to 10240
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
               + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
+              + [(120, 11000, 520), (216, 8704, 520)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -156,14 +158,15 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
                                                                              "cooperative"), M
-    for M, N, width in ((88, 9304, 48), (120, 9304, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112)):
+    for M, N, width in ((88, 9304, 48), (120, 11000, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112)):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((192, width), (1, 2, 1), True,
                                                                              "pingpong"), M
-    for M, N, width in ((240, 9304, 160), (235, 12520, 192), (250, 12520, 192)):
+    for M, N, cta, mainloop in ((240, 9304, (128, 160), "cooperative"), (235, 12520, (128, 192), "cooperative"),
+                                (250, 12520, (128, 192), "cooperative"), (216, 8704, (128, 144), "cooperative"),
+                                (120, 9304, (64, 160), "pingpong")):
         tile = k.choose(M, N).spec.tile
-        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (2, 1, 1), False,
-                                                                             "cooperative"), M
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (2, 1, 1), False, mainloop), M
     assert not k.choose(240, 5000).spec.tile.swap_ab
     for M, N, cta in ((110, 8192, (128, 64)), (140, 8192, (128, 80)), (150, 7200, (128, 80)),
                       (180, 8192, (128, 96)), (210, 5000, (128, 112))):
@@ -191,16 +194,18 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
                                                        cg.Multiply("per_col", "scale_b", "fp32"),
                                                        cg.Add("per_col", "bias", "bf16")])
     shapes = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
-              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512)])
+              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
+                 (216, 8704, 512)])
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
-    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows); at 225-256 rows up to 12672 unswapped
-    # 128-row token tiles under weight tiles N / 64 wide in 2x1 clusters
+    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows, from 10241 at 97-128); in that band
+    # unswapped token tiles under weight tiles N / 64 wide in 2x1 clusters: 128-row ones at 225-256 rows and at
+    # 209-224 to 9216, 64-row ones at 97-128 to 10240
     assert [k.choose(M, N).spec.tile.cta for M, N, _ in shapes] == [
         (64, 80, 128), (64, 48, 128), (64, 112, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
         (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
-        (192, 64, 128)]
+        (64, 160, 128), (192, 64, 128), (128, 144, 128)]
     g = torch.Generator(device="cuda").manual_seed(5)
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
@@ -221,8 +226,9 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     of K (128 int8, 32 fp32 elements; 64 bytes in the decode tiles of tf32): swapped decode and token tiles at
     N = 1040 (for tf32, 128x128 where a token tile is off wgmma's base N), and at N = 12520, where the last weight
     tiles run partly or wholly past N, int8's two token columns under 192-row pingpong weight tiles at 136 rows and
-    its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters,
-    into a poisoned out."""
+    its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters;
+    at 110x9304 int8's 64x160 pingpong tiles in 2x1 clusters, tf32's two columns under 128-row weight tiles; into a
+    poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -239,25 +245,28 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
         spec = cg.GemmSpec(arch=90, name="sm90_tf32_per_shape_dispatch", a=cg.Operand("fp32"),
                            b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"),
                            epilogue=[cg.Add("per_col", "bias", "fp32")])
-    shapes = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528)]
+    shapes = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),
+                                                                 (110, 9304, 528)]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows
     # (128 bytes of K: 128 int8 or 32 fp32 elements)
     # at N = 12520: int8 two columns under 192-row pingpong weight tiles in 1x2 clusters (136 rows) and unswapped
     # 128x192 tiles in 2x1 clusters (250), tf32 (which takes neither) one column under 128-row cooperative weight
-    # tiles in 4x1 clusters
+    # tiles in 4x1 clusters; at 110x9304 int8 two 64-row token tiles in 2x1 clusters under 160-wide weight tiles,
+    # tf32 two swapped token columns under 128-row weight tiles in a 1x2 cluster
     if operands == "int8":
         out_dtype, k_main = torch.bfloat16, 128
-        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192)]
-        forms = {136: ((1, 2, 1), True, "pingpong"), 250: ((2, 1, 1), False, "cooperative")}
+        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160)]
+        forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
+                 (110, 9304): ((2, 1, 1), False, "pingpong")}
     else:
         out_dtype, k_main = torch.float32, 32
-        narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256)]
-        forms = {250: ((4, 1, 1), True, "cooperative")}
+        narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64)]
+        forms = {(250, 12520): ((4, 1, 1), True, "cooperative"), (110, 9304): ((1, 2, 1), True, "cooperative")}
     assert [k.choose(M, N).spec.tile.cta[:2] for M, N, _ in shapes] == [(64, 16), (64, 32), *narrow, *wide]
-    for M, form in forms.items():
-        tile = k.choose(M, 12520).spec.tile
+    for (M, N), form in forms.items():
+        tile = k.choose(M, N).spec.tile
         assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, *form), M
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
