@@ -60,7 +60,9 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # also in a 1x2 cluster that multicasts their shared weight tile (the plan's form below MID_N), and under one
     # 128-row weight tile that a 1x2 cluster multicasts to both (cuBLAS's form there); one column under a 128-row
     # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N); two columns
-    # under a 192-row pingpong weight tile in a 1x2 cluster (cuBLAS's form and the plan's from TALL_N).
+    # under a 192-row pingpong weight tile in a 1x2 cluster (cuBLAS's form and the plan's from TALL_N); and unswapped,
+    # the tokens in two 64- or 128-row tiles (64 to 128 rows, and above) under weight tiles 144 to 192 wide in a 2x1
+    # cluster that multicasts each weight tile to both (the plan's where N / 64 of those fill one wave: tiles.py).
     swapped = dict(scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
@@ -72,6 +74,11 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
             yield dataclasses.replace(base, cta=(128, two, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(192, two, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
+        rows = 64 if m <= 128 else 128
+        for width in (144, 160, 176, 192):
+            yield dataclasses.replace(base, cta=(rows, width, 2 * kb), cluster=(2, 1, 1), scheduler="persistent",
+                                      split_k=1, swap_ab=False, stages="auto",
+                                      mainloop="pingpong" if rows == 64 else "cooperative")
 
 
 def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
