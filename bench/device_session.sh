@@ -3,7 +3,8 @@
 # (small JSON) that a later session can be handed back through SEED_CACHE. Compiled kernels stay behind: each
 # session's machine is fresh and rebuilds them (the cache is too large to bring back).
 #
-#   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests, demo, examples, overhead
+#   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests (about 600 s fresh)
+#   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
 #   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
 #   bench/device_session.sh profile # bench/library_kernels.py: the libraries' kernels (profiler), then ncu of each
@@ -61,6 +62,8 @@ PY
   stamp "GPU tests"
   $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider > "$OUT/gpu_tests_full.log" 2>&1
   tail -40 "$OUT/gpu_tests_full.log" > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
+  save_cache ;;
+extras)
   stamp "demo"; $PY -m cutlassgen demo > "$OUT/demo.log" 2>&1; tail -4 "$OUT/demo.log"
   stamp "examples"
   for ex in examples/linear_bias_gelu_fp8.py examples/fp8_scaled_mm.py examples/residual_add.py; do
@@ -148,5 +151,5 @@ l2src)
   ncu_counters 300 none $metrics tile_probe.py "${L2SRC_CASE:-largedefault}" --shapes 2048x8192x8192 --ncu \
       > "$OUT/ncu_l2src_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
-*) echo "usage: $0 suite|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src"; exit 2 ;;
+*) echo "usage: $0 suite|extras|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src"; exit 2 ;;
 esac
