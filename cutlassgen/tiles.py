@@ -349,9 +349,6 @@ def _n_classes(k_bytes: int) -> dict:
     # keeps the tiles it had (of their widths only 64, 96, 128 and 192 are wgmma base N for it, validate.py)
     band = k_bytes != 4
 
-    def tall_below_wide_n(tokens: int, epilogue_tile=AUTO) -> tuple:
-        return ((TALL_N, tall(tokens, epilogue_tile)),) if band else ()
-
     def fitted(token_rows: int, width: int) -> dict:
         # cuBLAS's form at 225-256 rows from TALL_N (nvjet 144x128 / 168x128 _1x2 at N = 9216 / 11008; 144x64 _1x2 at
         # 120x9216): unswapped, the tokens in two token_rows-row tiles that a 2x1 cluster multicasts each weight tile
@@ -363,8 +360,9 @@ def _n_classes(k_bytes: int) -> dict:
         # one N class per width, from where N / 64 needs it
         return tuple((max(TALL_N, 64 * (width - 16) + 1), fitted(token_rows, width)) for width in widths)
 
-    def fitted_then_tall(token_rows: int, widths: tuple, tall_tile: dict, fallback: dict | None = None) -> tuple:
-        # Below N = 64 * widths[-1] the 192-row tiles leave SMs idle (two columns of ceil(N / 192): 96 CTAs at
+    def tall_in_band(tall_tile: dict, token_rows: int = 0, widths: tuple = (), fallback: dict | None = None) -> tuple:
+        # The 192-row tile from TALL_N, or after the fitted tiles of widths (token_rows-row token tiles) from
+        # N = 64 * widths[-1] + 1. Below that the 192-row tiles leave SMs idle (two columns of ceil(N / 192): 96 CTAs at
         # N = 9216, 108 at 10240) where the fitted form makes 128: at 97-128 rows two 64-row token tiles ran 0.99-1.07x
         # them to N = 10240 and tied or lost from 11008; at 209-224 two 128-row ones 1.09-1.12x at N = 9216 (untimed
         # above; at 193-208 0.86-1.03x). tile_probe.py fitn, fitlow, fitlowcheck: runs 73-75. fallback: the tile a
@@ -384,7 +382,7 @@ def _n_classes(k_bytes: int) -> dict:
         if not band:
             return ((WIDE_N, one),)
         tall_tile = tall(tokens, epilogue_tile)
-        return (*fitted_then_tall(128, fitted_widths, tall_tile, fallback), (WIDE_N, (tall_tile, one)),
+        return (*tall_in_band(tall_tile, 128, fitted_widths, fallback), (WIDE_N, (tall_tile, one)),
                 (ONE_COLUMN_N, one))
 
     def fitted_then_one_column(one_tokens: int, one_epilogue_tile=AUTO) -> tuple:
@@ -407,13 +405,13 @@ def _n_classes(k_bytes: int) -> dict:
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: (*tall_below_wide_n(48, (64, 48)), (WIDE_N, one_column(80, (128, 80)))),
-            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_below_wide_n(48, (64, 48)),
+            80: (*tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(80, (128, 80)))),
+            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_in_band(tall(48, (64, 48))),
                  (WIDE_N, one_column(96))),
-            112: (two_columns_128, *fitted_then_tall(64, (144, 160), tall(64)),
+            112: (two_columns_128, *tall_in_band(tall(64), 64, (144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
             128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
-                  *fitted_then_tall(64, (144, 160), tall(64)), (WIDE_N, one_column(128))),
+                  *tall_in_band(tall(64), 64, (144, 160)), (WIDE_N, one_column(128))),
             144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80))),
             160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
                   *tall_then_one_column(80, 160, (64, 80))),
