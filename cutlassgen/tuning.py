@@ -61,8 +61,8 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # 128-row weight tile that a 1x2 cluster multicasts to both (cuBLAS's form there); one column under a 128-row
     # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N); two columns
     # under a 192-row pingpong weight tile in a 1x2 cluster (cuBLAS's form and the plan's from TALL_N); and unswapped,
-    # the tokens in two 64- or 128-row tiles (64 to 128 rows, and above) under weight tiles 144 to 192 wide in a 2x1
-    # cluster that multicasts each weight tile to both (the plan's where N / 64 of those fill one wave: tiles.py).
+    # the tokens in two 64-row tiles (up to 128 rows) or two 128-row ones (above) under weight tiles 144 to 192 wide
+    # in a 2x1 cluster that multicasts each weight tile to both (the plan's where N / 64 of those fill one wave).
     swapped = dict(scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
