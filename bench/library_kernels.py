@@ -18,6 +18,15 @@ from cutlassgen.tiles import shape_tile
 from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders,
                         fp8_scaled, fp8_scaled_contenders, run_in_probe_range)
 
+
+def per_shape_cases(*shapes) -> list:
+    """bf16 bias+gelu cases showing the tile the all-"auto" spec runs at each shape (the spec's default where the
+    per-shape rules name none)."""
+    return [((M, N, K), "bf16 bias+gelu", bias_gelu,
+             {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N) or Sm90Tile()}, bias_gelu_contenders)
+            for M, N, K in shapes]
+
+
 # shape -> (what, spec maker, our tiles to show, contenders); ours are the best of bench/results/h200_tile_probe.log
 CASES = [
     ((8192, 8192, 8192), "bf16 bias+gelu", bias_gelu,
@@ -33,30 +42,22 @@ CASES = [
      {"swap 64x32x128 c2x1 pingpong": DECODE_TILES["swap 64x32x128 c2x1 pingpong"]}, bias_gelu_contenders),
     # Session 8's open decode gaps: M = 32 on the anchor shape (0.98 in anchors run 10), and the M 33-64 bucket off
     # the anchor shapes (tile_probe run 15: 195 vs 203, 204 vs 216), each with the per-shape tile it runs now.
-    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
-       bias_gelu_contenders) for M, N, K in ((32, 8192, 8192), (64, 4096, 4096), (64, 6144, 8192))),
+    *per_shape_cases((32, 8192, 8192), (64, 4096, 4096), (64, 6144, 8192)),
     # Session 9: the rest of the M 33-64 gaps (run 15: 64x6144x4096 179 vs 197, M = 40 / 48 at 8192^2 142 / 173 vs
     # 151 / 181), and 64x4096x14336, where cuBLASLt fused ran 224 against cuBLAS mm's 204 (probe run 16).
-    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
-       bias_gelu_contenders) for M, N, K in ((64, 6144, 4096), (48, 8192, 8192), (40, 8192, 8192), (64, 4096, 14336))),
+    *per_shape_cases((64, 6144, 4096), (48, 8192, 8192), (40, 8192, 8192), (64, 4096, 14336)),
     # Session 14: the prefill shapes short of cuBLASLt fused in every anchors run or nearly (bench/anchor_history.py),
-    # with the tile "auto" runs there (the spec's default where the per-shape rules name none).
-    *(((M, N, K), "bf16 bias+gelu", bias_gelu,
-       {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N) or Sm90Tile()}, bias_gelu_contenders)
-      for M, N, K in ((2048, 8192, 8192), (4096, 14336, 4096))),
+    # with the tile "auto" runs there.
+    *per_shape_cases((2048, 8192, 8192), (4096, 14336, 4096)),
     # Session 21: M 65-256, where the per-shape plan's token tiles have rows past M (tile_probe.py run 53).
-    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
-       bias_gelu_contenders) for M, N, K in ((96, 8192, 4096), (136, 8192, 4096), (168, 8192, 4096),
-                                            (200, 4096, 4096), (200, 8192, 4096), (240, 14336, 4096))),
+    *per_shape_cases((96, 8192, 4096), (136, 8192, 4096), (168, 8192, 4096), (200, 4096, 4096), (200, 8192, 4096),
+                     (240, 14336, 4096)),
     # Session 24: M 65-256 where the plan trails cuBLASLt fused by 5-23% (tile_probe.py runs 61, 65, 66).
-    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
-       bias_gelu_contenders) for M, N, K in ((72, 4096, 4096), (104, 4096, 4096), (72, 14336, 4096),
-                                            (104, 14336, 4096), (136, 14336, 4096), (168, 14336, 4096),
-                                            (200, 14336, 4096), (136, 12288, 4096), (200, 12288, 4096))),
+    *per_shape_cases((72, 4096, 4096), (104, 4096, 4096), (72, 14336, 4096), (104, 14336, 4096), (136, 14336, 4096),
+                     (168, 14336, 4096), (200, 14336, 4096), (136, 12288, 4096), (200, 12288, 4096)),
     # Session 25: where the plan's 192-row weight tiles (N = 8449-12672) still trail cuBLASLt fused (tile_probe.py
     # runs 71-72: 0.77-0.91x at 225-256 rows, 0.92-0.93x at 120x9216x4096).
-    *(((M, N, K), "bf16 bias+gelu", bias_gelu, {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N)},
-       bias_gelu_contenders) for M, N, K in ((240, 9216, 4096), (256, 11008, 4096), (120, 9216, 4096))),
+    *per_shape_cases((240, 9216, 4096), (256, 11008, 4096), (120, 9216, 4096)),
 ]
 
 

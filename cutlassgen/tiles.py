@@ -292,7 +292,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   level at 129-144 rows at N = 12288 (136: 408 / 396 vs 409 / 397); fp8 with fp8_fast_accum 1.05-1.26x
 #   (200x10240x4096 797 / 822 vs 635 / 653). At 65-128 rows below WIDE_N 1.15-1.27x (72x10240x4096 228 / 225 vs
 #   182 / 178; 120x9216x4096 330 / 321 vs 272 / 268), at N = 12288 0.98-1.00x the one column, which keeps it. At N =
-#   8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them. At 225-256 rows the next form beat them.
+#   8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them. At 225-256 rows the next form beat them, and at
+#   97-128 rows to N = 10240 and 209-224 to 9216, where they make 96-108 CTAs (runs 74-75, _n_classes.tall_in_band).
 # - M 225-256 in the same band (TALL_N to ONE_COLUMN_N): unswapped, the tokens in two 128-row tiles that a 2x1 cluster
 #   multicasts each weight tile to, the weight tile N / 64 wide in steps of 16 (a class per width: 144 up to
 #   N = 9216, 160 to 10240, 176 to 11264, 192 above), 64 columns and 128 CTAs: cuBLAS's form there (nvjet 144x128 and
@@ -300,7 +301,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   cold / warm (run 73): 240x9216x4096 576 / 567 vs 462 / 461, 256x9216x4096 610 / 598 vs 492 / 492, 240x10240x4096
 #   591 / 565 vs 504 / 509, 256x11008x4096 616 / 601 vs 578 / 572, 256x12288x4096 649 / 644 vs 619 / 623; without the
 #   cluster (1x2 instead) 490 / 490 at 240x9216x4096. At 200 rows the 192-row tiles stay ahead (200x10240x4096
-#   479 / 470 vs 463 / 466 for 128x160).
+#   479 / 470 vs 463 / 466 for 128x160); at 97-128 rows the same form with two 64-row token tiles (pingpong).
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
