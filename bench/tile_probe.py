@@ -10,7 +10,8 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
-     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck
+     sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
+     fitmidcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -603,6 +604,37 @@ FITLOWCHECK_FP8_SHAPES = [(120, 9216, 4096), (104, 10240, 4096), (216, 9216, 409
 # Run 75 (cold / warm): 97-128 rows 1.01-1.05x the 192-row tiles (104x8704 288 / 284 vs 274 / 272, 112x9216 322 / 315
 # vs 307 / 307), level at 100x9728; 216x9216 518 / 512 vs 474 / 468, but at 193-208 rows 200x8704 0.99 / 1.02x and
 # 208x8960x8192 477 / 433 vs 509 / 504, so 193-208 kept the 192-row tiles. fp8 fast 1.00-1.14x.
+# Session 27: the tiles that leave SMs idle at 129-256 rows, in an unswapped form whose weight tile is as wide as
+# N / 128 (in steps of 16), so that one token tile over all M makes up to 128 CTAs. At 129-192 rows the plan's two
+# columns under 192-row weight tiles make 2 x ceil(N / 192) CTAs (96 at N = 9216); one 192-row pingpong token tile
+# (three 64-row wgmmas, M padded to 192) under 80-wide weight tiles makes 116-128 to N = 10240. At N = 14336 the
+# plan's one column (swap 128 x M) makes 112; 192x112 pingpong (129-192 rows) and 256x112 cooperative (193-256) make
+# 128. Also the fitted 128x160 two-tile form at 209-224 rows and N = 9217-10240, which the plan left untimed.
+FITMID_TILES = named("192x80x64 pingpong", "192x80x64 c1x2 pingpong", "192x96x64 c1x2 pingpong",
+                     "64x224x64 pingpong")
+FITMID_SHAPES = [(136, 9216, 4096), (152, 9216, 4096), (160, 8704, 4096), (168, 10240, 4096), (184, 9216, 4096),
+                 (192, 10240, 4096), (176, 9216, 8192), (184, 11008, 4096)]
+FIT14K_TILES = named("192x112x64 pingpong", "192x112x64 c1x2 pingpong", "256x112x64 c1x2 coop")
+FIT14K_SHAPES = [(152, 14336, 4096), (168, 14336, 4096), (184, 14336, 4096), (200, 14336, 4096), (232, 14336, 4096),
+                 (168, 14336, 8192)]
+FITHIGH2_TILES = named("128x160x64 c2x1 coop")
+FITHIGH2_SHAPES = [(216, 9728, 4096), (224, 10240, 4096), (212, 10240, 8192)]
+FITMID_FP8_TILES = named("192x80x128 c1x2 pingpong", "192x112x128 c1x2 pingpong", **FAST)
+FITMID_FP8_SHAPES = [(168, 9216, 4096), (184, 10240, 4096), (168, 14336, 4096)]
+# Run 76 (cold / warm), against the plan: at 145-192 rows three 64-row token tiles under 224-wide weight tiles
+# (3 x ceil(N / 224) CTAs, 123 at N = 9216) 1.01-1.11x (184x9216 477 / 450 vs 428 / 421; 176x9216x8192 514 / 514
+# vs 475 / 470; 160x8704 399 / 379 vs 381 / 374), behind at 136 rows (255 / 331 vs 340 / 335) and past a wave
+# (168x10240: 138 CTAs, 307 / 301 vs 424 / 421); one 192-row token tile under 80-wide weight tiles 1.07 / 1.05x at
+# 192x10240 (513 / 502 vs 481 / 479), behind at 168x10240 and 184x11008 (96 wide). At N = 14336 none led the one
+# column (192x112 0.85-0.97x at 152-184 rows; 256x112 0.62-0.99x). 128x160 at 209-224 rows, N = 9728-10240:
+# +2-4% cold, -1-4% warm. fp8 fast: 192x80 1.02 / 1.09x at 184x10240, behind at 168x9216.
+# Session 27, run 77: widths of the three-tile form per N (208 to N = 9152, 224 to 9856, 240 to 10560: up to 132
+# CTAs) and the 192-row token tile, at more M and N, and both forms for fp8 with fast accumulation.
+FITMIDCHECK_TILES = named("64x208x64 pingpong", "64x224x64 pingpong", "64x240x64 pingpong", "192x80x64 pingpong")
+FITMIDCHECK_SHAPES = [(144, 9216, 4096), (148, 8704, 4096), (160, 9152, 4096), (176, 8456, 4096), (184, 9856, 4096),
+                      (192, 9216, 4096), (180, 10240, 4096), (192, 10560, 4096), (168, 9728, 8192)]
+FITMIDCHECK_FP8_TILES = named("64x224x128 pingpong", "64x240x128 pingpong", "192x80x128 pingpong", **FAST)
+FITMIDCHECK_FP8_SHAPES = [(160, 8704, 4096), (184, 9216, 4096), (192, 10240, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1031,6 +1063,18 @@ CASES = {
                      bias_gelu_contenders, "cuBLASLt fused"),
                     ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FITLOWCHECK_FP8_TILES},
                      FITLOWCHECK_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "fitmid": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITMID_TILES}, FITMID_SHAPES,
+                bias_gelu_contenders, "cuBLASLt fused"),
+               ("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FIT14K_TILES}, FIT14K_SHAPES,
+                bias_gelu_contenders, "cuBLASLt fused"),
+               ("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITHIGH2_TILES}, FITHIGH2_SHAPES,
+                bias_gelu_contenders, "cuBLASLt fused"),
+               ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FITMID_FP8_TILES}, FITMID_FP8_SHAPES,
+                fp8_scaled_contenders, "_scaled_mm")],
+    "fitmidcheck": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **FITMIDCHECK_TILES}, FITMIDCHECK_SHAPES,
+                     bias_gelu_contenders, "cuBLASLt fused"),
+                    ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FITMIDCHECK_FP8_TILES},
+                     FITMIDCHECK_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],

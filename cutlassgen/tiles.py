@@ -293,7 +293,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   (200x10240x4096 797 / 822 vs 635 / 653). At 65-128 rows below WIDE_N 1.15-1.27x (72x10240x4096 228 / 225 vs
 #   182 / 178; 120x9216x4096 330 / 321 vs 272 / 268), at N = 12288 0.98-1.00x the one column, which keeps it. At N =
 #   8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them. At 225-256 rows the next form beat them, and at
-#   97-128 rows to N = 10240 and 209-224 to 9216, where they make 96-108 CTAs (runs 74-75, _n_classes.tall_in_band).
+#   97-128 rows to N = 10240, 209-224 to 9216 and 145-192 to 9856 or 10560, where they make 90-108 CTAs (runs 74-77,
+#   _n_classes.tall_in_band).
 # - M 225-256 in the same band (TALL_N to ONE_COLUMN_N): unswapped, the tokens in two 128-row tiles that a 2x1 cluster
 #   multicasts each weight tile to, the weight tile N / 64 wide in steps of 16 (a class per width: 144 up to
 #   N = 9216, 160 to 10240, 176 to 11264, 192 above), 64 columns and 128 CTAs: cuBLAS's form there (nvjet 144x128 and
@@ -302,6 +303,16 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   591 / 565 vs 504 / 509, 256x11008x4096 616 / 601 vs 578 / 572, 256x12288x4096 649 / 644 vs 619 / 623; without the
 #   cluster (1x2 instead) 490 / 490 at 240x9216x4096. At 200 rows the 192-row tiles stay ahead (200x10240x4096
 #   479 / 470 vs 463 / 466 for 128x160); at 97-128 rows the same form with two 64-row token tiles (pingpong).
+# - M 145-192 in the same band, where the 192-row tiles make 2 x ceil(N / 192) CTAs (96 at N = 9216): unswapped with
+#   no cluster, the tokens in three 64-row pingpong tiles under 224-wide weight tiles (3 x ceil(N / 224) CTAs, up to
+#   132 to N = 9856), then at 177-192 rows all of them in one 192-row pingpong tile under 80-wide weight tiles (up to
+#   132 to N = 10560). Cold / warm against the 192-row tiles (runs 76-77): 184x9216x4096 477 / 450 vs 428 / 421,
+#   192x9216x4096 500 / 478 vs 448 / 440, 176x8456x4096 432 / 412 vs 384 / 371, 176x9216x8192 514 / 514 vs 475 / 470,
+#   152x9216x4096 393 / 382 vs 380 / 371, 148x8704x4096 366 / 351 vs 356 / 347; the one 192-row tile 192x10240x4096
+#   513 / 502 vs 481 / 479, 180x10240x4096 469 / 457 vs 457 / 452. Mixed at 168x9728x8192 (454 / 521 vs 468 / 465);
+#   behind at 129-144 rows (144x9216x4096 337 / 315 at best vs 358 / 353) and past a wave (168x10240x4096, 138 CTAs
+#   of the three tiles: 307 / 301 vs 424 / 421). fp8 with fast accumulation: 184x9216 744 / 800 vs 694 / 700,
+#   192x10240 826 / 890 vs 782 / 792, but 160x8704 614 / 686 vs 640 / 696, so 8-bit operands take them from 161 rows.
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
@@ -321,6 +332,9 @@ WIDE_N = 12288
 # from TALL_N, under 192-row ones from ONE_COLUMN_N
 TALL_N = 128 * 132 // 2 + 1
 ONE_COLUMN_N = 192 * 132 // 2 + 1
+# Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would pass it
+THREE_TILES_END_N = 224 * (132 // 3) + 1
+ONE_TOKEN_TILE_END_N = 80 * 132 + 1
 
 
 def _n_classes(k_bytes: int) -> dict:
@@ -361,30 +375,43 @@ def _n_classes(k_bytes: int) -> dict:
         # one N class per width, from where N / 64 needs it
         return tuple((max(TALL_N, 64 * (width - 16) + 1), fitted(token_rows, width)) for width in widths)
 
-    def tall_in_band(tall_tile: dict, token_rows: int = 0, widths: tuple = (), fallback: dict | None = None) -> tuple:
-        # The 192-row tile from TALL_N, or after the fitted tiles of widths (token_rows-row token tiles) from
-        # N = 64 * widths[-1] + 1. Below that the 192-row tiles leave SMs idle (two columns of ceil(N / 192): 96 CTAs at
-        # N = 9216, 108 at 10240) where the fitted form makes 128: at 97-128 rows two 64-row token tiles ran 0.99-1.07x
-        # them to N = 10240 and tied or lost from 11008; at 209-224 two 128-row ones 1.09-1.12x at N = 9216 (untimed
-        # above; at 193-208 0.86-1.03x). tile_probe.py fitn, fitlow, fitlowcheck: runs 73-75. fallback: the tile a
-        # spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not the fitted one.
+    def fitted_band(token_rows: int, *widths: int) -> dict:
+        # tall_in_band's arguments for the fitted tiles of widths, the 192-row tile after the last
+        return {"before": fitted_classes(token_rows, *widths), "tall_from": 64 * widths[-1] + 1}
+
+    def three_token_tiles() -> dict:
+        # 145-192 rows to THREE_TILES_END_N: unswapped, the tokens in three 64-row pingpong tiles under 224-wide weight
+        # tiles, no cluster: 3 x ceil(N / 224) CTAs, up to 132
+        return {"cta": (64, 224, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
+
+    def one_token_tile() -> dict:
+        # 177-192 rows, THREE_TILES_END_N to ONE_TOKEN_TILE_END_N: unswapped, all the tokens in one 192-row pingpong
+        # tile (three 64-row wgmmas) under 80-wide weight tiles: ceil(N / 80) CTAs, up to 132
+        return {"cta": (192, 80, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
+
+    def tall_in_band(tall_tile: dict, before: tuple = (), tall_from: int = TALL_N,
+                     fallback: dict | None = None) -> tuple:
+        # The classes before (unswapped tiles that fill the SMs where the 192-row ones leave them idle: two columns of
+        # ceil(N / 192), 96 CTAs at N = 9216, 108 at 10240), then the 192-row tile from tall_from. Measured against it:
+        # at 97-128 rows two 64-row token tiles 0.99-1.07x to N = 10240, tied or behind from 11008; at 209-224 two
+        # 128-row ones 1.09-1.12x at N = 9216 (at 193-208 0.86-1.03x; at 9728-10240 +2-4% cold, -1-4% warm); at 145-192
+        # three 64-row ones 1.01-1.12x to N = 9856 (at 129-144 rows 0.91-0.95x); at 177-192 one 192-row one 1.01-1.07x
+        # from 9857 to 10560 (at 168 rows 0.90x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
+        # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
+        # the classes before.
         if not band:
             return ()
-        if not widths:
-            return ((TALL_N, tall_tile),)
-        return *fitted_classes(token_rows, *widths), (64 * widths[-1] + 1, tall_tile if fallback is None
-                                                      else (tall_tile, fallback))
+        return *before, (tall_from, tall_tile if fallback is None else (tall_tile, fallback))
 
     def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO,
-                             fitted_widths: tuple = (), fallback: dict | None = None) -> tuple:
+                             **band_classes) -> tuple:
         # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes (or fallback) stand
         # in, and from WIDE_N the one column, as before the tall tiles
         one = one_column(one_tokens, one_epilogue_tile)
         if not band:
             return ((WIDE_N, one),)
         tall_tile = tall(tokens, epilogue_tile)
-        return (*tall_in_band(tall_tile, 128, fitted_widths, fallback), (WIDE_N, (tall_tile, one)),
-                (ONE_COLUMN_N, one))
+        return (*tall_in_band(tall_tile, **band_classes), (WIDE_N, (tall_tile, one)), (ONE_COLUMN_N, one))
 
     def fitted_then_one_column(one_tokens: int, one_epilogue_tile=AUTO) -> tuple:
         # 225-256 rows: the fitted form over the whole band (timed with bf16, tile_probe.py fitn, run 73; fp8 with
@@ -401,6 +428,10 @@ def _n_classes(k_bytes: int) -> dict:
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
     two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
     two_columns_224 = (MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
+    # 145-192 rows: three 64-row token tiles, then at 177-192 one 192-row one. With 8-bit operands not at 145-160, where
+    # fp8 (fast accumulation) ran 0.96 / 0.99x the 192-row tiles (160x8704x4096, run 77); 1.07-1.14x at 184-192 rows.
+    three_tiles = ((TALL_N, three_token_tiles()),)
+    three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
     # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from MID_N on, their tiles of before
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
@@ -409,17 +440,20 @@ def _n_classes(k_bytes: int) -> dict:
             80: (*tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(80, (128, 80)))),
             96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_in_band(tall(48, (64, 48))),
                  (WIDE_N, one_column(96))),
-            112: (two_columns_128, *tall_in_band(tall(64), 64, (144, 160)),
+            112: (two_columns_128, *tall_in_band(tall(64), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
             128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
-                  *tall_in_band(tall(64), 64, (144, 160)), (WIDE_N, one_column(128))),
+                  *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80))),
             160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
-                  *tall_then_one_column(80, 160, (64, 80))),
-            176: (two_columns_192, *tall_then_one_column(96, 176)),
-            192: (two_columns_192, *tall_then_one_column(96, 192)),
+                  *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
+                                        fallback=two_columns_160[1])),
+            176: (two_columns_192, *tall_then_one_column(96, 176, **three_then_tall, fallback=two_columns_192[1])),
+            192: (two_columns_192, *tall_then_one_column(
+                96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile())), tall_from=ONE_TOKEN_TILE_END_N,
+                fallback=two_columns_192[1])),
             208: (two_columns_224, *tall_then_one_column(112, 208, (64, 112))),
-            224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), fitted_widths=(144,),
+            224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144),
                                                          fallback=two_columns_224[1])),
             240: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
             256: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(256)),

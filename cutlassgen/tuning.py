@@ -62,7 +62,9 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N); two columns
     # under a 192-row pingpong weight tile in a 1x2 cluster (cuBLAS's form and the plan's from TALL_N); and unswapped,
     # the tokens in two 64-row tiles (up to 128 rows) or two 128-row ones (above) under weight tiles 144 to 192 wide
-    # in a 2x1 cluster that multicasts each weight tile to both (the plan's where N / 64 of those fill one wave).
+    # in a 2x1 cluster that multicasts each weight tile to both (the plan's where N / 64 of those fill one wave); at
+    # 129-192 rows also three 64-row tiles under weight tiles 208 to 240 wide, and one 192-row tile under 80- or
+    # 96-wide ones, no cluster (the plan's at 145-192 rows where 3 x N / 224 or N / 80 fill one wave).
     swapped = dict(scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
@@ -74,11 +76,15 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
             yield dataclasses.replace(base, cta=(128, two, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(192, two, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
+        unswapped = dict(scheduler="persistent", split_k=1, swap_ab=False, stages="auto")
         rows = 64 if m <= 128 else 128
         for width in (144, 160, 176, 192):
-            yield dataclasses.replace(base, cta=(rows, width, 2 * kb), cluster=(2, 1, 1), scheduler="persistent",
-                                      split_k=1, swap_ab=False, stages="auto",
-                                      mainloop="pingpong" if rows == 64 else "cooperative")
+            yield dataclasses.replace(base, cta=(rows, width, 2 * kb), cluster=(2, 1, 1),
+                                      mainloop="pingpong" if rows == 64 else "cooperative", **unswapped)
+        if 128 < m <= 192:
+            for cta in ((64, 208), (64, 224), (64, 240), (192, 80), (192, 96)):
+                yield dataclasses.replace(base, cta=(*cta, 2 * kb), cluster=(1, 1, 1), mainloop="pingpong",
+                                          **unswapped)
 
 
 def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):

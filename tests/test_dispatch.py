@@ -285,7 +285,8 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import LARGE_N, MID_N, ONE_COLUMN_N, TALL_N, WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_TILES_END_N,
+                                  WIDE_N, shape_class, shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
         narrow = shape_tile(SPEC, M, TALL_N - 1)  # 81-96)
@@ -351,11 +352,13 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # two columns under 192-row weight tiles in a 1x2 cluster, pingpong (cuBLAS's form at N = 12288; probe runs
     # 70-71), the columns fitted in steps of 16
     # (65-128 rows up to WIDE_N only: the one column led from there, run 70; where they make too few CTAs, below
-    # 10241 at 97-128 rows and 9217 at 209-224, the fitted form below stands in, runs 74-75)
+    # 10241 at 97-128 rows, 9217 at 209-224, 9857 at 145-176 and 10561 at 177-192, the unswapped forms below stand
+    # in, runs 74-77)
     assert (TALL_N, ONE_COLUMN_N) == (8449, 12673)  # 2 * ceil(N / 128), 2 * ceil(N / 192) > 132 SMs from here
     for M in (65, 80, 81, 96, 97, 112, 113, 128, 129, 136, 144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224):
         width = max(48, -(-M // 32) * 16)
-        tall_from = 10241 if 97 <= M <= 128 else 9217 if M > 208 else TALL_N
+        tall_from = (10241 if 97 <= M <= 128 else 9217 if M > 208 else TALL_N if M > 192 or M <= 144
+                     else ONE_TOKEN_TILE_END_N if M > 176 else THREE_TILES_END_N)
         for n in (tall_from, 10240, 11008, WIDE_N - 1) + ((WIDE_N, ONE_COLUMN_N - 1) if M > 128 else ()):
             if n < tall_from:
                 continue
@@ -379,6 +382,18 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                     tile = shape_tile(SPEC, M, n)
                     assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == ((rows, width, 64), mainloop,
                                                                                      (2, 1, 1), False), (M, n)
+    # at 145-192 rows, unswapped with no cluster: three 64-row token tiles under 224-wide weight tiles while
+    # 3 x ceil(N / 224) CTAs fit the 132 SMs, then at 177-192 rows one 192-row token tile under 80-wide ones while
+    # ceil(N / 80) do (probe runs 76-77)
+    assert (THREE_TILES_END_N, ONE_TOKEN_TILE_END_N) == (9857, 10561)
+    for M in (145, 160, 161, 176, 177, 192):
+        forms = [(n, (64, 224, 64)) for n in (TALL_N, 9216, THREE_TILES_END_N - 1)]
+        forms += [(n, (192, 80, 64)) for n in (THREE_TILES_END_N, 10240, ONE_TOKEN_TILE_END_N - 1) if M > 176]
+        for n, cta in forms:
+            tile = shape_tile(SPEC, M, n)
+            assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == (cta, "pingpong", (1, 1, 1), False), (M, n)
+        assert shape_class(M, THREE_TILES_END_N)[1] == THREE_TILES_END_N, M
+        assert shape_class(M, ONE_TOKEN_TILE_END_N)[1] == (ONE_TOKEN_TILE_END_N if M > 176 else THREE_TILES_END_N), M
     # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick
     heavy = SPEC.replace(c=cg.Operand("bf16"), epilogue=[cg.Add("tensor", "res"), cg.StoreAux("pre", "bf16"),
                                                          cg.Add("per_col", "bias", "bf16")])
@@ -403,7 +418,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
 
 def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     from cutlassgen.arch import WGMMA_BASE_N
-    from cutlassgen.tiles import ONE_COLUMN_N, TALL_N, WIDE_N, shape_tile
+    from cutlassgen.tiles import ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_TILES_END_N, WIDE_N, shape_tile
 
     # fp8's promotion buffer refuses the one 224-wide column (224 accumulators a thread): the class of N below it
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
@@ -416,6 +431,10 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     fast = fp8.replace(tile={"fp8_fast_accum": True})
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fast, 200, 12288).cta == shape_tile(int8, 200, 12288).cta == (192, 112, 128)
+    # 8-bit operands take the three 64-row token tiles from 161 rows only (fp8 lost at 160x8704, run 77); without
+    # fast accumulation fp8 holds neither unswapped form nor the 192-row tile: the two 128-row columns of before
+    assert shape_tile(fast, 150, 9216).cta == (192, 80, 128) and shape_tile(fast, 170, 9216).cta == (64, 224, 128)
+    assert shape_tile(fp8, 170, 9216).cta == shape_tile(fp8, 190, 10240).cta == (128, 96, 128)
     # tf32 takes no tile off wgmma's base N: the narrower class's tile, the bucket's own, else 128x128
     tf32 = cg.GemmSpec(arch=90, a=cg.Operand("fp32"), b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"))
     assert (shape_tile(tf32, 40, 5000).cta, shape_tile(tf32, 40, 5000).cluster) == ((64, 32, 64), (1, 2, 1))
@@ -425,19 +444,30 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     # whatever falls back, the 192-row and the N / 64-wide tiles stay inside their band of N, where they fill one wave
     for spec in (SPEC, fp8, fast, int8, tf32):
         for M in range(1, 300, 7):
-            for N in (None, 1024, TALL_N - 1, TALL_N, 9216, 9217, 10240, 10241, 12288, ONE_COLUMN_N - 1,
-                      ONE_COLUMN_N, 14336, 28672):
+            for N in (None, 1024, TALL_N - 1, TALL_N, 9216, 9217, THREE_TILES_END_N - 1, THREE_TILES_END_N, 10240,
+                      10241, ONE_TOKEN_TILE_END_N - 1, ONE_TOKEN_TILE_END_N, 12288, ONE_COLUMN_N - 1, ONE_COLUMN_N,
+                      14336, 28672):
                 tile = shape_tile(spec, M, N)
-                tall = tile is not None and tile.cta[0] == 192
-                fitted = tile is not None and tile.cta[1] in (144, 160, 176, 192) and not tile.swap_ab
+                unswapped = tile is not None and not tile.swap_ab
+                tall = tile is not None and tile.cta[0] == 192 and tile.swap_ab
+                fitted = unswapped and tile.cta[1] in (144, 160, 176, 192)
+                three = unswapped and tile.cta[:2] == (64, 224)
+                one_token = unswapped and tile.cta[:2] == (192, 80)
                 in_band = N is not None and TALL_N <= N < (WIDE_N if M <= 128 else ONE_COLUMN_N)
-                # the fitted tiles where the 192-row ones leave SMs idle
+                # the unswapped tiles where the 192-row ones leave SMs idle; fp8's promotion buffer holds none of the
+                # 145-192-row ones
                 fitted_band = in_band and (224 < M <= 256 or (96 < M <= 128 and N < 10241)
                                            or (208 < M <= 224 and N < 9217))
+                holds = spec is not tf32 and spec is not fp8
+                three_band = (holds and in_band and N < THREE_TILES_END_N
+                              and (160 < M <= 192 or (spec is SPEC and 144 < M <= 160)))
+                one_token_band = holds and in_band and THREE_TILES_END_N <= N < ONE_TOKEN_TILE_END_N and 176 < M <= 192
                 # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
                 assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 224 and in_band
-                                and not fitted_band), (spec.a.dtype, M, N, tile)
+                                and not fitted_band and not three_band and not one_token_band), (spec.a.dtype, M, N,
+                                                                                                 tile)
                 assert fitted == (spec is not tf32 and fitted_band), (spec.a.dtype, M, N, tile)
+                assert three == three_band and one_token == one_token_band, (spec.a.dtype, M, N, tile)
     # fp8 without fast accumulation at 241-256 rows past the band: 128x128 as before, not a band's tile
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)
     for M in range(1, 260, 3):

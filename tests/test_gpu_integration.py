@@ -131,12 +131,15 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9304 the last tile 88 rows deep, at
     # 11000 56) and to 12672 at 129-224 (80 to 112 wide, at N = 12520 40 rows deep); in that band unswapped token
     # tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at 8704, 192 at 12520; ragged last
-    # ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128 to 10240
+    # ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128 to 10240; with no
+    # cluster, three 64-row pingpong token tiles under 224-wide weight tiles at 145-192 rows to N = 9856 (150 and 170
+    # rows at N = 8704 and 9304) and one 192-row one under 80-wide weight tiles at 177-192 to 10560 (185x10008, the last
+    # weight tile 8 wide)
     shapes = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
               + [(M, 12288, 512) for M in (24, 48, 72)]
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
               + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
-              + [(120, 11000, 520), (216, 8704, 520)]
+              + [(120, 11000, 520), (216, 8704, 520), (150, 8704, 520), (170, 9304, 520), (185, 10008, 520)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -167,6 +170,9 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
                                 (120, 9304, (64, 160), "pingpong")):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (2, 1, 1), False, mainloop), M
+    for M, N, cta in ((150, 8704, (64, 224)), (170, 9304, (64, 224)), (185, 10008, (192, 80))):
+        tile = k.choose(M, N).spec.tile
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 1, 1), False, "pingpong"), M
     assert not k.choose(240, 5000).spec.tile.swap_ab
     for M, N, cta in ((110, 8192, (128, 64)), (140, 8192, (128, 80)), (150, 7200, (128, 80)),
                       (180, 8192, (128, 96)), (210, 5000, (128, 112))):
@@ -227,8 +233,8 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     N = 1040 (for tf32, 128x128 where a token tile is off wgmma's base N), and at N = 12520, where the last weight
     tiles run partly or wholly past N, int8's two token columns under 192-row pingpong weight tiles at 136 rows and
     its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters;
-    at 110x9304 int8's 64x160 pingpong tiles in 2x1 clusters, tf32's two columns under 128-row weight tiles; into a
-    poisoned out."""
+    at 110x9304 int8's 64x160 pingpong tiles in 2x1 clusters, tf32's two columns under 128-row weight tiles; at
+    180x9304 int8's three 64-row token tiles under 224-wide weight tiles; into a poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -246,7 +252,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
                            b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"),
                            epilogue=[cg.Add("per_col", "bias", "fp32")])
     shapes = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),
-                                                                 (110, 9304, 528)]
+                                                                 (110, 9304, 528), (180, 9304, 528)]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows
@@ -254,16 +260,18 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     # at N = 12520: int8 two columns under 192-row pingpong weight tiles in 1x2 clusters (136 rows) and unswapped
     # 128x192 tiles in 2x1 clusters (250), tf32 (which takes neither) one column under 128-row cooperative weight
     # tiles in 4x1 clusters; at 110x9304 int8 two 64-row token tiles in 2x1 clusters under 160-wide weight tiles,
-    # tf32 two swapped token columns under 128-row weight tiles in a 1x2 cluster
+    # tf32 two swapped token columns under 128-row weight tiles in a 1x2 cluster; at 180x9304 int8 three 64-row token
+    # tiles under 224-wide weight tiles, no cluster, tf32 again two swapped columns in a 1x2 cluster
     if operands == "int8":
         out_dtype, k_main = torch.bfloat16, 128
-        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160)]
+        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224)]
         forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
-                 (110, 9304): ((2, 1, 1), False, "pingpong")}
+                 (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong")}
     else:
         out_dtype, k_main = torch.float32, 32
-        narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64)]
-        forms = {(250, 12520): ((4, 1, 1), True, "cooperative"), (110, 9304): ((1, 2, 1), True, "cooperative")}
+        narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64), (128, 96)]
+        forms = {(250, 12520): ((4, 1, 1), True, "cooperative"), (110, 9304): ((1, 2, 1), True, "cooperative"),
+                 (180, 9304): ((1, 2, 1), True, "cooperative")}
     assert [k.choose(M, N).spec.tile.cta[:2] for M, N, _ in shapes] == [(64, 16), (64, 32), *narrow, *wide]
     for (M, N), form in forms.items():
         tile = k.choose(M, N).spec.tile

@@ -202,6 +202,12 @@ def test_m_65_to_256_adds_swapped_tiles_fitted_to_the_tokens():
     assert all(v.tile.swap_ab == ((v.tile.cta, v.tile.cluster, v.tile.mainloop) not in fitted) for v in added)
     assert {(v.tile.cta[:2], v.tile.mainloop) for v in configs(spec, limit=3, token_rows=(120,))[3:]
             if not v.tile.swap_ab} == {((64, w), "pingpong") for w in (144, 160, 176, 192)}
+    # at 129-192 rows also three 64-row token tiles under 208-240-wide weight tiles and one 192-row token tile under
+    # 80- or 96-wide ones, no cluster
+    assert {(v.tile.cta[:2], v.tile.cluster, v.tile.mainloop) for v in configs(spec, limit=3, token_rows=(170,))[3:]
+            if not v.tile.swap_ab} == ({((128, w), (2, 1, 1), "cooperative") for w in (144, 160, 176, 192)}
+                                       | {(cta, (1, 1, 1), "pingpong")
+                                          for cta in ((64, 208), (64, 224), (64, 240), (192, 80), (192, 96))})
     got = candidates(spec, [(200, 8192, 4096)], limit=3)
     assert {v.key for v in added} <= {v.key for v in got} and len({v.key for v in got}) == len(got)
     assert not any(v.tile.swap_ab for v in candidates(spec, [(300, 8192, 4096)], limit=3))  # above 256 rows: none
