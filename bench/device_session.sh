@@ -3,7 +3,8 @@
 # (small JSON) that a later session can be handed back through SEED_CACHE. Compiled kernels stay behind: each
 # session's machine is fresh and rebuilds them (the cache is too large to bring back).
 #
-#   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests (about 600 s fresh)
+#   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests (about 600 s fresh;
+#                                   # SUITE_K: a pytest -k expression, to split them over two calls)
 #   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
 #   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
@@ -60,7 +61,7 @@ except cg.BuildError as e:
 print(f"{len(specs)} kernels ready in {time.time() - t:.0f} s")
 PY
   stamp "GPU tests"
-  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider > "$OUT/gpu_tests_full.log" 2>&1
+  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider ${SUITE_K:+-k "$SUITE_K"} > "$OUT/gpu_tests_full.log" 2>&1
   tail -40 "$OUT/gpu_tests_full.log" > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
   save_cache ;;
 extras)
