@@ -11,7 +11,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
-     fitmidcheck
+     fitmidcheck fit176fp8
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -635,6 +635,10 @@ FITMIDCHECK_SHAPES = [(144, 9216, 4096), (148, 8704, 4096), (160, 9152, 4096), (
                       (192, 9216, 4096), (180, 10240, 4096), (192, 10560, 4096), (168, 9728, 8192)]
 FITMIDCHECK_FP8_TILES = named("64x224x128 pingpong", "64x240x128 pingpong", "192x80x128 pingpong", **FAST)
 FITMIDCHECK_FP8_SHAPES = [(160, 8704, 4096), (184, 9216, 4096), (192, 10240, 4096)]
+# Run 78: 8-bit operands take the three 64-row token tiles at 161-176 rows untimed (fp8 lost at 160 rows, won at 184);
+# fp8 with fast accumulation there, the plan (9022a09) against the 192-row weight tiles it replaced.
+FIT176_FP8_TILES = named("swap 192x96x128 c1x2 pingpong", **FAST)
+FIT176_FP8_SHAPES = [(168, 9216, 4096), (172, 8704, 4096), (176, 9728, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1075,6 +1079,8 @@ CASES = {
                      bias_gelu_contenders, "cuBLASLt fused"),
                     ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FITMIDCHECK_FP8_TILES},
                      FITMIDCHECK_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "fit176fp8": [("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FIT176_FP8_TILES}, FIT176_FP8_SHAPES,
+                   fp8_scaled_contenders, "_scaled_mm")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
