@@ -312,7 +312,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   513 / 502 vs 481 / 479, 180x10240x4096 469 / 457 vs 457 / 452. Mixed at 168x9728x8192 (454 / 521 vs 468 / 465);
 #   behind at 129-144 rows (144x9216x4096 337 / 315 at best vs 358 / 353) and past a wave (168x10240x4096, 138 CTAs
 #   of the three tiles: 307 / 301 vs 424 / 421). fp8 with fast accumulation: 184x9216 744 / 800 vs 694 / 700,
-#   192x10240 826 / 890 vs 782 / 792, but 160x8704 614 / 686 vs 640 / 696, so 8-bit operands take them from 161 rows.
+#   192x10240 826 / 890 vs 782 / 792, 172x8704 669 / 736 vs 611 / 620 (run 78), but 160x8704 614 / 686 vs 640 / 696,
+#   so 8-bit operands take them from 161 rows.
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
@@ -395,7 +396,7 @@ def _n_classes(k_bytes: int) -> dict:
         # ceil(N / 192), 96 CTAs at N = 9216, 108 at 10240), then the 192-row tile from tall_from. Measured against it:
         # at 97-128 rows two 64-row token tiles 0.99-1.07x to N = 10240, tied or behind from 11008; at 209-224 two
         # 128-row ones 1.09-1.12x at N = 9216 (at 193-208 0.86-1.03x; at 9728-10240 +2-4% cold, -1-4% warm); at 145-192
-        # three 64-row ones 1.01-1.12x to N = 9856 (at 129-144 rows 0.91-0.95x); at 177-192 one 192-row one 1.01-1.07x
+        # three 64-row ones 1.01-1.13x to N = 9856 (at 129-144 rows 0.91-0.95x); at 177-192 one 192-row one 1.01-1.07x
         # from 9857 to 10560 (at 168 rows 0.90x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
         # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
         # the classes before.
@@ -429,7 +430,8 @@ def _n_classes(k_bytes: int) -> dict:
     two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
     two_columns_224 = (MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
     # 145-192 rows: three 64-row token tiles, then at 177-192 one 192-row one. With 8-bit operands not at 145-160, where
-    # fp8 (fast accumulation) ran 0.96 / 0.99x the 192-row tiles (160x8704x4096, run 77); 1.07-1.14x at 184-192 rows.
+    # fp8 (fast accumulation) ran 0.96 / 0.99x the 192-row tiles (160x8704x4096, run 77); 1.06-1.19x at 168-192 rows
+    # (runs 77-78).
     three_tiles = ((TALL_N, three_token_tiles()),)
     three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
     # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
