@@ -333,7 +333,8 @@ WIDE_N = 12288
 # from TALL_N, under 192-row ones from ONE_COLUMN_N
 TALL_N = 128 * 132 // 2 + 1
 ONE_COLUMN_N = 192 * 132 // 2 + 1
-# Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would pass it
+# Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
+# pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
 ONE_TOKEN_TILE_END_N = 80 * 132 + 1
 
@@ -396,8 +397,8 @@ def _n_classes(k_bytes: int) -> dict:
         # ceil(N / 192), 96 CTAs at N = 9216, 108 at 10240), then the 192-row tile from tall_from. Measured against it:
         # at 97-128 rows two 64-row token tiles 0.99-1.07x to N = 10240, tied or behind from 11008; at 209-224 two
         # 128-row ones 1.09-1.12x at N = 9216 (at 193-208 0.86-1.03x; at 9728-10240 +2-4% cold, -1-4% warm); at 145-192
-        # three 64-row ones 1.01-1.13x to N = 9856 (at 129-144 rows 0.91-0.95x); at 177-192 one 192-row one 1.01-1.07x
-        # from 9857 to 10560 (at 168 rows 0.90x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
+        # three 64-row ones 1.01-1.13x to N = 9856 (behind at 129-144 rows); at 177-192 one 192-row one 1.01-1.07x from
+        # 9857 to 10560 (at 168 rows 0.90-0.92x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
         # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
         # the classes before.
         if not band:

@@ -62,7 +62,8 @@ def test_a_record_tuned_before_swizzle_auto_still_applies(tmp_path, monkeypatch)
     for record in study.glob("tuning_record_*.json"):
         (tmp_path / "tuning" / record.name.removeprefix("tuning_record_")).write_text(record.read_text())
     rec = dispatch.read_record(example, 90)
-    assert rec is not None and rec["gpu"] == "NVIDIA H200" and [w["shape"][0] for w in rec["winners"]] == [32, 256, 8192]
+    assert rec is not None and rec["gpu"] == "NVIDIA H200"
+    assert [w["shape"][0] for w in rec["winners"]] == [32, 256, 8192]
     assert dispatch.read_record(example.replace(tile={"swizzle": 2}), 90) is None  # an explicit swizzle: its own key
     dispatch.write_record(example, 90, "NVIDIA H200", _winners())
     assert [w["label"] for w in dispatch.read_record(example, 90)["winners"]] == ["small", "large"]

@@ -64,7 +64,8 @@ def test_decode_space_swaps_and_splits_only_when_asked():
     assert all(v.tile.scheduler == "stream_k" for v in extra if v.tile.split_k > 1)
     assert len(configs(spec, limit=5, decode=True)) == 5 + 40  # the limit caps the main space only
     from cutlassgen.tiles import shape_tile
-    for M, N in ((8, 8192), (32, 8192), (32, 14336), (48, 4096), (48, 6144), (48, 8192), (48, 14336)):  # the per-shape tiles
+    # the per-shape tiles
+    for M, N in ((8, 8192), (32, 8192), (32, 14336), (48, 4096), (48, 6144), (48, 8192), (48, 14336)):
         assert label(spec.replace(tile=shape_tile(spec, M, N))) in [label(v) for v in extra], (M, N)
     assert label(extra[-1]) == "swap 128x64x128 c1x1 cooperative stream-K split4"
 
@@ -103,7 +104,8 @@ def test_arithmetic_intensity_counts_each_operand_once():
     from cutlassgen.tuning import arithmetic_intensity
 
     spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")  # bf16 A, B, D
-    assert arithmetic_intensity(spec, 32, 8192, 8192) == 2 * 32 * 8192 * 8192 / (2 * (32 * 8192 + 8192 * 8192 + 32 * 8192))
+    moved = 2 * (32 * 8192 + 8192 * 8192 + 32 * 8192)  # bytes of A, B and D in bf16
+    assert arithmetic_intensity(spec, 32, 8192, 8192) == 2 * 32 * 8192 * 8192 / moved
 
 
 def test_report_files(tmp_path):
