@@ -11,7 +11,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
-     fitmidcheck fit176fp8
+     fitmidcheck fit176fp8 tall42
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -639,6 +639,14 @@ FITMIDCHECK_FP8_SHAPES = [(160, 8704, 4096), (184, 9216, 4096), (192, 10240, 409
 # fp8 with fast accumulation there, the plan (9022a09) against the 192-row weight tiles it replaced.
 FIT176_FP8_TILES = named("swap 192x96x128 c1x2 pingpong", **FAST)
 FIT176_FP8_SHAPES = [(168, 9216, 4096), (172, 8704, 4096), (176, 9728, 4096)]
+# Session 27: cuBLAS at 136-168 rows, N = 9216-11008 (library_kernels.py): nvjet 192x72 / 192x88 _4x2, 2 x ceil(N / 192)
+# CTAs as our two columns under 192-row weight tiles, but in 4x2 clusters (each token tile multicast over four
+# weight tiles as well). The plan's tall tiles in 4x2 and 4x1 clusters against its 1x2.
+TALL42_TILES = named("swap 192x80x64 c4x2 pingpong epi64x80", "swap 192x80x64 c1x2 pingpong epi64x80",
+                     "swap 192x96x64 c4x2 pingpong", "swap 192x112x64 c4x2 pingpong epi64x112")
+TALL42_SHAPES = [(136, 9216, 4096), (144, 10240, 4096), (136, 11008, 4096), (168, 9728, 8192), (200, 10240, 4096)]
+# Run 79 (cold / warm): 4x2 no faster than 1x2 (136x9216 192x80 328 / 323 vs 338 / 327; 144x10240 377 / 375 vs
+# 386 / 379; 200x10240 192x112 479 / 472 vs the plan's 1x2 482 / 470); cuBLAS's lead there is not its cluster.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1081,6 +1089,8 @@ CASES = {
                      FITMIDCHECK_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "fit176fp8": [("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **FIT176_FP8_TILES}, FIT176_FP8_SHAPES,
                    fp8_scaled_contenders, "_scaled_mm")],
+    "tall42": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **TALL42_TILES}, TALL42_SHAPES,
+                bias_gelu_contenders, "cuBLASLt fused")],
     "sk4k": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **SK4K_TILES}, SK4K_SHAPES, bias_gelu_contenders,
               "cuBLASLt fused", STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
