@@ -59,7 +59,7 @@ CASES = [
     # runs 71-72: 0.77-0.91x at 225-256 rows, 0.92-0.93x at 120x9216x4096).
     *per_shape_cases((240, 9216, 4096), (256, 11008, 4096), (120, 9216, 4096)),
     # Session 27: 129-144 rows in the band of the 192-row weight tiles (N = 8449-12672), where the plan trails
-    # cuBLASLt fused by 5-9% and no unswapped form helped (tile_probe.py runs 76-77), and 168x9728x8192 (0.85x cold).
+    # cuBLASLt fused by 4-10% and no unswapped form helped (tile_probe.py runs 76-77), and 168x9728x8192 (0.85x cold).
     *per_shape_cases((136, 9216, 4096), (144, 9216, 4096), (144, 10240, 4096), (136, 11008, 4096),
                      (168, 9728, 8192)),
 ]
