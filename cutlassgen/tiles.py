@@ -381,15 +381,12 @@ def _n_classes(k_bytes: int) -> dict:
         # tall_in_band's arguments for the fitted tiles of widths, the 192-row tile after the last
         return {"before": fitted_classes(token_rows, *widths), "tall_from": 64 * widths[-1] + 1}
 
-    def three_token_tiles() -> dict:
-        # 145-192 rows to THREE_TILES_END_N: unswapped, the tokens in three 64-row pingpong tiles under 224-wide weight
-        # tiles, no cluster: 3 x ceil(N / 224) CTAs, up to 132
-        return {"cta": (64, 224, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
-
-    def one_token_tile() -> dict:
-        # 177-192 rows, THREE_TILES_END_N to ONE_TOKEN_TILE_END_N: unswapped, all the tokens in one 192-row pingpong
-        # tile (three 64-row wgmmas) under 80-wide weight tiles: ceil(N / 80) CTAs, up to 132
-        return {"cta": (192, 80, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
+    # 145-192 rows to THREE_TILES_END_N: unswapped, the tokens in three 64-row pingpong tiles under 224-wide weight
+    # tiles, no cluster: 3 x ceil(N / 224) CTAs, up to 132
+    three_token_tiles = {"cta": (64, 224, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
+    # 177-192 rows, THREE_TILES_END_N to ONE_TOKEN_TILE_END_N: unswapped, all the tokens in one 192-row pingpong tile
+    # (three 64-row wgmmas) under 80-wide weight tiles: ceil(N / 80) CTAs, up to 132
+    one_token_tile = {"cta": (192, 80, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
 
     def tall_in_band(tall_tile: dict, before: tuple = (), tall_from: int = TALL_N,
                      fallback: dict | None = None) -> tuple:
@@ -433,7 +430,7 @@ def _n_classes(k_bytes: int) -> dict:
     # 145-192 rows: three 64-row token tiles, then at 177-192 one 192-row one. With 8-bit operands not at 145-160, where
     # fp8 (fast accumulation) ran 0.96 / 0.99x the 192-row tiles (160x8704x4096, run 77); 1.06-1.19x at 168-192 rows
     # (runs 77-78).
-    three_tiles = ((TALL_N, three_token_tiles()),)
+    three_tiles = ((TALL_N, three_token_tiles),)
     three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
     # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from MID_N on, their tiles of before
@@ -453,7 +450,7 @@ def _n_classes(k_bytes: int) -> dict:
                                         fallback=two_columns_160[1])),
             176: (two_columns_192, *tall_then_one_column(96, 176, **three_then_tall, fallback=two_columns_192[1])),
             192: (two_columns_192, *tall_then_one_column(
-                96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile())), tall_from=ONE_TOKEN_TILE_END_N,
+                96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
             208: (two_columns_224, *tall_then_one_column(112, 208, (64, 112))),
             224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144),

@@ -66,6 +66,7 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # 129-192 rows also three 64-row tiles under weight tiles 208 to 240 wide, and one 192-row tile under 80- or
     # 96-wide ones, no cluster (the plan's at 145-192 rows where 3 x N / 224 or N / 80 fill one wave).
     swapped = dict(scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
+    unswapped = dict(swapped, swap_ab=False)
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
         for k in (2 * kb, 4 * kb):
@@ -76,7 +77,6 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
             yield dataclasses.replace(base, cta=(128, two, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(192, two, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
-        unswapped = dict(scheduler="persistent", split_k=1, swap_ab=False, stages="auto")
         rows = 64 if m <= 128 else 128
         for width in (144, 160, 176, 192):
             yield dataclasses.replace(base, cta=(rows, width, 2 * kb), cluster=(2, 1, 1),
