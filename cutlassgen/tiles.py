@@ -194,7 +194,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
         # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
         # its token tiles to M in steps of 8 (72, 88 and 104 wide at M = 136, 168 and 200; h200_library_kernels.log);
-        # here in steps of 16, the least CUTLASS's epilogue builder takes. Token tiles that are not a wgmma base N
+        # here in steps of 16, the least CUTLASS 4.2 compiles (validate.py). Token tiles that are not a wgmma base N
         # (80, 112, 144, ...) run on its extended shapes (arch.WGMMA_BASE_N; without them they had run at 0.3-0.8x
         # the 32-multiple tiles, runs 50-58). Against the 128x128 cooperative tile these buckets had until session 21,
         # or the session 21 plan where named (cold / warm, run 60):

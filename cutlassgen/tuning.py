@@ -56,7 +56,7 @@ def _decode_tiles(base: Sm90Tile, kb: int):
 
 def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # 65-256 rows: swapped tiles whose token side fits M in one or two CTA columns. A token tile's rows past M cost
-    # time (16 little, 32 a third: tiles.py); steps of 16, the least CUTLASS's epilogue builder takes. Two columns
+    # time (16 little, 32 a third: tiles.py); steps of 16, the least CUTLASS 4.2 compiles. Two columns
     # also in a 1x2 cluster that multicasts their shared weight tile (the plan's form below MID_N), and under one
     # 128-row weight tile that a 1x2 cluster multicasts to both (cuBLAS's form there); one column under a 128-row
     # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N); two columns

@@ -241,11 +241,12 @@ def _sm90_tile(spec):
         raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup), or 192 "
                         "with the pingpong mainloop", "use 128")
     # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them), but
-    # CUTLASS's sm90 epilogue builder takes subtiles whose N is a multiple of 16 that divides the CTA's (its
-    # static_assert "Unsupported tile shape": CTA N = 24, 40, 56 failed to compile in session 9, 72 in session 22)
+    # an odd multiple of 8 fails twice a minute into nvcc: CUTLASS's epilogue builder static_asserts subtile N % 16
+    # ("Unsupported tile shape"), and past it, CuTe's layout algebra for the mainloop's TMA of the CTA N operand
+    # ("Stride / Shape Divisibility Condition", 64 or 128 bytes of K; bench/narrow_token_tiles.py: 40, 72)
     if n % 16 or n > WGMMA_N_MAX:
         raise _tile_err("cta", cfg.cta, "CTA N must be a multiple of 16 up to 256 (wgmma's largest N; CUTLASS's "
-                        "epilogue stores subtiles of N in steps of 16)", "use 128 or 256")
+                        "epilogue and CuTe's TMA layouts of the mainloop take N in steps of 16)", "use 128 or 256")
     if DTYPES[spec.a.dtype].bits == 32 and n not in WGMMA_BASE_N:
         # tf32 on CuTe's extended wgmma shapes: CUTLASS 4.2's 32-bit shared-memory layouts fail a static_assert
         # ("Shape / Stride Divisibility Condition") a minute into the compile, for CTA N 48, 80, 112, 144 and 208

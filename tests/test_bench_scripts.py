@@ -71,3 +71,21 @@ def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
     assert rows[1][1]["lts__t_requests_srcunit_tex_op_read.sum"] == (15190000.0, "request")
     text = ncu_table.table(rows, ["tex"])
     assert "| 2048x8192x8192 256x128x64 c1x2 coop | 15.19 M |" in text and "duration" not in text
+
+
+def test_narrow_token_tiles_calls_the_epilogue_builders_implementation(monkeypatch):
+    # the script's finding (validate.py's N % 16 rule) rests on this substitution matching the template's builder line
+    monkeypatch.syspath_prepend(str(BENCH))
+    narrow = importlib.import_module("narrow_token_tiles")
+    from cutlassgen import emit
+
+    source = emit.render(narrow.bias_gelu(narrow.tile_named("swap 192x80x64 c1x2 pingpong epi64x80")), 90)
+    patched = narrow.builder_impl(source)
+    builder = "epilogue::collective::CollectiveBuilder<"
+    assert builder in source and builder not in patched
+    assert ("detail::Sm90TmaBuilderImpl<TileShape, EpilogueTile,\n    ElementAccumulator, float, ElementC, LayoutC, "
+            "AlignmentC, ElementD, LayoutD, AlignmentD, FusionCallbacks, EpiDispatch>::CollectiveOp;") in patched
+    log = ('x.hpp(1077): error: static assertion failed with "Stride Divisibility Condition"\n'
+           '  instantiation of class "cutlass::gemm::collective::CollectiveMma<A, B>::Params [with X=1]" at line 3\n')
+    assert narrow.summarize(log) == ("fails: Stride Divisibility Condition (in cutlass::gemm::collective::"
+                                     "CollectiveMma)")
