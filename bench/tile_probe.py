@@ -11,7 +11,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
-     fitmidcheck fit176fp8 tall42
+     fitmidcheck fit176fp8 tall42 band176
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -647,6 +647,11 @@ TALL42_TILES = named("swap 192x80x64 c4x2 pingpong epi64x80", "swap 192x80x64 c1
 TALL42_SHAPES = [(136, 9216, 4096), (144, 10240, 4096), (136, 11008, 4096), (168, 9728, 8192), (200, 10240, 4096)]
 # Run 79 (cold / warm): 4x2 no faster than 1x2 (136x9216 192x80 328 / 323 vs 338 / 327; 144x10240 377 / 375 vs
 # 386 / 379; 200x10240 192x112 479 / 472 vs the plan's 1x2 482 / 470); cuBLAS's lead there is not its cluster.
+# Session 28: bf16 at 161-176 rows from N = 9857 to 10560 keeps the 192-row weight tiles (2 x ceil(N / 192), 108 CTAs
+# at 10240) untimed beside the 192-row token tile (ceil(N / 80), 128 CTAs), which bucket 192 takes at 177-192 rows:
+# run 77 had it behind at 168x10240 (12% of its rows padding), not at 172-176.
+BAND176_TILES = named("192x80x64 pingpong")
+BAND176_SHAPES = [(164, 10000, 4096), (172, 10240, 4096), (176, 9984, 4096), (176, 10560, 4096), (176, 10240, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1078,6 +1083,7 @@ CASES = {
                     fp8_beside_plan(fp8_scaled_fast, FITMIDCHECK_FP8_TILES, FITMIDCHECK_FP8_SHAPES)],
     "fit176fp8": [fp8_beside_plan(fp8_scaled_fast, FIT176_FP8_TILES, FIT176_FP8_SHAPES)],
     "tall42": [beside_plan(TALL42_TILES, TALL42_SHAPES)],
+    "band176": [beside_plan(BAND176_TILES, BAND176_SHAPES)],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
