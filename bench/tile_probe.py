@@ -11,7 +11,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
-     fitmidcheck fit176fp8 tall42 band176
+     fitmidcheck fit176fp8 tall42 band176 band240
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -652,6 +652,12 @@ TALL42_SHAPES = [(136, 9216, 4096), (144, 10240, 4096), (136, 11008, 4096), (168
 # run 77 had it behind at 168x10240 (12% of its rows padding), not at 172-176.
 BAND176_TILES = named("192x80x64 pingpong")
 BAND176_SHAPES = [(164, 10000, 4096), (172, 10240, 4096), (176, 9984, 4096), (176, 10560, 4096), (176, 10240, 8192)]
+# Run 80 (cold): 192x80 behind the plan at all five (172x10240 417 vs 434, 176x10560 427 vs 451), but the plan at
+# 0.89-0.90x cuBLASLt fused at 172-176 rows (1.11x at 164x10000). Three 64-row token tiles 240 or 256 wide make
+# 3 x ceil(N / 240) = 129 CTAs at 10240 and 3 x ceil(N / 256) = 129 at 11008, where 224 passes a wave from 9857.
+BAND240_TILES = named("64x240x64 pingpong", "64x256x64 pingpong", "192x80x64 pingpong")
+BAND240_SHAPES = [(168, 10240, 4096), (172, 10240, 4096), (176, 9984, 4096), (176, 10560, 4096), (176, 10240, 8192),
+                  (184, 10240, 4096), (176, 11008, 4096), (192, 11264, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1084,6 +1090,7 @@ CASES = {
     "fit176fp8": [fp8_beside_plan(fp8_scaled_fast, FIT176_FP8_TILES, FIT176_FP8_SHAPES)],
     "tall42": [beside_plan(TALL42_TILES, TALL42_SHAPES)],
     "band176": [beside_plan(BAND176_TILES, BAND176_SHAPES)],
+    "band240": [beside_plan(BAND240_TILES, BAND240_SHAPES)],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
