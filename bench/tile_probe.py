@@ -658,6 +658,10 @@ BAND176_SHAPES = [(164, 10000, 4096), (172, 10240, 4096), (176, 9984, 4096), (17
 BAND240_TILES = named("64x240x64 pingpong", "64x256x64 pingpong", "192x80x64 pingpong")
 BAND240_SHAPES = [(168, 10240, 4096), (172, 10240, 4096), (176, 9984, 4096), (176, 10560, 4096), (176, 10240, 8192),
                   (184, 10240, 4096), (176, 11008, 4096), (192, 11264, 4096)]
+# Run 81 (cold / warm): 64x256 1.01-1.04x the plan cold at 168-176 rows (172x10240 442 vs 430, 176x11008 476 vs 464)
+# but 0.98-1.00x warm (176x9984 420 vs 428), behind the 192-row token tile at 184x10240; 64x240 below 64x256
+# everywhere, and both far behind past a wave (176x11008 at 240 wide: 315). Not taken. The gap at 172-176 rows
+# (the plan 0.89-0.93x cuBLASLt fused) is cuBLAS's 88-wide token columns (bench/narrow_token_tiles.py).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
