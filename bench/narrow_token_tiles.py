@@ -4,7 +4,8 @@ and once with the epilogue built by CUTLASS's builder implementation directly (t
 explicit subtile N % 16 skipped). Compile only (nvcc -cubin of the device part), no GPU; prints each variant's
 CUTLASS / CuTe static_assert messages and the class whose instantiation raised them.
 
-Run: python bench/narrow_token_tiles.py [TILE ...] [--jobs N]   (TILE as tile_probe.py names them)
+Run: python bench/narrow_token_tiles.py [KIND:TILE ...] [--jobs N]
+     (KIND bf16 (bias+gelu) or fp8 (scaled, fast accumulation); TILE as tile_probe.py names it)
 """
 import argparse
 import concurrent.futures
@@ -19,14 +20,18 @@ from cutlassgen import emit, validate
 from cutlassgen.jit import flags, toolchain
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from tile_probe import bias_gelu, tile_named  # noqa: E402
+from tile_probe import bias_gelu, fp8_scaled_fast, tile_named  # noqa: E402
 
-DEFAULT_TILES = ("swap 192x72x64 c1x2 pingpong epi64x72",  # cuBLAS's form at 136-144 rows
-                 "swap 192x72x32 c1x2 pingpong epi64x72",  # 64 bytes of K: the builder's 64-byte swizzle instead
-                 "swap 192x88x64 c1x2 pingpong epi64x88",  # cuBLAS's at 168x9728x8192
-                 "swap 64x40x128 pingpong epi64x40",  # cuBLAS's decode tile at M = 40, its token tiles at 72x4096^2
-                 "swap 64x56x128 pingpong epi64x56",  # and at 104x4096^2
-                 "swap 192x80x64 c1x2 pingpong epi64x80")  # control: a shipped width through the same substitution
+SPECS = {"bf16": bias_gelu, "fp8": fp8_scaled_fast}
+DEFAULT_TILES = ("bf16:swap 192x72x64 c1x2 pingpong epi64x72",  # cuBLAS's form at 136-144 rows
+                 "bf16:swap 192x72x32 c1x2 pingpong epi64x72",  # 64 bytes of K: the builder's 64-byte swizzle instead
+                 "bf16:swap 192x88x64 c1x2 pingpong epi64x88",  # cuBLAS's at 168x9728x8192
+                 "bf16:swap 64x40x128 pingpong epi64x40",  # cuBLAS's decode tile at M = 40, its token tiles at 72x4096^2
+                 "bf16:swap 64x56x128 pingpong epi64x56",  # and at 104x4096^2
+                 "bf16:swap 192x80x64 c1x2 pingpong epi64x80",  # control: a shipped width through the same substitution
+                 # 8-bit operands: a 128-byte row of K is one element per byte, which moves CuTe's swizzle period
+                 "fp8:swap 192x72x128 c1x2 pingpong epi64x72",
+                 "fp8:swap 64x40x128 pingpong epi64x40")
 
 BUILDER = re.compile(r"using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\s*"
                      r"cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile,"
@@ -34,7 +39,10 @@ BUILDER = re.compile(r"using CollectiveEpilogue = typename cutlass::epilogue::co
 
 
 def builder_impl(source: str) -> str:
-    """The source with the epilogue from detail::Sm90TmaBuilderImpl, given the types the builder would pass it."""
+    """The source with the epilogue from detail::Sm90TmaBuilderImpl, given the types the builder would pass it (as
+    cutlassgen renders it itself where validation takes a subtile N that is not a multiple of 16)."""
+    if "detail::Sm90TmaBuilderImpl<" in source:
+        return source
     new, n = BUILDER.subn(lambda m: "using CollectiveEpilogue = typename cutlass::epilogue::collective::detail::"
                           f"Sm90TmaBuilderImpl<TileShape, EpilogueTile,{m['args']} FusionCallbacks, "
                           "EpiDispatch>::CollectiveOp;", source)
@@ -61,9 +69,10 @@ def summarize(log: str) -> str:
     return f"fails: {'; '.join(asserts) or log[-400:]} (in {', '.join(where) or 'see log'})"
 
 
-def one(tile: str, impl: bool) -> str:
+def one(kind_tile: str, impl: bool) -> str:
+    kind, tile = kind_tile.split(":", 1)
     with mock.patch.object(validate, "_sm90_tile", lambda spec: None):  # the N % 16 rule is what is under test
-        source = emit.render(bias_gelu(tile_named(tile)), 90)
+        source = emit.render(SPECS[kind](tile_named(tile)), 90)
     with tempfile.TemporaryDirectory() as tmp:
         return compile_device_part(builder_impl(source) if impl else source, pathlib.Path(tmp))
 
@@ -76,7 +85,7 @@ def main() -> None:
     runs = [(t, impl) for t in args.tiles for impl in (False, True)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for (tile, impl), result in zip(runs, pool.map(lambda r: one(*r), runs)):
-            print(f"{tile:42s} {'builder impl' if impl else 'as rendered':12s} {result}", flush=True)
+            print(f"{tile:47s} {'builder impl' if impl else 'as rendered':12s} {result}", flush=True)
 
 
 if __name__ == "__main__":

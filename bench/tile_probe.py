@@ -11,7 +11,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
-     fitmidcheck fit176fp8 tall42 band176 band240
+     fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -662,6 +662,16 @@ BAND240_SHAPES = [(168, 10240, 4096), (172, 10240, 4096), (176, 9984, 4096), (17
 # but 0.98-1.00x warm (176x9984 420 vs 428), behind the 192-row token tile at 184x10240; 64x240 below 64x256
 # everywhere, and both far behind past a wave (176x11008 at 240 wide: 315). Not taken. The gap at 172-176 rows
 # (the plan 0.89-0.93x cuBLASLt fused) is cuBLAS's 88-wide token columns (bench/narrow_token_tiles.py).
+# Session 28: fp8 operands compile token tiles in steps of 8 (validate.n_step_of; bench/narrow_token_tiles.py), as
+# cuBLAS fits them: 2 x 72 at 129-144 rows (ours 2 x 80 under the same 192-row weight tiles), 2 x 88 at 161-176 where
+# the plan runs 2 x 96 from N = 9857, 64x40 at M = 33-40 (ours 64x48 or 64x32 columns). Full-width and CUTLASS's own
+# 8-wide epilogue subtiles.
+FP8NARROW_TILES = named("swap 192x72x128 c1x2 pingpong epi64x72", "swap 192x72x128 c1x2 pingpong", **FAST)
+FP8NARROW_SHAPES = [(136, 9216, 4096), (144, 9216, 4096), (144, 10240, 4096), (136, 11008, 4096), (140, 12288, 4096)]
+FP8NARROW88_TILES = named("swap 192x88x128 c1x2 pingpong epi64x88", **FAST)
+FP8NARROW88_SHAPES = [(176, 10240, 4096), (172, 10560, 4096), (168, 11008, 4096)]
+FP8NARROW40_TILES = named("swap 64x40x128 c4x1 pingpong epi64x40", "swap 64x40x128 c2x1 pingpong epi64x40", **FAST)
+FP8NARROW40_SHAPES = [(40, 6144, 4096), (40, 8192, 8192), (40, 14336, 4096), (40, 4096, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1095,6 +1105,9 @@ CASES = {
     "tall42": [beside_plan(TALL42_TILES, TALL42_SHAPES)],
     "band176": [beside_plan(BAND176_TILES, BAND176_SHAPES)],
     "band240": [beside_plan(BAND240_TILES, BAND240_SHAPES)],
+    "fp8narrow": [fp8_beside_plan(fp8_scaled_fast, FP8NARROW_TILES, FP8NARROW_SHAPES),
+                  fp8_beside_plan(fp8_scaled_fast, FP8NARROW88_TILES, FP8NARROW88_SHAPES),
+                  fp8_beside_plan(fp8_scaled_fast, FP8NARROW40_TILES, FP8NARROW40_SHAPES)],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,

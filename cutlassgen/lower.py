@@ -225,6 +225,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
+                   epilogue_builder_impl=cfg.epilogue_tile[1] % 16 != 0,
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")

@@ -227,6 +227,24 @@ def _sm80_tile(spec):
                         "per slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
 
 
+def n_step_of(spec, swap_ab: bool) -> int:
+    """The step of CTA N (and of the epilogue subtile's N) that CUTLASS 4.2 compiles on sm90: 16, or 8 for fp8.
+
+    A 16-bit operand tile of 72 or 88 rows fails CuTe's "Stride / Shape Divisibility Condition" in the mainloop's
+    TMA set-up (its swizzle algebra works in rows of 16 there), whatever the epilogue; fp8 operands compile at 40, 72
+    and 88. Their epilogue then stores 8-wide subtile steps, which 8-bit tensors (D, C, aux) laid out along N cannot
+    take (CuTe's K-major 8-bit layouts come in 16 elements); along M, as swap_ab makes row-major D, they can
+    (bench/narrow_token_tiles.py and its log for the compiles this rests on)."""
+    if spec.a.dtype not in FP8 or spec.b.dtype not in FP8:
+        return 16
+    kernel_d_m_major = (spec.d.layout == "row") == swap_ab  # swap_ab computes D^T: a row-major D is M-major there
+    tensors = [spec.d.dtype, *([spec.c.dtype] if spec.c is not None else []),
+               *(dtype for _, kind, dtype in epi.extra_outputs_of(spec.epilogue) if kind == "tensor")]
+    if not kernel_d_m_major and any(DTYPES[t].bits < 16 for t in tensors):
+        return 16
+    return 8
+
+
 def _sm90_tile(spec):
     from .tiles import resolve_sm90
 
@@ -241,12 +259,12 @@ def _sm90_tile(spec):
         raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup), or 192 "
                         "with the pingpong mainloop", "use 128")
     # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them), but
-    # an odd multiple of 8 fails twice a minute into nvcc: CUTLASS's epilogue builder static_asserts subtile N % 16
-    # ("Unsupported tile shape"), and past it, CuTe's layout algebra for the mainloop's TMA of the CTA N operand
-    # ("Stride / Shape Divisibility Condition", 64 or 128 bytes of K; bench/narrow_token_tiles.py: 40, 72)
-    if n % 16 or n > WGMMA_N_MAX:
-        raise _tile_err("cta", cfg.cta, "CTA N must be a multiple of 16 up to 256 (wgmma's largest N; CUTLASS's "
-                        "epilogue and CuTe's TMA layouts of the mainloop take N in steps of 16)", "use 128 or 256")
+    # CUTLASS 4.2 compiles an odd multiple of 8 only for fp8 operands (n_step_of, bench/narrow_token_tiles.py)
+    step = n_step_of(spec, getattr(cfg, "swap_ab", False))
+    if n % step or n > WGMMA_N_MAX:
+        why = ("CuTe's TMA layouts of the mainloop take 16-bit and 32-bit operands in steps of 16, and 8-bit outputs "
+               "stored along N need the same" if step == 16 else "wgmma takes N in steps of 8")
+        raise _tile_err("cta", cfg.cta, f"CTA N must be a multiple of {step} up to 256 ({why})", "use 128 or 256")
     if DTYPES[spec.a.dtype].bits == 32 and n not in WGMMA_BASE_N:
         # tf32 on CuTe's extended wgmma shapes: CUTLASS 4.2's 32-bit shared-memory layouts fail a static_assert
         # ("Shape / Stride Divisibility Condition") a minute into the compile, for CTA N 48, 80, 112, 144 and 208
@@ -276,8 +294,8 @@ def _sm90_tile(spec):
     if em != rows:  # rows divides every CTA M the checks above let through
         raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"the {cfg.mainloop} epilogue stores {rows} rows per step",
                         f"use ({rows}, {en})")
-    if en % 16 or n % en:
-        raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"N must be a multiple of 16 that divides CTA N ({n})",
+    if en % step or n % en:
+        raise _tile_err("epilogue_tile", cfg.epilogue_tile, f"N must be a multiple of {step} that divides CTA N ({n})",
                         "use 32 or 64, or 'auto'")
     cl = cfg.cluster
     if cl[2] != 1:

@@ -156,6 +156,24 @@ def test_wgmma_extended_shapes_only_where_the_cta_n_needs_them():
     assert "using EpilogueTile = Shape<_64, _80>;" in cg.render(tile((64, 80, 128), (64, 80)))
 
 
+def test_subtiles_in_steps_of_8_bypass_the_epilogue_builders_n_check():
+    """CUTLASS's epilogue builder static_asserts an explicit subtile N % 16; the implementation it forwards to stores
+    8-wide steps, so fp8 tiles whose CTA N is an odd multiple of 8 call that directly, and only they."""
+    def tile(n, epi="auto"):
+        return spec().replace(tile={"cta": [192, n, 128], "cluster": [1, 2, 1], "mainloop": "pingpong",
+                                    "swap_ab": True, "fp8_fast_accum": True,
+                                    "epilogue_tile": epi if epi == "auto" else list(epi)})
+
+    narrow = cg.render(tile(72))
+    assert "using EpilogueTile = Shape<_64, _8>;" in narrow  # CUTLASS's own pick: gcd(32, 72)
+    assert "detail::Sm90TmaBuilderImpl<" in narrow and "epilogue::collective::CollectiveBuilder<" not in narrow
+    assert "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" in narrow
+    assert "using EpilogueTile = Shape<_64, _72>;" in cg.render(tile(72, (64, 72)))
+    for n, epi in ((80, "auto"), (80, (64, 80)), (96, "auto")):
+        src = cg.render(tile(n, epi))
+        assert "detail::Sm90TmaBuilderImpl<" not in src and "epilogue::collective::CollectiveBuilder<" in src, n
+
+
 def test_auto_swizzle_pads_no_tile(tmp_path):
     """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
     divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""

@@ -15,6 +15,10 @@ def sm90(**kw):
     return GemmSpec(**base)
 
 
+def fp8(**kw):
+    return sm90(**{"a": Operand("e4m3"), "b": Operand("e4m3", "column"), **kw})
+
+
 def sm80(**kw):
     base = dict(arch=80, a=Operand("fp16"), b=Operand("fp16", "column"), d=Operand("fp16"))
     base.update(kw)
@@ -94,9 +98,25 @@ RULES = [
      lambda: sm90(tile=Sm90Tile(cta=(320, 64, 64), mainloop="pingpong")), ["CTA M must be 64, 128 or 256", "192"]),
     ("wgmma N", lambda: sm90(tile=Sm90Tile(cta=(128, 192, 64))), lambda: sm90(tile=Sm90Tile(cta=(128, 264, 64))),
      ["CTA N"]),
-    # wgmma would take N = 40; CUTLASS's epilogue builder does not (static_assert, compiled in session 9)
+    # wgmma would take N = 40; CUTLASS 4.2 compiles it for fp8 operands only (bench/narrow_token_tiles.py's log)
     ("CTA N in steps of 16", lambda: sm90(tile=Sm90Tile(cta=(64, 48, 64), mainloop="pingpong")),
-     lambda: sm90(tile=Sm90Tile(cta=(64, 40, 64), mainloop="pingpong")), ["CTA N", "steps of 16"]),
+     lambda: sm90(tile=Sm90Tile(cta=(64, 40, 64), mainloop="pingpong")), ["CTA N", "multiple of 16", "16-bit"]),
+    ("fp8 CTA N in steps of 8", lambda: fp8(tile=Sm90Tile(cta=(192, 72, 128), mainloop="pingpong", swap_ab=True,
+                                                         fp8_fast_accum=True)),
+     lambda: fp8(tile=Sm90Tile(cta=(192, 76, 128), mainloop="pingpong", swap_ab=True, fp8_fast_accum=True)),
+     ["CTA N", "multiple of 8"]),
+    # unswapped, a row-major D is stored along N: an 8-bit one in 8-wide steps failed to compile (CuTe's K-major
+    # 8-bit layouts); swapped it is stored along M and compiled
+    ("8-bit outputs along N keep steps of 16",
+     lambda: fp8(d=Operand("e4m3"), tile=Sm90Tile(cta=(192, 72, 128), mainloop="pingpong", swap_ab=True,
+                                                  fp8_fast_accum=True), epilogue=[Quantize("e4m3", "per_tensor", "s")]),
+     lambda: fp8(d=Operand("e4m3"), tile=Sm90Tile(cta=(128, 72, 128), cluster=(1, 1, 1), fp8_fast_accum=True),
+                 epilogue=[Quantize("e4m3", "per_tensor", "s")]), ["CTA N", "multiple of 16", "8-bit outputs"]),
+    ("epilogue subtile N in the CTA N's step",
+     lambda: fp8(tile=Sm90Tile(cta=(192, 72, 128), mainloop="pingpong", swap_ab=True, fp8_fast_accum=True,
+                               epilogue_tile=(64, 24))),
+     lambda: fp8(tile=Sm90Tile(cta=(192, 72, 128), mainloop="pingpong", swap_ab=True, fp8_fast_accum=True,
+                               epilogue_tile=(64, 36))), ["epilogue_tile", "multiple of 8"]),
     ("tf32 takes wgmma's base N only", lambda: sm90(a=Operand("fp32"), b=Operand("fp32", "column"), d=Operand("fp32"),
                                                    tile=Sm90Tile(cta=(128, 96, 32))),
      lambda: sm90(a=Operand("fp32"), b=Operand("fp32", "column"), d=Operand("fp32"), tile=Sm90Tile(cta=(128, 112, 32))),
