@@ -75,9 +75,13 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
 
 
 def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
-    """The epilogue subtile CUTLASS's builder would pick; rendered explicitly so aux stores can share it."""
+    """The epilogue subtile CUTLASS's builder would pick; rendered explicitly so aux stores can share it. Where CTA N
+    is an odd multiple of 8 (fp8 only, validate.n_step_of) the whole width: the builder's rule would store it in
+    8-wide steps, which ran 0.78-0.80x the full width (192x72, tile_probe.py fp8narrow, run 82)."""
     from math import gcd
 
+    if cta[1] % 16:
+        return (128 if mainloop == "cooperative" else 64, cta[1])
     if mainloop == "cooperative":
         return (min(128, cta[0]), gcd(min(32, cta[1]), cta[1]))
     n_perf = 64 if d_bits == 8 and cta[1] % 64 == 0 else 32
@@ -356,11 +360,17 @@ def _n_classes(k_bytes: int) -> dict:
         return {"cta": (128, tokens, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (4, 1, 1),
                 "epilogue_tile": epilogue_tile}
 
-    def tall(tokens: int, epilogue_tile=AUTO) -> dict:
+    def tall(tokens: int, epilogue_tile=AUTO, fp8_tokens: int | None = None) -> tuple:
         # cuBLAS's form at N = 12288 (nvjet 192x72 / 192x104 _1x2): two swapped token columns under a 192-row weight
         # tile that a 1x2 cluster multicasts to both. Pingpong, where one warpgroup holds a tile (three 64-row
-        # wgmmas); CUTLASS's cooperative kernel cannot split 192 rows over two.
-        return {"cta": (192, tokens, k_main), **_SWAP, "cluster": (1, 2, 1), "epilogue_tile": epilogue_tile}
+        # wgmmas); CUTLASS's cooperative kernel cannot split 192 rows over two. fp8_tokens: the columns in steps of 8,
+        # as cuBLAS fits them, which only fp8 operands compile (validate.n_step_of; others take tokens): 2 x 72 at
+        # 129-144 rows, 2 x 88 at 161-176, 1.05-1.09x the 80 / 96 columns with fast accumulation (tile_probe.py
+        # fp8narrow, run 82), with full-width subtiles
+        tile = {"cta": (192, tokens, k_main), **_SWAP, "cluster": (1, 2, 1), "epilogue_tile": epilogue_tile}
+        if fp8_tokens is None:
+            return (tile,)
+        return {**tile, "cta": (192, fp8_tokens, k_main), "epilogue_tile": (64, fp8_tokens)}, tile
 
     # The band's tiles (TALL_N to ONE_COLUMN_N: 192-row and N / 64-wide) were timed with 16- and 8-bit operands; tf32
     # keeps the tiles it had (of their widths only 64, 96, 128 and 192 are wgmma base N for it, validate.py)
@@ -388,7 +398,7 @@ def _n_classes(k_bytes: int) -> dict:
     # (three 64-row wgmmas) under 80-wide weight tiles: ceil(N / 80) CTAs, up to 132
     one_token_tile = {"cta": (192, 80, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
 
-    def tall_in_band(tall_tile: dict, before: tuple = (), tall_from: int = TALL_N,
+    def tall_in_band(tall_tiles: tuple, before: tuple = (), tall_from: int = TALL_N,
                      fallback: dict | None = None) -> tuple:
         # The classes before (unswapped tiles that fill the SMs where the 192-row ones leave them idle: two columns of
         # ceil(N / 192), 96 CTAs at N = 9216, 108 at 10240), then the 192-row tile from tall_from. Measured against it:
@@ -400,17 +410,17 @@ def _n_classes(k_bytes: int) -> dict:
         # the classes before.
         if not band:
             return ()
-        return *before, (tall_from, tall_tile if fallback is None else (tall_tile, fallback))
+        return *before, (tall_from, tall_tiles if fallback is None else (*tall_tiles, fallback))
 
     def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO,
-                             **band_classes) -> tuple:
+                             fp8_tokens: int | None = None, **band_classes) -> tuple:
         # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes (or fallback) stand
         # in, and from WIDE_N the one column, as before the tall tiles
         one = one_column(one_tokens, one_epilogue_tile)
         if not band:
             return ((WIDE_N, one),)
-        tall_tile = tall(tokens, epilogue_tile)
-        return (*tall_in_band(tall_tile, **band_classes), (WIDE_N, (tall_tile, one)), (ONE_COLUMN_N, one))
+        tall_tiles = tall(tokens, epilogue_tile, fp8_tokens)
+        return (*tall_in_band(tall_tiles, **band_classes), (WIDE_N, (*tall_tiles, one)), (ONE_COLUMN_N, one))
 
     def fitted_then_one_column(one_tokens: int, one_epilogue_tile=AUTO) -> tuple:
         # 225-256 rows: the fitted form over the whole band (timed with bf16, tile_probe.py fitn, run 73; fp8 with
@@ -444,11 +454,12 @@ def _n_classes(k_bytes: int) -> dict:
                   (WIDE_N, one_column(112, (128, 112)))),
             128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
-            144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80))),
+            144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80), fp8_tokens=72)),
             160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
-            176: (two_columns_192, *tall_then_one_column(96, 176, **three_then_tall, fallback=two_columns_192[1])),
+            176: (two_columns_192, *tall_then_one_column(96, 176, fp8_tokens=88, **three_then_tall,
+                                                         fallback=two_columns_192[1])),
             192: (two_columns_192, *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),

@@ -189,16 +189,10 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
 def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
     """fp8 e4m3 with per-row x per-column scales and a bias (the vLLM epilogue) over the sm90 token tiles of M
     65-256, which take 128 bytes of K for fp8, at ragged N, written into a poisoned out."""
-    import torch
-
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
-    from cutlassgen.tiles import shape_tile
 
-    spec = cg.GemmSpec(arch=90, name="fp8_per_shape_dispatch", a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"),
-                       d=cg.Operand("bf16"), epilogue=[cg.Multiply("per_row", "scale_a", "fp32"),
-                                                       cg.Multiply("per_col", "scale_b", "fp32"),
-                                                       cg.Add("per_col", "bias", "bf16")])
+    spec = _fp8_scaled_spec("fp8_per_shape_dispatch")
     shapes = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
               + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
                  (216, 8704, 512)])
@@ -212,7 +206,26 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
         (64, 80, 128), (64, 48, 128), (64, 112, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
         (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 64, 128), (128, 144, 128)]
-    g = torch.Generator(device="cuda").manual_seed(5)
+    _check_fp8_scaled_dispatch(k, spec, shapes, seed=5)
+
+
+def _fp8_scaled_spec(name: str, **tile):
+    import cutlassgen as cg
+
+    return cg.GemmSpec(arch=90, name=name, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
+                       tile=cg.Sm90Tile(**tile), epilogue=[cg.Multiply("per_row", "scale_a", "fp32"),
+                                                           cg.Multiply("per_col", "scale_b", "fp32"),
+                                                           cg.Add("per_col", "bias", "bf16")])
+
+
+def _check_fp8_scaled_dispatch(k, spec, shapes, seed: int):
+    """Each shape through the dispatching kernel k into a poisoned out, against the reference."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.tiles import shape_tile
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
     for M, N, K in shapes:
         assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
         a = torch.randn(M, K, generator=g, device="cuda").to(torch.float8_e4m3fn)
@@ -224,6 +237,22 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
         k(a, b, scale_a=scale_a, scale_b=scale_b, bias=bias, out=out)
         want = cg.reference(spec, a, b, scale_a=scale_a, scale_b=scale_b, bias=bias)
         assert _rel(out, want) < REL_ERR["bf16"], (M, N)
+
+
+def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir):
+    """fp8 with fast accumulation takes token columns in steps of 8 under 192-row weight tiles (2 x 72 at 129-144
+    rows, 2 x 88 at 161-176; validate.n_step_of), whose epilogue CUTLASS's builder implementation builds: at ragged
+    N, the second column partly past M, into a poisoned out."""
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+
+    spec = _fp8_scaled_spec("fp8_fast_narrow_token_tiles", fp8_fast_accum=True)
+    shapes = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    assert [(k.choose(M, N).spec.tile.cta, k.choose(M, N).spec.tile.epilogue_tile) for M, N, _ in shapes] == [
+        ((192, 72, 128), (64, 72)), ((192, 72, 128), (64, 72)), ((192, 88, 128), (64, 88)), ((192, 88, 128), (64, 88))]
+    _check_fp8_scaled_dispatch(k, spec, shapes, seed=6)
 
 
 @pytest.mark.parametrize("operands", ["int8", "tf32"])

@@ -165,10 +165,10 @@ def test_subtiles_in_steps_of_8_bypass_the_epilogue_builders_n_check():
                                     "epilogue_tile": epi if epi == "auto" else list(epi)})
 
     narrow = cg.render(tile(72))
-    assert "using EpilogueTile = Shape<_64, _8>;" in narrow  # CUTLASS's own pick: gcd(32, 72)
+    assert "using EpilogueTile = Shape<_64, _72>;" in narrow  # auto: the full width, not CUTLASS's gcd(32, 72) = 8
     assert "detail::Sm90TmaBuilderImpl<" in narrow and "epilogue::collective::CollectiveBuilder<" not in narrow
     assert "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" in narrow
-    assert "using EpilogueTile = Shape<_64, _72>;" in cg.render(tile(72, (64, 72)))
+    assert "using EpilogueTile = Shape<_64, _8>;" in cg.render(tile(72, (64, 8)))
     for n, epi in ((80, "auto"), (80, (64, 80)), (96, "auto")):
         src = cg.render(tile(n, epi))
         assert "detail::Sm90TmaBuilderImpl<" not in src and "epilogue::collective::CollectiveBuilder<" in src, n
