@@ -672,6 +672,11 @@ FP8NARROW88_TILES = named("swap 192x88x128 c1x2 pingpong epi64x88", **FAST)
 FP8NARROW88_SHAPES = [(176, 10240, 4096), (172, 10560, 4096), (168, 11008, 4096)]
 FP8NARROW40_TILES = named("swap 64x40x128 c4x1 pingpong epi64x40", "swap 64x40x128 c2x1 pingpong epi64x40", **FAST)
 FP8NARROW40_SHAPES = [(40, 6144, 4096), (40, 8192, 8192), (40, 14336, 4096), (40, 4096, 4096)]
+# Run 82 (cold / warm; every kernel matched the reference): 2 x 72 with 64x72 subtiles 1.05-1.08x the plan's 2 x 80
+# at 136-144 rows (136x9216 612 / 632 vs 568 / 589; CUTLASS's 64x8 subtiles 475 / 489), 2 x 88 1.07-1.09x the
+# plan's 2 x 96 at 168-176 rows (176x10240 787 / 773 vs 725 / 715): the plan takes both (4acb18d). 64x40 at M = 40:
+# c4x1 1.03 / 1.07x at N = 6144 and 1.10 / 1.12x at 4096, c2x1 1.02x at 8192x8192, level at 14336; not taken (a
+# bucket of its own at 33-40 rows, untimed beside bf16's 64x48 there).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

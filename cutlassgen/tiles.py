@@ -77,7 +77,7 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
 def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
     """The epilogue subtile CUTLASS's builder would pick; rendered explicitly so aux stores can share it. Where CTA N
     is an odd multiple of 8 (fp8 only, validate.n_step_of) the whole width: the builder's rule would store it in
-    8-wide steps, which ran 0.78-0.80x the full width (192x72, tile_probe.py fp8narrow, run 82)."""
+    8-wide steps, which ran 0.77-0.80x the full width (192x72, tile_probe.py fp8narrow, run 82)."""
     from math import gcd
 
     if cta[1] % 16:

@@ -24,6 +24,12 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
                                  tile=Sm90Tile(cta=(128, 80, 64), cluster=(1, 1, 1), swap_ab=True,
                                                epilogue_tile=(128, 80)))
+# fp8 operands with a CTA N that is an odd multiple of 8 (validate.n_step_of): the epilogue from CUTLASS's builder
+# implementation, with a full-width 64x72 subtile (tiles.sm90_epilogue_tile), the 8-bit D stored along M. One 64-row
+# weight tile: the plan's 192-row one (2 x 72 tokens at 129-144 rows) spills 4 bytes under this whole chain.
+SM90_FP8_NARROW = SM90_ALL.replace(name="ci_sm90_fp8_narrow_token_tile", a=Operand("e4m3"), b=Operand("e4m3", "column"),
+                                   tile=Sm90Tile(cta=(64, 72, 128), cluster=(1, 1, 1), mainloop="pingpong",
+                                                 swap_ab=True, fp8_fast_accum=True))
 # sm80: every node too, quantizing to int8 (fp8 outputs need sm89; the GPU suite runs an e5m2 one).
 SM80_ALL = GemmSpec(arch=80, name="ci_sm80_all_nodes", a=Operand("bf16"), b=Operand("bf16", "column"),
                     c=Operand("bf16"), d=Operand("int8"), tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32)),

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.compile
 
 
 def test_every_node_compiles_on_both_paths_without_performance_warnings(ci_kernels):
-    for name in ("sm80", "sm90", "sm90_swap"):
+    for name in ("sm80", "sm90", "sm90_swap", "sm90_fp8_narrow"):
         info = ci_kernels[name].build_info
         assert info["warnings"] == [], f"{name}: {info['warnings']}"
         assert "-DNDEBUG" in info["key_parts"]["flags"]
@@ -20,6 +20,12 @@ def test_every_node_compiles_on_both_paths_without_performance_warnings(ci_kerne
     assert fns == set(cg.epilogue.ACTIVATIONS)
     assert {n.fn for n in SM80_ALL.epilogue if n.op == "activation"} == fns
     assert {n.op for n in SM80_ALL.epilogue} == ops  # quantize included: 8-bit outputs on the sm80 path too
+
+
+def test_fp8_token_tile_in_steps_of_8_builds_through_the_epilogue_builders_implementation(ci_kernels):
+    k = ci_kernels["sm90_fp8_narrow"]
+    assert "detail::Sm90TmaBuilderImpl<" in k.source and "using EpilogueTile = Shape<_64, _72>;" in k.source
+    assert k.build_info["resources"]["spill_store_bytes"] == 0
 
 
 def test_sm90_kernel_targets_sm90a(ci_kernels):
