@@ -29,7 +29,7 @@ DEFAULT_TILES = ("bf16:swap 192x72x64 c1x2 pingpong epi64x72",  # cuBLAS's form 
                  "bf16:swap 64x40x128 pingpong epi64x40",  # cuBLAS's decode tile at M = 40, its token tiles at 72x4096^2
                  "bf16:swap 64x56x128 pingpong epi64x56",  # and at 104x4096^2
                  "bf16:swap 192x80x64 c1x2 pingpong epi64x80",  # control: a shipped width through the same substitution
-                 # 8-bit operands: a 128-byte row of K is one element per byte, which moves CuTe's swizzle period
+                 # fp8 operands: these compile once the epilogue comes from the builder's implementation
                  "fp8:swap 192x72x128 c1x2 pingpong epi64x72",
                  "fp8:swap 64x40x128 pingpong epi64x40")
 

@@ -230,11 +230,12 @@ def _sm80_tile(spec):
 def n_step_of(spec, swap_ab: bool) -> int:
     """The step of CTA N (and of the epilogue subtile's N) that CUTLASS 4.2 compiles on sm90: 16, or 8 for fp8.
 
-    A 16-bit operand tile of 72 or 88 rows fails CuTe's "Stride / Shape Divisibility Condition" in the mainloop's
-    TMA set-up (its swizzle algebra works in rows of 16 there), whatever the epilogue; fp8 operands compile at 40, 72
-    and 88. Their epilogue then stores 8-wide subtile steps, which 8-bit tensors (D, C, aux) laid out along N cannot
-    take (CuTe's K-major 8-bit layouts come in 16 elements); along M, as swap_ab makes row-major D, they can
-    (bench/narrow_token_tiles.py and its log for the compiles this rests on)."""
+    A 16-bit operand tile of 40, 56, 72 or 88 rows fails CuTe's "Stride / Shape Divisibility Condition" where the
+    mainloop slices its swizzled shared-memory layout for the TMA set-up (CollectiveMma::Params), whatever the
+    epilogue; fp8 operand tiles of 40, 72 and 88 rows compile. Their epilogue then stores subtile steps of 8, which
+    8-bit tensors (D, C, aux) laid out along N did not take (an e5m2 D of 128x72 failed in CuTe's K-major 8-bit
+    layouts); along M, as swap_ab makes a row-major D, they compiled (bench/narrow_token_tiles.py, its log, and
+    bench/NOTES.md session 28 for the compiles this rests on)."""
     if spec.a.dtype not in FP8 or spec.b.dtype not in FP8:
         return 16
     kernel_d_m_major = (spec.d.layout == "row") == swap_ab  # swap_ab computes D^T: a row-major D is M-major there
