@@ -1,11 +1,11 @@
-"""Why CTA N stays a multiple of 16 on sm90: compile token tiles 8 rows wider than a multiple of 16 (cuBLAS runs
-nvjet 192x72 and 192x88 at 136-168 rows, 64x40 at M = 40) with validation bypassed, once as cutlassgen renders them
-and once with the epilogue built by CUTLASS's builder implementation directly (the builder's static_assert on an
-explicit subtile N % 16 skipped). Compile only (nvcc -cubin of the device part), no GPU; prints each variant's
-CUTLASS / CuTe static_assert messages and the class whose instantiation raised them.
+"""Which sm90 CTA N off a multiple of 16 compile (validate.n_step_of): token tiles 8 rows past one (cuBLAS runs
+nvjet 192x72 and 192x88 at 136-168 rows, 64x40 at M = 40) with validation bypassed, once with the epilogue from
+CUTLASS's CollectiveBuilder and once from the implementation it forwards to (as cutlassgen renders such N, which
+skips the builder's static_assert on an explicit subtile N % 16). Compile only (nvcc -cubin of the device part), no
+GPU; prints each variant's CUTLASS / CuTe static_assert messages and the class whose instantiation raised them.
 
 Run: python bench/narrow_token_tiles.py [KIND:TILE ...] [--jobs N]
-     (KIND bf16 (bias+gelu) or fp8 (scaled, fast accumulation); TILE as tile_probe.py names it)
+     (KIND: a key of SPECS; TILE as tile_probe.py names it, fast accumulation added for fp8)
 """
 import argparse
 import concurrent.futures
@@ -16,39 +16,82 @@ import sys
 import tempfile
 from unittest import mock
 
-from cutlassgen import emit, validate
+from cutlassgen import (Activation, Add, GemmSpec, LinearCombination, Multiply, Operand, Quantize, StoreAux, emit,
+                        validate)
 from cutlassgen.jit import flags, toolchain
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from tile_probe import bias_gelu, fp8_scaled_fast, tile_named  # noqa: E402
+from tile_probe import FAST, bias_gelu, fp8_scaled_fast, tile_named  # noqa: E402
 
-SPECS = {"bf16": bias_gelu, "fp8": fp8_scaled_fast}
+
+
+def fp8_chain(tile):
+    """fp8 operands under 16-bit C, aux and D: a source, vectors, an aux store, an activation."""
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), c=Operand("bf16"), d=Operand("bf16"),
+                    tile=tile, epilogue=[LinearCombination(alpha=1.0, beta=0.5), Multiply("per_row", "sa", "fp32"),
+                                         Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"), Activation("gelu")])
+
+
+def fp8_mixed(tile):
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=[Multiply("per_row", "sa", "fp32"), Add("per_col", "bias", "bf16")])
+
+
+def fp8_to_8bit(tile):
+    """An 8-bit D: stored along N unswapped, along M swapped."""
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("e5m2"), tile=tile,
+                    epilogue=[Multiply("per_col", "sb", "fp32"), Quantize("e5m2", "per_row", "q")])
+
+
+SPECS = {"bf16": bias_gelu, "fp8": fp8_scaled_fast, "fp8chain": fp8_chain, "fp8mixed": fp8_mixed,
+         "fp8to8": fp8_to_8bit}
 DEFAULT_TILES = ("bf16:swap 192x72x64 c1x2 pingpong epi64x72",  # cuBLAS's form at 136-144 rows
                  "bf16:swap 192x72x32 c1x2 pingpong epi64x72",  # 64 bytes of K: the builder's 64-byte swizzle instead
                  "bf16:swap 192x88x64 c1x2 pingpong epi64x88",  # cuBLAS's at 168x9728x8192
-                 "bf16:swap 64x40x128 pingpong epi64x40",  # cuBLAS's decode tile at M = 40, its token tiles at 72x4096^2
+                 "bf16:swap 64x40x128 pingpong epi64x40",  # cuBLAS's at M = 40, its token tiles at 72x4096^2
                  "bf16:swap 64x56x128 pingpong epi64x56",  # and at 104x4096^2
                  "bf16:swap 192x80x64 c1x2 pingpong epi64x80",  # control: a shipped width through the same substitution
                  # fp8 operands: these compile once the epilogue comes from the builder's implementation
                  "fp8:swap 192x72x128 c1x2 pingpong epi64x72",
-                 "fp8:swap 64x40x128 pingpong epi64x40")
+                 "fp8:swap 64x40x128 pingpong epi64x40",
+                 "fp8chain:128x72x128 coop",  # unswapped, 16-bit C / aux / D along N
+                 "fp8mixed:swap 192x72x128 c1x2 pingpong",
+                 "fp8to8:swap 192x88x128 c1x2 pingpong",  # an 8-bit D along M
+                 "fp8to8:128x72x128 coop")  # and along N: validate.n_step_of refuses it
 
 BUILDER = re.compile(r"using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\s*"
                      r"cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile,"
                      r"(?P<args>[^;]*?)\s*EpilogueSchedule, FusionCallbacks>::CollectiveOp;")
 
 
+IMPL = re.compile(r"using CollectiveEpilogue = typename cutlass::epilogue::collective::detail::Sm90TmaBuilderImpl<\s*"
+                  r"TileShape, EpilogueTile,(?P<args>[^;]*?)\s*FusionCallbacks, EpiDispatch>::CollectiveOp;")
+
+
+def _swap_line(source: str, pattern, make) -> str:
+    new, n = pattern.subn(make, source)
+    if n != 1:
+        raise SystemExit("the template's epilogue declaration changed; update BUILDER / IMPL")
+    return new
+
+
 def builder_impl(source: str) -> str:
     """The source with the epilogue from detail::Sm90TmaBuilderImpl, given the types the builder would pass it (as
     cutlassgen renders it itself where validation takes a subtile N that is not a multiple of 16)."""
-    if "detail::Sm90TmaBuilderImpl<" in source:
+    if IMPL.search(source):
         return source
-    new, n = BUILDER.subn(lambda m: "using CollectiveEpilogue = typename cutlass::epilogue::collective::detail::"
-                          f"Sm90TmaBuilderImpl<TileShape, EpilogueTile,{m['args']} FusionCallbacks, "
-                          "EpiDispatch>::CollectiveOp;", source)
-    if n != 1:
-        raise SystemExit("the template's epilogue builder line changed; update BUILDER")
-    return new
+    return _swap_line(source, BUILDER, lambda m: "using CollectiveEpilogue = typename cutlass::epilogue::collective::"
+                      f"detail::Sm90TmaBuilderImpl<TileShape, EpilogueTile,{m['args']} FusionCallbacks, "
+                      "EpiDispatch>::CollectiveOp;")
+
+
+def with_builder(source: str) -> str:
+    """The source with the epilogue from CUTLASS's CollectiveBuilder (what cutlassgen rendered for every N before)."""
+    if BUILDER.search(source):
+        return source
+    return _swap_line(source, IMPL, lambda m: "using CollectiveEpilogue = typename cutlass::epilogue::collective::"
+                      "CollectiveBuilder<cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, "
+                      f"EpilogueTile,{m['args']} EpilogueSchedule, FusionCallbacks>::CollectiveOp;")
 
 
 def compile_device_part(source: str, work: pathlib.Path) -> str:
@@ -72,9 +115,9 @@ def summarize(log: str) -> str:
 def one(kind_tile: str, impl: bool) -> str:
     kind, tile = kind_tile.split(":", 1)
     with mock.patch.object(validate, "_sm90_tile", lambda spec: None):  # the N % 16 rule is what is under test
-        source = emit.render(SPECS[kind](tile_named(tile)), 90)
+        source = emit.render(SPECS[kind](tile_named(tile, **({} if kind == "bf16" else FAST))), 90)
     with tempfile.TemporaryDirectory() as tmp:
-        return compile_device_part(builder_impl(source) if impl else source, pathlib.Path(tmp))
+        return compile_device_part(builder_impl(source) if impl else with_builder(source), pathlib.Path(tmp))
 
 
 def main() -> None:
@@ -85,7 +128,7 @@ def main() -> None:
     runs = [(t, impl) for t in args.tiles for impl in (False, True)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for (tile, impl), result in zip(runs, pool.map(lambda r: one(*r), runs)):
-            print(f"{tile:47s} {'builder impl' if impl else 'as rendered':12s} {result}", flush=True)
+            print(f"{tile:47s} {'builder impl' if impl else 'builder':12s} {result}", flush=True)
 
 
 if __name__ == "__main__":

@@ -76,16 +76,23 @@ def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
 def test_narrow_token_tiles_calls_the_epilogue_builders_implementation(monkeypatch):
     # the script's finding (validate.py's N % 16 rule) rests on this substitution matching the template's builder line
     monkeypatch.syspath_prepend(str(BENCH))
-    narrow = importlib.import_module("narrow_token_tiles")
+    narrow_tiles = importlib.import_module("narrow_token_tiles")
     from cutlassgen import emit
 
-    source = emit.render(narrow.bias_gelu(narrow.tile_named("swap 192x80x64 c1x2 pingpong epi64x80")), 90)
-    patched = narrow.builder_impl(source)
+    source = emit.render(narrow_tiles.bias_gelu(narrow_tiles.tile_named("swap 192x80x64 c1x2 pingpong epi64x80")), 90)
+    patched = narrow_tiles.builder_impl(source)
     builder = "epilogue::collective::CollectiveBuilder<"
     assert builder in source and builder not in patched
     assert ("detail::Sm90TmaBuilderImpl<TileShape, EpilogueTile,\n    ElementAccumulator, float, ElementC, LayoutC, "
             "AlignmentC, ElementD, LayoutD, AlignmentD, FusionCallbacks, EpiDispatch>::CollectiveOp;") in patched
+    narrow = emit.render(narrow_tiles.fp8_scaled_fast(narrow_tiles.tile_named("swap 192x72x128 c1x2 pingpong",
+                                                                             fp8_fast_accum=True)), 90)
+    assert narrow_tiles.builder_impl(narrow) == narrow  # cutlassgen renders the implementation there itself
+    via_builder = narrow_tiles.with_builder(narrow)
+    assert builder in via_builder and "Sm90TmaBuilderImpl<" not in via_builder
+    assert "".join(narrow_tiles.builder_impl(via_builder).split()) == "".join(narrow.split())  # the same code back
+    assert narrow_tiles.with_builder(source) == source
     log = ('x.hpp(1077): error: static assertion failed with "Stride Divisibility Condition"\n'
            '  instantiation of class "cutlass::gemm::collective::CollectiveMma<A, B>::Params [with X=1]" at line 3\n')
-    assert narrow.summarize(log) == ("fails: Stride Divisibility Condition (in cutlass::gemm::collective::"
-                                     "CollectiveMma)")
+    assert narrow_tiles.summarize(log) == ("fails: Stride Divisibility Condition (in cutlass::gemm::collective::"
+                                           "CollectiveMma)")
