@@ -69,6 +69,7 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     unswapped = dict(swapped, swap_ab=False)
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
+        two8 = -(-m // 16) * 8  # fp8 takes columns in steps of 8 (validate.n_step_of; the others refuse them)
         for k in (2 * kb, 4 * kb):
             for n in sorted({one, two}):
                 # a 1x2 cluster only where there are two columns to pair: one column would leave its twin idle
@@ -77,7 +78,6 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
             yield dataclasses.replace(base, cta=(128, two, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(192, two, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
-            two8 = -(-m // 16) * 8  # fp8 takes columns in steps of 8 (validate.n_step_of; the others refuse them)
             if two8 != two:
                 yield dataclasses.replace(base, cta=(192, two8, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
         rows = 64 if m <= 128 else 128

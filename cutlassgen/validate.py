@@ -261,7 +261,7 @@ def _sm90_tile(spec):
                         "with the pingpong mainloop", "use 128")
     # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them), but
     # CUTLASS 4.2 compiles an odd multiple of 8 only for fp8 operands (n_step_of, bench/narrow_token_tiles.py)
-    step = n_step_of(spec, getattr(cfg, "swap_ab", False))
+    step = n_step_of(spec, cfg.swap_ab)
     if n % step or n > WGMMA_N_MAX:
         why = ("CuTe's TMA layouts of the mainloop take 16-bit and 32-bit operands in steps of 16, and 8-bit outputs "
                "stored along N need the same" if step == 16 else "wgmma takes N in steps of 8")
