@@ -221,11 +221,15 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         kernel = "cutlass::gemm::KernelTmaWarpSpecialized" + ("Cooperative" if coop else "Pingpong")
         if cfg.fp8_fast_accum:
             kernel += "FP8FastAccum"
-        load_hints = _load_hints(swap)
+        # a 16-bit operand tile of an odd number of 8-row groups (kernel M is a multiple of 64): its TMA set-up comes
+        # from csrc/cutlassgen/narrow_tma.hpp, whose Params only load_hints.hpp's producer load() takes
+        narrow_tma = a.bits == 16 and cfg.cta[1] % 16 != 0
+        load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL") if narrow_tma else None)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
                    epilogue_builder_impl=cfg.epilogue_tile[1] % 16 != 0,
+                   narrow_tma=narrow_tma,
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")

@@ -228,22 +228,31 @@ def _sm80_tile(spec):
 
 
 def n_step_of(spec, swap_ab: bool) -> int:
-    """The step of CTA N (and of the epilogue subtile's N) that CUTLASS 4.2 compiles on sm90: 16, or 8 for fp8.
+    """The step of CTA N (and of the epilogue subtile's N) that CUTLASS 4.2 compiles on sm90: 8 for 16-bit and fp8
+    operands, else 16 (n_step_why says why).
 
-    A 16-bit operand tile of 40, 56, 72 or 88 rows fails CuTe's "Stride / Shape Divisibility Condition" where the
-    mainloop slices its swizzled shared-memory layout for the TMA set-up (CollectiveMma::Params), whatever the
-    epilogue; fp8 operand tiles of 40, 72 and 88 rows compile. Their epilogue then stores subtile steps of 8, which
-    8-bit tensors (D, C, aux) laid out along N did not take (an e5m2 D of 128x72 failed in CuTe's K-major 8-bit
-    layouts); along M, as swap_ab makes a row-major D, they compiled (bench/narrow_token_tiles.py, its log, and
-    bench/NOTES.md session 28 for the compiles this rests on)."""
-    if spec.a.dtype not in FP8 or spec.b.dtype not in FP8:
-        return 16
+    A 16-bit operand tile of 40, 56, 72 or 88 rows fails CuTe's "Stride / Shape Divisibility Condition" where CUTLASS's
+    mainloop slices its swizzled shared-memory layout for the TMA set-up (CollectiveMma::Params); cutlassgen builds
+    those descriptors from the stage taken instead (csrc/cutlassgen/narrow_tma.hpp, lower.py), and fp8 operand tiles
+    compile as they are. Their epilogue then stores subtile steps of 8, which 8-bit tensors (D, C, aux) laid out along
+    N did not take (an e5m2 D of 128x72 failed in CuTe's K-major 8-bit layouts); along M, as swap_ab makes a row-major
+    D, they compiled. int8 operands failed in the epilogue ("Fragment size does not vectorize properly"); tf32 keeps
+    wgmma's base N (_sm90_tile). bench/narrow_token_tiles.py and its log hold the compiles this rests on."""
+    return 16 if n_step_why(spec, swap_ab) else 8
+
+
+def n_step_why(spec, swap_ab: bool) -> str | None:
+    """Why CTA N must be a multiple of 16 for this spec, or None where steps of 8 compile (n_step_of)."""
+    if not (spec.a.dtype in FP8 and spec.b.dtype in FP8) and DTYPES[spec.a.dtype].bits != 16:
+        return (f"{spec.a.dtype} operand tiles off steps of 16 did not compile in CUTLASS 4.2; 16-bit and fp8 "
+                "operands take steps of 8")
     kernel_d_m_major = (spec.d.layout == "row") == swap_ab  # swap_ab computes D^T: a row-major D is M-major there
     tensors = [spec.d.dtype, *([spec.c.dtype] if spec.c is not None else []),
                *(dtype for _, kind, dtype in epi.extra_outputs_of(spec.epilogue) if kind == "tensor")]
     if not kernel_d_m_major and any(DTYPES[t].bits < 16 for t in tensors):
-        return 16
-    return 8
+        return ("8-bit outputs stored along N take steps of 16 (CuTe's K-major 8-bit layouts); swap_ab stores a "
+                "row-major D along the kernel's M")
+    return None
 
 
 def _sm90_tile(spec):
@@ -259,12 +268,11 @@ def _sm90_tile(spec):
     if m not in (64, 128, 256) and not (m == 192 and cfg.mainloop == "pingpong"):
         raise _tile_err("cta", cfg.cta, "CTA M must be 64, 128 or 256 (wgmma is 64 rows per warpgroup), or 192 "
                         "with the pingpong mainloop", "use 128")
-    # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them), but
-    # CUTLASS 4.2 compiles an odd multiple of 8 only for fp8 operands (n_step_of, bench/narrow_token_tiles.py)
+    # wgmma itself takes N in steps of 8 (lower.py enables CuTe's extended shapes where the CTA N needs them);
+    # CUTLASS 4.2 compiles an odd multiple of 8 for 16-bit and fp8 operands only (n_step_of)
     step = n_step_of(spec, cfg.swap_ab)
     if n % step or n > WGMMA_N_MAX:
-        why = ("CuTe's TMA layouts of the mainloop take 16-bit and 32-bit operands in steps of 16, and 8-bit outputs "
-               "stored along N need the same" if step == 16 else "wgmma takes N in steps of 8")
+        why = n_step_why(spec, cfg.swap_ab) or "wgmma takes N in steps of 8"
         raise _tile_err("cta", cfg.cta, f"CTA N must be a multiple of {step} up to 256 ({why})", "use 128 or 256")
     if DTYPES[spec.a.dtype].bits == 32 and n not in WGMMA_BASE_N:
         # tf32 on CuTe's extended wgmma shapes: CUTLASS 4.2's 32-bit shared-memory layouts fail a static_assert

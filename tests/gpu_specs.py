@@ -112,6 +112,27 @@ GPU_SPECS = {
         tile=Sm90Tile(cta=(64, 112, 64), cluster=(1, 1, 1), mainloop="pingpong", epilogue_tile=(64, 112)),
         epilogue=[Add("tensor", "res"), Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"),
                   Activation("gelu_tanh")]),
+    # 16-bit operand tiles of an odd number of 8-row groups, whose TMA descriptors come from a taken pipeline stage
+    # (csrc/cutlassgen/narrow_tma.hpp): cuBLAS's 72-token columns under a 192-row weight tile in a 1x2 cluster, with a
+    # C source, an aux store and a bias; fp16 with N-major weights and M-major activations, unswapped 128x88 in a 2x1
+    # cluster, which multicasts each 88-row weight tile in halves; a 40-token decode tile whose 4x1 cluster
+    # multicasts it in quarters; a 56-token split-K tile.
+    "sm90_bf16_narrow_swap_c_aux": GemmSpec(
+        arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("bf16"),
+        tile=Sm90Tile(cta=(192, 72, 64), cluster=(1, 2, 1), mainloop="pingpong", swap_ab=True),
+        epilogue=[LinearCombination(alpha=1.0, beta=0.5), Add("per_col", "bias", "bf16"), StoreAux("pre", "bf16"),
+                  Activation("gelu_tanh")]),
+    "sm90_fp16_narrow_mn_major": GemmSpec(arch=90, a=Operand("fp16", COL), b=Operand("fp16", ROW), d=Operand("fp16"),
+                                          tile=Sm90Tile(cta=(128, 88, 64), cluster=(2, 1, 1)),
+                                          epilogue=[Add("per_col", "bias", "fp16"), Activation("silu")]),
+    "sm90_bf16_narrow_decode_c4x1": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),
+                                             tile=Sm90Tile(cta=(64, 40, 128), cluster=(4, 1, 1), mainloop="pingpong",
+                                                           swap_ab=True),
+                                             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
+    "sm90_bf16_narrow_swap_splitk": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),
+                                             tile=Sm90Tile(cta=(128, 56, 64), cluster=(1, 1, 1), scheduler="stream_k",
+                                                           split_k=2, swap_ab=True),
+                                             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
     # Programmatic dependent launch (Sm90Tile.pdl) with both schedules: the cooperative default tile with its 2x1
     # cluster (two launch attributes) and the swapped pingpong decode tile; a runtime scalar, given as a number.
     "sm90_pdl_bias_gelu": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),

@@ -174,6 +174,30 @@ def test_subtiles_in_steps_of_8_bypass_the_epilogue_builders_n_check():
         assert "detail::Sm90TmaBuilderImpl<" not in src and "epilogue::collective::CollectiveBuilder<" in src, n
 
 
+def test_16_bit_tiles_of_odd_8_row_groups_take_the_narrow_tma_mainloop():
+    """A 16-bit operand tile of 40, 56, 72, ... rows: CUTLASS's mainloop cannot build its TMA descriptors (CuTe's
+    slice of the swizzled stage), so the builder's collective is wrapped in csrc/cutlassgen/narrow_tma.hpp, under
+    load_hints.hpp's loads (whose load() takes its Params), policies or not; fp8 and 16-row multiples keep the
+    builder's."""
+    def bf16(cta, swap_ab, **extra):
+        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"),
+                        tile=Sm90Tile(cta=cta, cluster=(1, 1, 1), mainloop="pingpong", swap_ab=swap_ab, **extra),
+                        epilogue=[Add("per_col", "bias", "bf16")])
+
+    swapped, plain = lower(bf16((64, 40, 128), True)), lower(bf16((64, 72, 64), False))
+    assert swapped["narrow_tma"] and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
+    assert plain["narrow_tma"] and plain["load_hints"] == ("EVICT_NORMAL", "EVICT_NORMAL")
+    for s in (bf16((64, 40, 128), True), bf16((64, 72, 64), False)):
+        src = cg.render(s)
+        assert '#include "cutlassgen/narrow_tma.hpp"' in src
+        assert "using NarrowMainloop = cutlassgen::MainloopNarrowTma<BuiltMainloop>;" in src
+        assert "using CollectiveMainloop = cutlassgen::MainloopLoadHints<NarrowMainloop, " in src
+    for s in (bf16((64, 48, 128), True), bf16((64, 80, 64), False), spec(swap_ab=True).replace(
+            tile={"cta": [64, 40, 128], "cluster": [1, 1, 1], "mainloop": "pingpong", "swap_ab": True})):
+        assert not lower(s)["narrow_tma"] and "narrow_tma.hpp" not in cg.render(s), s.tile.cta
+    assert lower(bf16((64, 80, 64), False))["load_hints"] is None
+
+
 def test_auto_swizzle_pads_no_tile(tmp_path):
     """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
     divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""
