@@ -11,7 +11,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
-     fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow
+     fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -677,6 +677,44 @@ FP8NARROW40_SHAPES = [(40, 6144, 4096), (40, 8192, 8192), (40, 14336, 4096), (40
 # plan's 2 x 96 at 168-176 rows (176x10240 787 / 773 vs 725 / 715): the plan takes both (4acb18d). 64x40 at M = 40:
 # c4x1 1.03 / 1.07x at N = 6144 and 1.10 / 1.12x at 4096, c2x1 1.02x at 8192x8192, level at 14336; not taken (a
 # bucket of its own at 33-40 rows, untimed beside bf16's 64x48 there).
+# Session 29: 16-bit operands compile the same token columns once the mainloop's TMA descriptors come from a taken,
+# not sliced, pipeline stage (csrc/cutlassgen/narrow_tma.hpp; bench/narrow_token_tiles.py). bf16 beside session 28's
+# plan (2 x 80 at 129-144 rows, 2 x 96 at 161-176; 64x48 at M = 33-48, 64x64 at 49-64, one 80- or 112-wide column
+# at N = 4096 and M = 72 or 104), which cuBLAS runs 4-11% ahead of at 129-176 rows.
+BF16NARROW_TILES = named("swap 192x72x64 c1x2 pingpong epi64x72", "swap 192x80x64 c1x2 pingpong epi64x80")
+BF16NARROW88_TILES = named("swap 192x88x64 c1x2 pingpong epi64x88", "swap 192x96x64 c1x2 pingpong")
+BF16NARROW88_SHAPES = [*FP8NARROW88_SHAPES, (176, 9984, 4096)]
+BF16NARROW40_TILES = named("swap 64x40x128 c4x1 pingpong", "swap 64x40x128 c2x1 pingpong",
+                           "swap 64x48x128 c4x1 pingpong")
+BF16NARROW56_TILES = named("swap 64x56x128 c4x1 pingpong", "swap 64x56x128 c2x1 pingpong",
+                           "swap 64x64x128 c4x1 pingpong")
+BF16NARROW56_SHAPES = [(56, 6144, 4096), (56, 8192, 8192), (56, 14336, 4096), (56, 4096, 4096)]
+BF16NARROW72_TILES = named("swap 64x40x128 c1x2 pingpong", "swap 64x80x128 c1x1 pingpong")
+BF16NARROW104_TILES = named("swap 64x56x128 c1x2 pingpong", "swap 64x112x128 c1x1 pingpong")
+# Run 83 (bf16narrow, cold / warm; every kernel matched the reference into a NaN-poisoned out): 2 x 72 1.06-1.10x the
+# 2 x 80 at 136-144 rows (136x9216x4096 367 / 364 vs 339 / 333), 2 x 88 1.01-1.05x the 2 x 96 at 168-176 rows
+# (172x10560x4096 463 / 455 vs 442 / 433); two 40-wide columns in a 1x2 cluster 1.11 / 1.21x the plan's one 80-wide
+# column at 72x4096^2 (169 / 214 vs 151 / 175), two 56-wide ones 1.19 / 1.30x the 112-wide one at 104x4096^2
+# (234 / 280 vs 196 / 216), 1.07-1.24x at K = 8192; 64x40 at M = 40 and 64x56 at M = 56 within 0-6% of the plan's
+# 64x48 / 64x64 (not taken: buckets of their own). The plan takes the first four.
+# Session 29, run 84: the narrow forms where the plan did not time them: 65-80 and 97-112 rows below MID_N over the
+# buckets and N (the plan's new two 40- or 56-wide columns beside the one column); fp8 there; two narrow columns under
+# 128-row cooperative weight tiles from LARGE_N (cuBLAS's nvjet 128x72 ... 128x104 _1x2); the 192-row tile's
+# columns narrowed at 65-80, 97-112 and 193-208 rows.
+NARROWCOLS80_TILES = named("swap 64x80x128 c1x1 pingpong")
+NARROWCOLS80_SHAPES = [(66, 4096, 4096), (80, 4096, 4096), (72, 2048, 4096), (72, 4352, 8192)]
+NARROWCOLS112_TILES = named("swap 64x112x128 c1x1 pingpong")
+NARROWCOLS112_SHAPES = [(98, 4096, 4096), (112, 4096, 4096), (104, 2048, 8192), (104, 4352, 4096)]
+NARROWCOLS_FP8_TILES = named("swap 64x80x128 c1x1 pingpong", "swap 64x112x128 c1x1 pingpong")
+NARROWCOLS_COOP_GROUPS = [
+    (named("swap 128x56x64 c1x2 coop"), [(104, 8192, 4096), (112, 7680, 4096)]),
+    (named("swap 128x72x64 c1x2 coop epi128x72"), [(136, 8192, 4096), (144, 7680, 4096)]),
+    (named("swap 128x88x64 c1x2 coop epi128x88"), [(168, 8192, 4096), (176, 7680, 4096)]),
+    (named("swap 128x104x64 c1x2 coop epi128x104"), [(200, 8192, 4096), (208, 7680, 4096)])]
+NARROWCOLS_TALL_GROUPS = [
+    (named("swap 192x40x64 c1x2 pingpong epi64x40"), [(72, 9216, 4096), (80, 10240, 4096)]),
+    (named("swap 192x56x64 c1x2 pingpong epi64x56"), [(104, 11008, 4096), (110, 11264, 4096)]),
+    (named("swap 192x104x64 c1x2 pingpong epi64x104"), [(200, 9216, 4096), (208, 10240, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -923,12 +961,14 @@ def bf16_operands(M, N, K):
             torch.randn(N, device="cuda").bfloat16())
 
 
-def with_checked_kernels(timed: dict, kernels: dict, call, ref_of, tol: float = 1.5e-2) -> dict:
+def with_checked_kernels(timed: dict, kernels: dict, call, ref_of, tol: float = 1.5e-2, poisoned=None) -> dict:
     """timed (the libraries) plus name -> call(kernel, name) for every kernel, each first checked against its float64
-    reference ref_of(name)."""
+    reference ref_of(name); with poisoned (a function making a NaN-filled output) the check's call is
+    call(kernel, name, out=poisoned()), so that an element the kernel leaves unwritten fails it (a NaN norm)."""
     for name, k in kernels.items():
         ref = ref_of(name)
-        err = ((call(k, name).double() - ref).norm() / ref.norm()).item()
+        got = call(k, name) if poisoned is None else call(k, name, out=poisoned())
+        err = ((got.double() - ref).norm() / ref.norm()).item()
         assert err < tol, (name, err)
         timed[name] = lambda k=k, name=name: call(k, name)
     return timed
@@ -955,7 +995,8 @@ def bias_gelu_contenders(kernels, M, N, K):
     ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
     timed = {"cuBLAS mm": lambda: torch.mm(a, w.t()),
              "cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
-    return with_checked_kernels(timed, kernels, lambda k, _: k(a, w.t(), bias=bias), lambda _: ref)
+    return with_checked_kernels(timed, kernels, lambda k, _, out=None: k(a, w.t(), bias=bias, out=out), lambda _: ref,
+                                poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
 
 
 def plain_contenders(kernels, M, N, K):
@@ -1113,6 +1154,17 @@ CASES = {
     "fp8narrow": [fp8_beside_plan(fp8_scaled_fast, FP8NARROW_TILES, FP8NARROW_SHAPES),
                   fp8_beside_plan(fp8_scaled_fast, FP8NARROW88_TILES, FP8NARROW88_SHAPES),
                   fp8_beside_plan(fp8_scaled_fast, FP8NARROW40_TILES, FP8NARROW40_SHAPES)],
+    "bf16narrow": [beside_plan(BF16NARROW_TILES, FP8NARROW_SHAPES), beside_plan(BF16NARROW88_TILES, BF16NARROW88_SHAPES),
+                   *(("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **tiles}, shapes, bias_gelu_contenders,
+                      "cuBLAS mm")
+                     for tiles, shapes in ((BF16NARROW40_TILES, FP8NARROW40_SHAPES),
+                                           (BF16NARROW56_TILES, BF16NARROW56_SHAPES),
+                                           (BF16NARROW72_TILES, [(72, 4096, 4096), (72, 4096, 8192)]),
+                                           (BF16NARROW104_TILES, [(104, 4096, 4096), (104, 4096, 8192)])))],
+    "narrowcols": [beside_plan(NARROWCOLS80_TILES, NARROWCOLS80_SHAPES),
+                   beside_plan(NARROWCOLS112_TILES, NARROWCOLS112_SHAPES),
+                   fp8_beside_plan(fp8_scaled, NARROWCOLS_FP8_TILES, [(72, 4096, 4096), (104, 4096, 4096)]),
+                   *(beside_plan(tiles, shapes) for tiles, shapes in NARROWCOLS_COOP_GROUPS + NARROWCOLS_TALL_GROUPS)],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
