@@ -76,7 +76,7 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
 
 def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
     """The epilogue subtile CUTLASS's builder would pick; rendered explicitly so aux stores can share it. Where CTA N
-    is an odd multiple of 8 (fp8 only, validate.n_step_of) the whole width: the builder's rule would store it in
+    is an odd multiple of 8 (16-bit and fp8 operands, validate.n_step_of) the whole width: the builder's rule would store it in
     8-wide steps, which ran 0.77-0.80x the full width (192x72, tile_probe.py fp8narrow, run 82)."""
     from math import gcd
 
@@ -183,7 +183,8 @@ def _coop_128(k_bytes: int) -> dict:
 
 
 def _bucket_tiles(k_bytes: int) -> dict:
-    """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile)."""
+    """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile), or a
+    tuple of such, tried in order where the first cannot be made valid for a spec."""
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
@@ -198,20 +199,29 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # little (h200_tile_probe.log runs 50-52: 128x64 cooperative 24 us at 128x8192x4096, 31 at M = 96; the
         # bucket's old 128x128 cooperative 0.51x cuBLASLt fused at 160x8192x4096 with 96 such rows). cuBLAS fits
         # its token tiles to M in steps of 8 (72, 88 and 104 wide at M = 136, 168 and 200; h200_library_kernels.log);
-        # here in steps of 16, the least CUTLASS 4.2 compiles (validate.py). Token tiles that are not a wgmma base N
+        # here in steps of 16, and of 8 where validate.n_step_of allows them (16-bit and fp8 operands, the mainloop's
+        # TMA set-up from csrc/cutlassgen/narrow_tma.hpp for 16-bit ones). Token tiles that are not a wgmma base N
         # (80, 112, 144, ...) run on its extended shapes (arch.WGMMA_BASE_N; without them they had run at 0.3-0.8x
         # the 32-multiple tiles, runs 50-58). Against the 128x128 cooperative tile these buckets had until session 21,
         # or the session 21 plan where named (cold / warm, run 60):
         # 65-80: one swapped 80-wide token tile (72x8192x4096 216 / 214 vs 189 / 191 for 64x96, 72x4096^2 156 / 179
-        # vs 140 / 148).
-        80: {"cta": (64, 80, k_decode), **_SWAP},
+        # vs 140 / 148). Below TWO_64_COLUMNS_END_N (from there the 80-wide column, _n_classes) two 40-wide columns
+        # in a 1x2 cluster first, cuBLAS's form: N / 32 CTAs (72x4096^2 169 / 214 vs 151 / 175, 72x4096x8192
+        # 213 / 223 vs 199 / 197, tile_probe.py bf16narrow, run 83; 66x4096^2 153 / 168 vs 139 / 148, 72x2048x4096
+        # 101 / 110 vs 86 / 91, narrowcols, run 84; fp8 at 72x4096^2 198 / 207 vs 164 / 171); the 80-wide column
+        # where they cannot be made valid. At 72x4352x8192 their 136 CTAs passed a wave: 161 / 166 vs 208 / 209.
+        80: ({"cta": (64, 40, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 80, k_decode), **_SWAP}),
         # 81-96 below MID_N: two swapped 48-wide token columns, their weight tile loaded once for both by a 1x2
         # cluster: N / 32 CTAs where one column makes N / 64, half the SMs at N = 4096 (88x4096^2 203 / 226 vs
         # 178 / 203 for one 96-wide column, run 65). From MID_N on the 96-wide column (_n_classes), 1.2-1.6x the
         # 128x128 tile (96x8192^2 329 vs 275 TFLOP/s).
         96: {"cta": (64, 48, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 97-112 below LARGE_N: one swapped 112-wide token tile (104x4096^2 202 / 226 vs 189 / 196 for 128x64).
-        112: {"cta": (64, 112, k_decode), **_SWAP},
+        # Below TWO_64_COLUMNS_END_N two 56-wide columns in a 1x2 cluster first, as at 65-80 rows (104x4096^2
+        # 234 / 280 vs 196 / 216, 104x4096x8192 286 / 305 vs 253 / 248, run 83; 98x4096^2 219 / 240 vs 185 / 202,
+        # 112x4096^2 259 / 288 vs 215 / 244, 104x2048x8192 170 / 174 vs 144 / 135, run 84; fp8 at 104x4096^2
+        # 267 / 278 vs 207 / 216); at 104x4352x4096 184 / 203 vs 209 / 237.
+        112: ({"cta": (64, 56, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 112, k_decode), **_SWAP}),
         # 113-128 below MID_N: two swapped 64-wide token columns, N / 32 CTAs (120x4096^2 264 / 295 vs 219 / 252 for
         # 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). MID_N to LARGE_N: 128x64 cooperative, twice
         # the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
@@ -337,6 +347,8 @@ WIDE_N = 12288
 # from TALL_N, under 192-row ones from ONE_COLUMN_N
 TALL_N = 128 * 132 // 2 + 1
 ONE_COLUMN_N = 192 * 132 // 2 + 1
+# Where two token columns under 64-row weight tiles (2 * ceil(N / 64) CTAs) would pass one wave
+TWO_64_COLUMNS_END_N = 64 * (132 // 2) + 1
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
@@ -360,17 +372,19 @@ def _n_classes(k_bytes: int) -> dict:
         return {"cta": (128, tokens, k_main), **_SWAP, "mainloop": "cooperative", "cluster": (4, 1, 1),
                 "epilogue_tile": epilogue_tile}
 
-    def tall(tokens: int, epilogue_tile=AUTO, fp8_tokens: int | None = None) -> tuple:
+    def tall(tokens: int, epilogue_tile=AUTO, narrow_tokens: int | None = None) -> tuple:
         # cuBLAS's form at N = 12288 (nvjet 192x72 / 192x104 _1x2): two swapped token columns under a 192-row weight
         # tile that a 1x2 cluster multicasts to both. Pingpong, where one warpgroup holds a tile (three 64-row
-        # wgmmas); CUTLASS's cooperative kernel cannot split 192 rows over two. fp8_tokens: the columns in steps of 8,
-        # as cuBLAS fits them, which only fp8 operands compile (validate.n_step_of; others take tokens): 2 x 72 at
-        # 129-144 rows, 2 x 88 at 161-176, 1.05-1.09x the 80 / 96 columns with fast accumulation (tile_probe.py
-        # fp8narrow, run 82), with full-width subtiles
+        # wgmmas); CUTLASS's cooperative kernel cannot split 192 rows over two. narrow_tokens: the columns in steps of
+        # 8, as cuBLAS fits them, where validate.n_step_of allows them (16-bit and fp8 operands; the others take
+        # tokens), with full-width subtiles: 2 x 72 at 129-144 rows, 2 x 88 at 161-176. Against the 80 / 96 columns,
+        # cold / warm: fp8 with fast accumulation 1.05-1.09x (tile_probe.py fp8narrow, run 82); bf16 1.06-1.10x at
+        # 136-144 rows (136x9216x4096 367 / 364 vs 339 / 333) and 1.01-1.05x at 168-176 (172x10560x4096 463 / 455 vs
+        # 442 / 433; bf16narrow, run 83)
         tile = {"cta": (192, tokens, k_main), **_SWAP, "cluster": (1, 2, 1), "epilogue_tile": epilogue_tile}
-        if fp8_tokens is None:
+        if narrow_tokens is None:
             return (tile,)
-        return {**tile, "cta": (192, fp8_tokens, k_main), "epilogue_tile": (64, fp8_tokens)}, tile
+        return {**tile, "cta": (192, narrow_tokens, k_main), "epilogue_tile": (64, narrow_tokens)}, tile
 
     # The band's tiles (TALL_N to ONE_COLUMN_N: 192-row and N / 64-wide) were timed with 16- and 8-bit operands; tf32
     # keeps the tiles it had (of their widths only 64, 96, 128 and 192 are wgmma base N for it, validate.py)
@@ -413,13 +427,13 @@ def _n_classes(k_bytes: int) -> dict:
         return *before, (tall_from, tall_tiles if fallback is None else (*tall_tiles, fallback))
 
     def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO,
-                             fp8_tokens: int | None = None, **band_classes) -> tuple:
+                             narrow_tokens: int | None = None, **band_classes) -> tuple:
         # Where a spec cannot hold the 192-row tile (fp8's promotion buffer) the narrower classes (or fallback) stand
         # in, and from WIDE_N the one column, as before the tall tiles
         one = one_column(one_tokens, one_epilogue_tile)
         if not band:
             return ((WIDE_N, one),)
-        tall_tiles = tall(tokens, epilogue_tile, fp8_tokens)
+        tall_tiles = tall(tokens, epilogue_tile, narrow_tokens)
         return (*tall_in_band(tall_tiles, **band_classes), (WIDE_N, (*tall_tiles, one)), (ONE_COLUMN_N, one))
 
     def fitted_then_one_column(one_tokens: int, one_epilogue_tile=AUTO) -> tuple:
@@ -437,6 +451,15 @@ def _n_classes(k_bytes: int) -> dict:
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
     two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
     two_columns_224 = (MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
+
+    def narrowed(two_columns_class: tuple, tokens: int) -> tuple:
+        # the class's two columns tokens wide (steps of 8, where validate.n_step_of allows them: cuBLAS's nvjet
+        # 128x72 ... 128x104 _1x2), full-width subtiles, then its own. bf16 cold / warm (tile_probe.py narrowcols, run
+        # 84): 2 x 56 at 104x8192x4096 315 / 310 vs 303 / 303, 2 x 72 at 136x8192x4096 396 / 395 vs 380 / 384, 2 x 88
+        # at 168x8192x4096 472 / 467 vs 462 / 456, 2 x 104 at 200x8192x4096 526 / 517 vs 512 / 507; 1.01-1.03x at
+        # 7680 with 8 more rows (the bucket's last)
+        n, fields = two_columns_class
+        return n, ({**fields, "cta": (128, tokens, k_main), "epilogue_tile": AUTO}, fields)
     # 145-192 rows: three 64-row token tiles, then at 177-192 one 192-row one. With 8-bit operands not at 145-160, where
     # fp8 (fast accumulation) ran 0.96 / 0.99x the 192-row tiles (160x8704x4096, run 77); 1.06-1.19x at 168-192 rows
     # (runs 77-78).
@@ -447,23 +470,25 @@ def _n_classes(k_bytes: int) -> dict:
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: (*tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(80, (128, 80)))),
+            80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}), *tall_in_band(tall(48, (64, 48), narrow_tokens=40)),
+                 (WIDE_N, one_column(80, (128, 80)))),
             96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_in_band(tall(48, (64, 48))),
                  (WIDE_N, one_column(96))),
-            112: (two_columns_128, *tall_in_band(tall(64), **fitted_band(64, 144, 160)),
+            112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
+                  *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
             128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
-            144: (two_columns_160, *tall_then_one_column(80, 144, (64, 80), fp8_tokens=72)),
+            144: (narrowed(two_columns_160, 72), *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
             160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
-            176: (two_columns_192, *tall_then_one_column(96, 176, fp8_tokens=88, **three_then_tall,
+            176: (narrowed(two_columns_192, 88), *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall,
                                                          fallback=two_columns_192[1])),
             192: (two_columns_192, *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
-            208: (two_columns_224, *tall_then_one_column(112, 208, (64, 112))),
+            208: (narrowed(two_columns_224, 104), *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
             224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144),
                                                          fallback=two_columns_224[1])),
             240: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
@@ -598,11 +623,13 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
     k_bytes = max(operand_bytes(spec))
     upper = BUCKET_UPPER[bucket]
     own = _bucket_tiles(k_bytes)[upper]
+    own = own if isinstance(own, tuple) else (own,)
     classes = dict(_n_classes(k_bytes).get(upper, ()))
-    # N's class first, then the narrower classes and the bucket's own tile, for where a class's tile cannot be made
-    # valid for this spec (tf32 takes no 48-wide token tile; fp8's promotion buffer no 128x256 one)
-    tiers = [{**(own or {}), **fields} for n in sorted(classes, reverse=True) if n <= n_min
-             for fields in (classes[n] if isinstance(classes[n], tuple) else (classes[n],))] + [own]
+    # N's class first, then the narrower classes and the bucket's own tiles, for where a class's tile cannot be made
+    # valid for this spec (tf32 takes no 48-wide token tile; fp8's promotion buffer no 128x256 one). A class sets
+    # fields of the bucket's last own tile.
+    tiers = [{**(own[-1] or {}), **fields} for n in sorted(classes, reverse=True) if n <= n_min
+             for fields in (classes[n] if isinstance(classes[n], tuple) else (classes[n],))] + list(own)
     if tiers[0] is None:
         return None
     base = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()

@@ -56,7 +56,8 @@ def _decode_tiles(base: Sm90Tile, kb: int):
 
 def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # 65-256 rows: swapped tiles whose token side fits M in one or two CTA columns. A token tile's rows past M cost
-    # time (16 little, 32 a third: tiles.py); steps of 16, the least CUTLASS 4.2 compiles (8 for fp8). Two columns
+    # time (16 little, 32 a third: tiles.py); steps of 16, and of 8 where validate.n_step_of allows (16-bit and fp8
+    # operands: the two columns of each form also 8-step wide, as cuBLAS fits them and the plan takes them). Two columns
     # also in a 1x2 cluster that multicasts their shared weight tile (the plan's form below MID_N), and under one
     # 128-row weight tile that a 1x2 cluster multicasts to both (cuBLAS's form there); one column under a 128-row
     # weight tile in a 4x1 cluster that multicasts the tokens (cuBLAS's form and the plan's from WIDE_N); two columns
@@ -69,17 +70,19 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     unswapped = dict(swapped, swap_ab=False)
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
-        two8 = -(-m // 16) * 8  # fp8 takes columns in steps of 8 (validate.n_step_of; the others refuse them)
+        # two columns in steps of 8 (validation turns them away for int8 and tf32)
+        two8 = -(-m // 16) * 8
+        twos = sorted({two, two8})
         for k in (2 * kb, 4 * kb):
-            for n in sorted({one, two}):
+            for n in sorted({one, *twos}):
                 # a 1x2 cluster only where there are two columns to pair: one column would leave its twin idle
                 for cluster in ((1, 1, 1), (2, 1, 1)) + (((1, 2, 1),) if n < one else ()):
                     yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong", **swapped)
-            yield dataclasses.replace(base, cta=(128, two, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
+            for n in twos:
+                yield dataclasses.replace(base, cta=(128, n, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
-            yield dataclasses.replace(base, cta=(192, two, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
-            if two8 != two:
-                yield dataclasses.replace(base, cta=(192, two8, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
+            for n in twos:
+                yield dataclasses.replace(base, cta=(192, n, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)
         rows = 64 if m <= 128 else 128
         for width in (144, 160, 176, 192):
             yield dataclasses.replace(base, cta=(rows, width, 2 * kb), cluster=(2, 1, 1),

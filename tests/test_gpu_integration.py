@@ -121,15 +121,16 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # N = 8192: the M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at
     # N = 5000: 64x48 (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles
     # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of
-    # tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 (80, 112, 144 with 48-wide subtiles, 2x96,
-    # 2x128 wide; below N = 4608 two columns under 64-row weight tiles, 2x48 and 2x80 and 2x112 in 1x2 clusters,
-    # 2x64 without; from 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row
-    # weight tile in a 1x2 cluster, 64 wide at 110 rows, 80 at 140 and 150, 96 at 180, 112 at 210, with subtiles as
-    # wide as a column) and 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row
+    # tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with 48-wide subtiles, 2x96,
+    # 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and 2x56, 80 and 112
+    # wide from there (72 and 100 rows at N = 4300), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without;
+    # from 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a
+    # 1x2 cluster, 56 wide at 110 rows, 72 at 140, 80 at 150, 96 at 180, 112 at 210, with subtiles as wide as a
+    # column) and 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row
     # weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last
     # cluster's weight tiles partly or wholly past N; from N = 8449 two token columns under 192-row pingpong weight
-    # tiles in 1x2 clusters, to 12287 at 65-128 rows (48 and 64 wide, at N = 9304 the last tile 88 rows deep, at
-    # 11000 56) and to 12672 at 129-224 (80 to 112 wide, at N = 12520 40 rows deep); in that band unswapped token
+    # tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to 64 wide, at N = 9304 the last tile 88 rows deep, at
+    # 11000 56) and to 12672 at 129-224 (80 to 104 wide, at N = 12520 40 rows deep); in that band unswapped token
     # tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at 8704, 192 at 12520; ragged last
     # ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128 to 10240; with no
     # cluster, three 64-row pingpong token tiles under 224-wide weight tiles at 145-192 rows to N = 9856 (150 and 170
@@ -140,6 +141,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
               + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
               + [(120, 11000, 520), (216, 8704, 520), (150, 8704, 520), (170, 9304, 520), (185, 10008, 520)]
+              + [(72, 9304, 520), (104, 11000, 520), (72, 4300, 512), (100, 4300, 512)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -152,16 +154,18 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     assert k.choose(56, 5000).spec.tile.cta[:2] == (64, 64) and k.choose(56, 5000).spec.tile.cluster == (4, 1, 1)
     assert k.choose(600, 12288).spec.tile.mainloop == "pingpong" and k.choose(600, 12288).spec.tile.cta[0] == 128
     assert [k.choose(M, 1024).spec.tile.cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
-        (64, 80), (64, 48), (64, 112), (64, 64), (64, 144), (64, 80), (64, 96), (64, 112), (64, 128)]
-    assert [k.choose(M, 1024).spec.tile.cluster for M in (88, 120, 150, 200)] == [(1, 2, 1), (1, 1, 1), (1, 2, 1),
-                                                                                   (1, 2, 1)]
+        (64, 40), (64, 48), (64, 56), (64, 64), (64, 144), (64, 80), (64, 96), (64, 112), (64, 128)]
+    assert [k.choose(M, 1024).spec.tile.cluster for M in (72, 88, 100, 120, 150, 200)] == [
+        (1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1), (1, 2, 1), (1, 2, 1)]
+    assert [k.choose(M, 4300).spec.tile.cta[:2] for M in (72, 100)] == [(64, 80), (64, 112)]
     assert [k.choose(M, 5000).spec.tile.cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (64, 160)]
     assert k.choose(136, 1024).spec.tile.epilogue_tile == (64, 48)
     for M, N, width in ((72, 12288, 80), (100, 12520, 112), (150, 13000, 160), (200, 13000, 208), (250, 13000, 256)):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
                                                                              "cooperative"), M
-    for M, N, width in ((88, 9304, 48), (120, 11000, 64), (150, 12520, 80), (170, 12520, 96), (200, 12520, 112)):
+    for M, N, width in ((72, 9304, 40), (88, 9304, 48), (104, 11000, 56), (120, 11000, 64), (150, 12520, 80),
+                        (170, 12520, 88), (200, 12520, 104)):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((192, width), (1, 2, 1), True,
                                                                              "pingpong"), M
@@ -174,7 +178,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 1, 1), False, "pingpong"), M
     assert not k.choose(240, 5000).spec.tile.swap_ab
-    for M, N, cta in ((110, 8192, (128, 64)), (140, 8192, (128, 80)), (150, 7200, (128, 80)),
+    for M, N, cta in ((110, 8192, (128, 56)), (140, 8192, (128, 72)), (150, 7200, (128, 80)),
                       (180, 8192, (128, 96)), (210, 5000, (128, 112))):
         tile = k.choose(M, N).spec.tile
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 2, 1), True, "cooperative"), M
@@ -201,11 +205,12 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
     # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
     # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows, from 10241 at 97-128); in that band
     # unswapped token tiles under weight tiles N / 64 wide in 2x1 clusters: 128-row ones at 225-256 rows and at
-    # 209-224 to 9216, 64-row ones at 97-128 to 10240
+    # 209-224 to 9216, 64-row ones at 97-128 to 10240; two columns in steps of 8 at 65-80 and 97-112 rows below
+    # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows
     assert [k.choose(M, N).spec.tile.cta for M, N, _ in shapes] == [
-        (64, 80, 128), (64, 48, 128), (64, 112, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
-        (64, 128, 128), (128, 64, 128), (128, 80, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
-        (64, 160, 128), (192, 64, 128), (128, 144, 128)]
+        (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
+        (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
+        (64, 160, 128), (192, 56, 128), (128, 144, 128)]
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=5)
 
 

@@ -189,18 +189,18 @@ def test_m_65_to_256_adds_swapped_tiles_fitted_to_the_tokens():
     spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
     assert tokens_space([(64, 8192, 8192), (65, 1, 1), (200, 1, 1), (200, 2, 2), (257, 1, 1)]) == (65, 200)
     added = configs(spec, limit=3, token_rows=(200,))[3:]
-    # one column of 208 tokens or two of 112 (steps of 16), 64 or 128 elements of K, with and without a 2x1 cluster;
-    # the two columns also in a 1x2 cluster (sharing their weight tile), and under one 128-row weight tile; the one
-    # column under a 128-row weight tile in a 4x1 cluster (sharing the tokens); the two columns under a 192-row
-    # pingpong weight tile in a 1x2 cluster; and unswapped, two 128-row token tiles under weight tiles 144-192 wide in
-    # a 2x1 cluster (at 65-128 rows two 64-row pingpong ones)
+    # one column of 208 tokens or two of 112 (steps of 16) or 104 (steps of 8, which bf16 takes), 64 or 128 elements
+    # of K, with and without a 2x1 cluster; the two columns also in a 1x2 cluster (sharing their weight tile), and
+    # under one 128-row weight tile; the one column under a 128-row weight tile in a 4x1 cluster (sharing the
+    # tokens); the two columns under a 192-row pingpong weight tile in a 1x2 cluster; and unswapped, two 128-row
+    # token tiles under weight tiles 144-192 wide in a 2x1 cluster (at 65-128 rows two 64-row pingpong ones)
     fitted = [((128, w, 64), (2, 1, 1), "cooperative") for w in (144, 160, 176, 192)]
     assert sorted({(v.tile.cta, v.tile.cluster, v.tile.mainloop) for v in added}) == sorted(
-        [((64, n, k), c, "pingpong") for n in (112, 208) for k in (64, 128) for c in ((1, 1, 1), (2, 1, 1))]
-        + [((64, 112, k), (1, 2, 1), "pingpong") for k in (64, 128)]
-        + [((128, 112, k), (1, 2, 1), "cooperative") for k in (64, 128)]
+        [((64, n, k), c, "pingpong") for n in (104, 112, 208) for k in (64, 128) for c in ((1, 1, 1), (2, 1, 1))]
+        + [((64, n, k), (1, 2, 1), "pingpong") for n in (104, 112) for k in (64, 128)]
+        + [((128, n, k), (1, 2, 1), "cooperative") for n in (104, 112) for k in (64, 128)]
         + [((128, 208, k), (4, 1, 1), "cooperative") for k in (64, 128)]
-        + [((192, 112, k), (1, 2, 1), "pingpong") for k in (64, 128)] + fitted)
+        + [((192, n, k), (1, 2, 1), "pingpong") for n in (104, 112) for k in (64, 128)] + fitted)
     assert all(v.tile.swap_ab == ((v.tile.cta, v.tile.cluster, v.tile.mainloop) not in fitted) for v in added)
     assert {(v.tile.cta[:2], v.tile.mainloop) for v in configs(spec, limit=3, token_rows=(120,))[3:]
             if not v.tile.swap_ab} == {((64, w), "pingpong") for w in (144, 160, 176, 192)}
