@@ -12,6 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
+     wave4608
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -715,6 +716,22 @@ NARROWCOLS_TALL_GROUPS = [
     (named("swap 192x40x64 c1x2 pingpong epi64x40"), [(72, 9216, 4096), (80, 10240, 4096)]),
     (named("swap 192x56x64 c1x2 pingpong epi64x56"), [(104, 11008, 4096), (110, 11264, 4096)]),
     (named("swap 192x104x64 c1x2 pingpong epi64x104"), [(200, 9216, 4096), (208, 10240, 4096)])]
+# Run 84 (cold / warm, every kernel checked into a poisoned out): the plan's two 40- / 56-wide columns 1.10-1.29x the
+# one column at 66-112 rows from N = 2048 to 4096, fp8 1.21-1.29x, but 0.77 / 0.79x at 72x4352x8192 and 0.88 / 0.86x at
+# 104x4352x4096 (136 CTAs: tiles.TWO_64_COLUMNS_END_N); under 128-row weight tiles 56 / 72 / 88 / 104 columns
+# 1.01-1.04x the 64 / 80 / 96 / 112 ones at N = 7680-8192; under 192-row ones 40 +0.5-2%, 56 +2-3%, 104 +3-6%.
+# Session 29, run 85: at 4225 <= N < MID_N the two 64-row-weight-tile columns of buckets 96, 128, 160 and 224 make
+# 2 x ceil(N / 64) = 136-142 CTAs, past one wave, where run 84 had the 40- and 56-wide ones lose (72x4352x8192);
+# beside the tiles of MID_N.
+WAVE4608_GROUPS = [
+    (named("swap 64x96x128 c1x1 pingpong"), [(88, 4352, 4096), (96, 4544, 4096)]),
+    (named("128x64x64 c1x1 coop"), [(120, 4352, 4096), (128, 4544, 4096)]),
+    (named("swap 64x160x64 c1x1 pingpong"), [(150, 4352, 4096), (160, 4544, 4096)]),
+    (named("swap 128x104x64 c1x2 coop", "swap 128x112x64 c1x2 coop epi128x112"),
+     [(200, 4352, 4096), (216, 4544, 4096)])]
+# Run 85 (cold / warm): the tiles of MID_N 1.04-1.29x the plan's two columns at all eight shapes (88x4352 186 / 226 vs
+# 157 / 181, 200x4352 314 / 321 vs 251 / 244, 216x4544 at 128x112 336 / 339 vs 300 / 314): they take over from
+# tiles.TWO_64_COLUMNS_END_N = 4225.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1154,7 +1171,8 @@ CASES = {
     "fp8narrow": [fp8_beside_plan(fp8_scaled_fast, FP8NARROW_TILES, FP8NARROW_SHAPES),
                   fp8_beside_plan(fp8_scaled_fast, FP8NARROW88_TILES, FP8NARROW88_SHAPES),
                   fp8_beside_plan(fp8_scaled_fast, FP8NARROW40_TILES, FP8NARROW40_SHAPES)],
-    "bf16narrow": [beside_plan(BF16NARROW_TILES, FP8NARROW_SHAPES), beside_plan(BF16NARROW88_TILES, BF16NARROW88_SHAPES),
+    "bf16narrow": [beside_plan(BF16NARROW_TILES, FP8NARROW_SHAPES),
+                   beside_plan(BF16NARROW88_TILES, BF16NARROW88_SHAPES),
                    *(("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **tiles}, shapes, bias_gelu_contenders,
                       "cuBLAS mm")
                      for tiles, shapes in ((BF16NARROW40_TILES, FP8NARROW40_SHAPES),
@@ -1165,6 +1183,7 @@ CASES = {
                    beside_plan(NARROWCOLS112_TILES, NARROWCOLS112_SHAPES),
                    fp8_beside_plan(fp8_scaled, NARROWCOLS_FP8_TILES, [(72, 4096, 4096), (104, 4096, 4096)]),
                    *(beside_plan(tiles, shapes) for tiles, shapes in NARROWCOLS_COOP_GROUPS + NARROWCOLS_TALL_GROUPS)],
+    "wave4608": [beside_plan(tiles, shapes) for tiles, shapes in WAVE4608_GROUPS],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,

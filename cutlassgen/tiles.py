@@ -76,8 +76,8 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
 
 def sm90_epilogue_tile(cta: tuple, mainloop: str, d_bits: int) -> tuple:
     """The epilogue subtile CUTLASS's builder would pick; rendered explicitly so aux stores can share it. Where CTA N
-    is an odd multiple of 8 (16-bit and fp8 operands, validate.n_step_of) the whole width: the builder's rule would store it in
-    8-wide steps, which ran 0.77-0.80x the full width (192x72, tile_probe.py fp8narrow, run 82)."""
+    is an odd multiple of 8 (16-bit and fp8 operands, validate.n_step_of) the whole width: the builder's rule would
+    store it in 8-wide steps, which ran 0.77-0.80x the full width (192x72, tile_probe.py fp8narrow, run 82)."""
     from math import gcd
 
     if cta[1] % 16:
@@ -211,10 +211,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 101 / 110 vs 86 / 91, narrowcols, run 84; fp8 at 72x4096^2 198 / 207 vs 164 / 171); the 80-wide column
         # where they cannot be made valid. At 72x4352x8192 their 136 CTAs passed a wave: 161 / 166 vs 208 / 209.
         80: ({"cta": (64, 40, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 80, k_decode), **_SWAP}),
-        # 81-96 below MID_N: two swapped 48-wide token columns, their weight tile loaded once for both by a 1x2
-        # cluster: N / 32 CTAs where one column makes N / 64, half the SMs at N = 4096 (88x4096^2 203 / 226 vs
-        # 178 / 203 for one 96-wide column, run 65). From MID_N on the 96-wide column (_n_classes), 1.2-1.6x the
-        # 128x128 tile (96x8192^2 329 vs 275 TFLOP/s).
+        # 81-96 below TWO_64_COLUMNS_END_N: two swapped 48-wide token columns, their weight tile loaded once for both by
+        # a 1x2 cluster: N / 32 CTAs where one column makes N / 64, half the SMs at N = 4096 (88x4096^2 203 / 226 vs 178
+        # / 203 for one 96-wide column, run 65). From there (MID_N until run 85) the 96-wide column (_n_classes),
+        # 1.2-1.6x the 128x128 tile (96x8192^2 329 vs 275 TFLOP/s).
         96: {"cta": (64, 48, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 97-112 below LARGE_N: one swapped 112-wide token tile (104x4096^2 202 / 226 vs 189 / 196 for 128x64).
         # Below TWO_64_COLUMNS_END_N two 56-wide columns in a 1x2 cluster first, as at 65-80 rows (104x4096^2
@@ -222,23 +222,24 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 112x4096^2 259 / 288 vs 215 / 244, 104x2048x8192 170 / 174 vs 144 / 135, run 84; fp8 at 104x4096^2
         # 267 / 278 vs 207 / 216); at 104x4352x4096 184 / 203 vs 209 / 237.
         112: ({"cta": (64, 56, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 112, k_decode), **_SWAP}),
-        # 113-128 below MID_N: two swapped 64-wide token columns, N / 32 CTAs (120x4096^2 264 / 295 vs 219 / 252 for
-        # 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). MID_N to LARGE_N: 128x64 cooperative, twice
-        # the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
+        # 113-128 below TWO_64_COLUMNS_END_N: two swapped 64-wide token columns, N / 32 CTAs (120x4096^2 264 / 295 vs
+        # 219 / 252 for 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). From there to LARGE_N: 128x64
+        # cooperative, twice the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
         128: {"cta": (64, 64, k_decode), **_SWAP},
         # 129-144 below LARGE_N: one swapped 144-wide token tile with 48-wide epilogue subtiles (136x4096^2 253 / 265
         # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick).
         144: {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},
-        # 145-160 below MID_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2 312 / 357
-        # vs 256 / 270 for one 160-wide column, run 65). MID_N to LARGE_N: the one 160-wide column, 1.5-1.9x the
-        # 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from LARGE_N).
+        # 145-160 below TWO_64_COLUMNS_END_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2
+        # 312 / 357 vs 256 / 270 for one 160-wide column, run 65). From there to LARGE_N: the one 160-wide column,
+        # 1.5-1.9x the 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from
+        # LARGE_N).
         160: {"cta": (64, 80, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
         # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **_SWAP},
-        # 193-224 below MID_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2 clusters, N / 32
-        # CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs 302 / 308; run
-        # 65). From MID_N the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
+        # 193-224 below TWO_64_COLUMNS_END_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2
+        # clusters, N / 32 CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs
+        # 302 / 308; run 65). From there the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
         224: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
         # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
         # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
@@ -450,7 +451,7 @@ def _n_classes(k_bytes: int) -> dict:
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
     two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
-    two_columns_224 = (MID_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
+    two_columns_224 = (TWO_64_COLUMNS_END_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
 
     def narrowed(two_columns_class: tuple, tokens: int) -> tuple:
         # the class's two columns tokens wide (steps of 8, where validate.n_step_of allows them: cuBLAS's nvjet
@@ -465,22 +466,27 @@ def _n_classes(k_bytes: int) -> dict:
     # (runs 77-78).
     three_tiles = ((TALL_N, three_token_tiles),)
     three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
-    # where N / 64 weight tiles fill half the SMs or less, buckets 96-224 split their tokens into two columns under
-    # 64-row weight tiles (_bucket_tiles); from MID_N on, their tiles of before
+    # where N / 64 weight tiles fill half the SMs or less, buckets 80-224 split their tokens into two columns under
+    # 64-row weight tiles (_bucket_tiles); from TWO_64_COLUMNS_END_N on (2 x 68 = 136 CTAs at N = 4352, past a wave)
+    # their tiles of before, which had taken over from MID_N: cold / warm at 4352-4544 (tile_probe.py wave4608, run
+    # 85) 88x4352x4096 186 / 226 vs 157 / 181 for the two columns, 96x4544 205 / 239 vs 170 / 196, 120x4352 231 / 267
+    # vs 200 / 217, 128x4544 253 / 286 vs 216 / 237, 150x4352 269 / 283 vs 234 / 235, 160x4544 296 / 309 vs
+    # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314. Not timed there: 161-192 rows,
+    # whose two 96-wide columns hold to LARGE_N, and 225-256, whose 128x128 tile makes 34-36 CTAs there.
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}), *tall_in_band(tall(48, (64, 48), narrow_tokens=40)),
-                 (WIDE_N, one_column(80, (128, 80)))),
-            96: ((MID_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}), *tall_in_band(tall(48, (64, 48))),
-                 (WIDE_N, one_column(96))),
+            80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}),
+                 *tall_in_band(tall(48, (64, 48), narrow_tokens=40)), (WIDE_N, one_column(80, (128, 80)))),
+            96: ((TWO_64_COLUMNS_END_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}),
+                 *tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(96))),
             112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
-            128: ((MID_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
+            128: ((TWO_64_COLUMNS_END_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (narrowed(two_columns_160, 72), *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
-            160: ((MID_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
+            160: ((TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
             176: (narrowed(two_columns_192, 88), *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall,

@@ -341,15 +341,17 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((128, 104 if M <= 208 else 112, 64),
                                                                          *two_columns), M
         assert tile.epilogue_tile == ("auto" if M <= 208 else (128, 112)), M
-    # below MID_N, where N / 64 weight tiles leave half the SMs idle, the tokens split into two columns under 64-row
-    # weight tiles (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65)
+    # where N / 64 weight tiles leave half the SMs idle, the tokens split into two columns under 64-row weight tiles
+    # (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65), while those fit
+    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85)
     for M, width, cluster in ((81, 48, (1, 2, 1)), (96, 48, (1, 2, 1)), (113, 64, (1, 1, 1)), (128, 64, (1, 1, 1)),
                               (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 112, (1, 2, 1)),
                               (224, 112, (1, 2, 1))):
-        tile = shape_tile(SPEC, M, MID_N - 1)
+        tile = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
+        assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
     # at 65-80 and 97-112 rows two 40- or 56-wide columns in a 1x2 cluster while their N / 32 CTAs fit one wave, then
     # the one column (runs 83-84)
     assert TWO_64_COLUMNS_END_N == 4225

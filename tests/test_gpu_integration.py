@@ -123,7 +123,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     # partly or wholly past N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of
     # tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with 48-wide subtiles, 2x96,
     # 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and 2x56, 80 and 112
-    # wide from there (72 and 100 rows at N = 4300), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without;
+    # wide from there (72 and 100 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without;
     # from 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a
     # 1x2 cluster, 56 wide at 110 rows, 72 at 140, 80 at 150, 96 at 180, 112 at 210, with subtiles as wide as a
     # column) and 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row
@@ -141,7 +141,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
               + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
               + [(120, 11000, 520), (216, 8704, 520), (150, 8704, 520), (170, 9304, 520), (185, 10008, 520)]
-              + [(72, 9304, 520), (104, 11000, 520), (72, 4300, 512), (100, 4300, 512)]
+              + [(72, 9304, 520), (104, 11000, 520), (72, 4304, 512), (100, 4304, 512)]
               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
@@ -157,7 +157,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         (64, 40), (64, 48), (64, 56), (64, 64), (64, 144), (64, 80), (64, 96), (64, 112), (64, 128)]
     assert [k.choose(M, 1024).spec.tile.cluster for M in (72, 88, 100, 120, 150, 200)] == [
         (1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1), (1, 2, 1), (1, 2, 1)]
-    assert [k.choose(M, 4300).spec.tile.cta[:2] for M in (72, 100)] == [(64, 80), (64, 112)]
+    assert [k.choose(M, 4304).spec.tile.cta[:2] for M in (72, 100)] == [(64, 80), (64, 112)]
     assert [k.choose(M, 5000).spec.tile.cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (64, 160)]
     assert k.choose(136, 1024).spec.tile.epilogue_tile == (64, 48)
     for M, N, width in ((72, 12288, 80), (100, 12520, 112), (150, 13000, 160), (200, 13000, 208), (250, 13000, 256)):

@@ -101,8 +101,10 @@ RULES = [
     # wgmma would take N = 40; CUTLASS 4.2 compiles it for 16-bit and fp8 operands only (bench/narrow_token_tiles.py's
     # log), not for int8 ones
     ("int8 CTA N in steps of 16",
-     lambda: sm90(a=Operand("int8"), b=Operand("int8", "column"), tile=Sm90Tile(cta=(64, 48, 128), mainloop="pingpong")),
-     lambda: sm90(a=Operand("int8"), b=Operand("int8", "column"), tile=Sm90Tile(cta=(64, 40, 128), mainloop="pingpong")),
+     lambda: sm90(a=Operand("int8"), b=Operand("int8", "column"),
+                  tile=Sm90Tile(cta=(64, 48, 128), mainloop="pingpong")),
+     lambda: sm90(a=Operand("int8"), b=Operand("int8", "column"),
+                  tile=Sm90Tile(cta=(64, 40, 128), mainloop="pingpong")),
      ["CTA N", "multiple of 16", "int8 operand", "16-bit and fp8"]),
     ("16-bit CTA N in steps of 8", lambda: sm90(tile=Sm90Tile(cta=(64, 40, 64), mainloop="pingpong")),
      lambda: sm90(tile=Sm90Tile(cta=(64, 44, 64), mainloop="pingpong")), ["CTA N", "multiple of 8", "wgmma"]),
