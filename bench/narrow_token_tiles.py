@@ -1,8 +1,10 @@
 """Which sm90 CTA N off a multiple of 16 compile (validate.n_step_of): token tiles 8 rows past one (cuBLAS runs
-nvjet 192x72 and 192x88 at 136-168 rows, 64x40 at M = 40) with validation bypassed, once with the epilogue from
-CUTLASS's CollectiveBuilder and once from the implementation it forwards to (as cutlassgen renders such N, which
-skips the builder's static_assert on an explicit subtile N % 16). Compile only (nvcc -cubin of the device part), no
-GPU; prints each variant's CUTLASS / CuTe static_assert messages and the class whose instantiation raised them.
+nvjet 192x72 and 192x88 at 136-168 rows, 64x40 at M = 40) with validation bypassed. Each tile as cutlassgen renders
+it ("rendered"), with the epilogue from CUTLASS's CollectiveBuilder instead of the implementation it forwards to
+("builder epilogue": the builder static_asserts an explicit subtile N % 16), and for 16-bit operands with CUTLASS's
+own TMA set-up instead of csrc/cutlassgen/narrow_tma.hpp's ("sliced stage": CuTe's slice of the swizzled stage).
+Compile only (nvcc -cubin of the device part), no GPU; prints each variant's CUTLASS / CuTe static_assert messages
+and the class whose instantiation raised them.
 
 Run: python bench/narrow_token_tiles.py [KIND:TILE ...] [--jobs N]
      (KIND: a key of SPECS; TILE as tile_probe.py names it, fast accumulation added for fp8)
@@ -42,13 +44,20 @@ def fp8_to_8bit(tile):
                     epilogue=[Multiply("per_col", "sb", "fp32"), Quantize("e5m2", "per_row", "q")])
 
 
-SPECS = {"bf16": bias_gelu, "fp8": fp8_scaled_fast, "fp8chain": fp8_chain, "fp8mixed": fp8_mixed,
-         "fp8to8": fp8_to_8bit}
+def fp16_mn_major(tile):
+    return GemmSpec(arch=90, a=Operand("fp16", "column"), b=Operand("fp16", "row"), d=Operand("fp16"), tile=tile,
+                    epilogue=[Add("per_col", "bias", "fp16"), Activation("silu")])
+
+
+SPECS = {"bf16": bias_gelu, "fp16nn": fp16_mn_major, "fp8": fp8_scaled_fast, "fp8chain": fp8_chain,
+         "fp8mixed": fp8_mixed, "fp8to8": fp8_to_8bit}
 DEFAULT_TILES = ("bf16:swap 192x72x64 c1x2 pingpong epi64x72",  # cuBLAS's form at 136-144 rows
                  "bf16:swap 192x72x32 c1x2 pingpong epi64x72",  # 64 bytes of K: the builder's 64-byte swizzle instead
                  "bf16:swap 192x88x64 c1x2 pingpong epi64x88",  # cuBLAS's at 168x9728x8192
                  "bf16:swap 64x40x128 pingpong epi64x40",  # cuBLAS's at M = 40, its token tiles at 72x4096^2
-                 "bf16:swap 64x56x128 pingpong epi64x56",  # and at 104x4096^2
+                 "bf16:swap 64x56x128 c1x2 pingpong epi64x56",  # and at 104x4096^2
+                 "bf16:128x72x64 coop",  # unswapped: the weights' tile 72 rows, no load policies
+                 "fp16nn:128x88x64 c2x1 coop",  # N-major weights, M-major activations
                  "bf16:swap 192x80x64 c1x2 pingpong epi64x80",  # control: a shipped width through the same substitution
                  # fp8 operands: these compile once the epilogue comes from the builder's implementation
                  "fp8:swap 192x72x128 c1x2 pingpong epi64x72",
@@ -72,23 +81,23 @@ def _swap_line(source: str, pattern, make) -> str:
     return new
 
 
-def builder_impl(source: str) -> str:
-    """The source with the epilogue from detail::Sm90TmaBuilderImpl, given the types the builder would pass it (as
-    cutlassgen renders it itself where validation takes a subtile N that is not a multiple of 16)."""
-    if IMPL.search(source):
-        return source
-    return _swap_line(source, BUILDER, lambda m: "using CollectiveEpilogue = typename cutlass::epilogue::collective::"
-                      f"detail::Sm90TmaBuilderImpl<TileShape, EpilogueTile,{m['args']} FusionCallbacks, "
-                      "EpiDispatch>::CollectiveOp;")
-
-
 def with_builder(source: str) -> str:
-    """The source with the epilogue from CUTLASS's CollectiveBuilder (what cutlassgen rendered for every N before)."""
+    """The source with the epilogue from CUTLASS's CollectiveBuilder, as cutlassgen renders it where the subtile N
+    is a multiple of 16 (it calls the builder's implementation, detail::Sm90TmaBuilderImpl, directly elsewhere)."""
     if BUILDER.search(source):
         return source
     return _swap_line(source, IMPL, lambda m: "using CollectiveEpilogue = typename cutlass::epilogue::collective::"
                       "CollectiveBuilder<cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, "
                       f"EpilogueTile,{m['args']} EpilogueSchedule, FusionCallbacks>::CollectiveOp;")
+
+
+def with_sliced_stage(source: str) -> str:
+    """The source with the mainloop's TMA descriptors built by CUTLASS's own Params (CuTe's slice of the stage), not
+    narrow_tma.hpp's."""
+    old = "cutlassgen::MainloopLoadHints<NarrowMainloop,"
+    if old not in source:
+        raise SystemExit("the template's narrow mainloop declaration changed; update with_sliced_stage")
+    return source.replace(old, "cutlassgen::MainloopLoadHints<BuiltMainloop,")
 
 
 def compile_device_part(source: str, work: pathlib.Path) -> str:
@@ -110,12 +119,25 @@ def summarize(log: str) -> str:
     return f"fails: {'; '.join(asserts) or log[-400:]} (in {', '.join(where) or 'see log'})"
 
 
-def one(kind_tile: str, impl: bool) -> str:
+def rendered(kind_tile: str) -> str:
     kind, tile = kind_tile.split(":", 1)
     with mock.patch.object(validate, "_sm90_tile", lambda spec: None):  # the N % 16 rule is what is under test
-        source = emit.render(SPECS[kind](tile_named(tile, **({} if kind == "bf16" else FAST))), 90)
+        return emit.render(SPECS[kind](tile_named(tile, **(FAST if kind.startswith("fp8") else {}))), 90)
+
+
+VARIANTS = {"rendered": lambda source: source, "builder epilogue": with_builder, "sliced stage": with_sliced_stage}
+
+
+def variants_of(kind_tile: str) -> list:
+    """The variants that differ from the rendered source for this tile."""
+    source = rendered(kind_tile)
+    names = ["rendered"] + (["builder epilogue"] if IMPL.search(source) else [])
+    return names + (["sliced stage"] if "MainloopNarrowTma" in source else [])
+
+
+def one(kind_tile: str, variant: str) -> str:
     with tempfile.TemporaryDirectory() as tmp:
-        return compile_device_part(builder_impl(source) if impl else with_builder(source), pathlib.Path(tmp))
+        return compile_device_part(VARIANTS[variant](rendered(kind_tile)), pathlib.Path(tmp))
 
 
 def main() -> None:
@@ -123,10 +145,10 @@ def main() -> None:
     ap.add_argument("tiles", nargs="*", default=DEFAULT_TILES)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
-    runs = [(t, impl) for t in args.tiles for impl in (False, True)]
+    runs = [(t, v) for t in args.tiles for v in variants_of(t)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for (tile, impl), result in zip(runs, pool.map(lambda r: one(*r), runs)):
-            print(f"{tile:47s} {'builder impl' if impl else 'builder':12s} {result}", flush=True)
+        for (tile, variant), result in zip(runs, pool.map(lambda r: one(*r), runs)):
+            print(f"{tile:47s} {variant:16s} {result}", flush=True)
 
 
 if __name__ == "__main__":

@@ -73,25 +73,28 @@ def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
     assert "| 2048x8192x8192 256x128x64 c1x2 coop | 15.19 M |" in text and "duration" not in text
 
 
-def test_narrow_token_tiles_calls_the_epilogue_builders_implementation(monkeypatch):
-    # the script's finding (validate.py's N % 16 rule) rests on this substitution matching the template's builder line
+def test_narrow_token_tiles_swaps_in_cutlass_own_epilogue_builder_and_tma_set_up(monkeypatch):
+    # the script's findings (validate.n_step_of) rest on these substitutions matching the template's lines
     monkeypatch.syspath_prepend(str(BENCH))
     narrow_tiles = importlib.import_module("narrow_token_tiles")
     from cutlassgen import emit
 
-    source = emit.render(narrow_tiles.bias_gelu(narrow_tiles.tile_named("swap 192x80x64 c1x2 pingpong epi64x80")), 90)
-    patched = narrow_tiles.builder_impl(source)
+    bf16_72, fp8_72, bf16_80 = ("bf16:swap 192x72x64 c1x2 pingpong epi64x72", "fp8:swap 192x72x128 c1x2 pingpong",
+                                "bf16:swap 192x80x64 c1x2 pingpong epi64x80")
+    narrow = narrow_tiles.rendered(bf16_72)
+    assert narrow == emit.render(narrow_tiles.bias_gelu(narrow_tiles.tile_named(bf16_72.split(":")[1])), 90)
     builder = "epilogue::collective::CollectiveBuilder<"
-    assert builder in source and builder not in patched
-    assert ("detail::Sm90TmaBuilderImpl<TileShape, EpilogueTile,\n    ElementAccumulator, float, ElementC, LayoutC, "
-            "AlignmentC, ElementD, LayoutD, AlignmentD, FusionCallbacks, EpiDispatch>::CollectiveOp;") in patched
-    narrow = emit.render(narrow_tiles.fp8_scaled_fast(narrow_tiles.tile_named("swap 192x72x128 c1x2 pingpong",
-                                                                             fp8_fast_accum=True)), 90)
-    assert narrow_tiles.builder_impl(narrow) == narrow  # cutlassgen renders the implementation there itself
     via_builder = narrow_tiles.with_builder(narrow)
-    assert builder in via_builder and "Sm90TmaBuilderImpl<" not in via_builder
-    assert "".join(narrow_tiles.builder_impl(via_builder).split()) == "".join(narrow.split())  # the same code back
-    assert narrow_tiles.with_builder(source) == source
+    assert builder not in narrow and builder in via_builder and "Sm90TmaBuilderImpl<" not in via_builder
+    sliced = narrow_tiles.with_sliced_stage(narrow)
+    assert "MainloopLoadHints<NarrowMainloop," in narrow and "MainloopLoadHints<BuiltMainloop," in sliced
+    assert sliced.replace("MainloopLoadHints<BuiltMainloop,", "") == narrow.replace("MainloopLoadHints<NarrowMainloop,",
+                                                                                  "")
+    assert narrow_tiles.variants_of(bf16_72) == ["rendered", "builder epilogue", "sliced stage"]
+    assert narrow_tiles.variants_of(fp8_72) == ["rendered", "builder epilogue"]  # fp8 needs no narrow TMA set-up
+    assert narrow_tiles.variants_of(bf16_80) == ["rendered"]
+    wide = narrow_tiles.rendered(bf16_80)
+    assert narrow_tiles.with_builder(wide) == wide
     log = ('x.hpp(1077): error: static assertion failed with "Stride Divisibility Condition"\n'
            '  instantiation of class "cutlass::gemm::collective::CollectiveMma<A, B>::Params [with X=1]" at line 3\n')
     assert narrow_tiles.summarize(log) == ("fails: Stride Divisibility Condition (in cutlass::gemm::collective::"
