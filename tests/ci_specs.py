@@ -20,10 +20,12 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
                     epilogue=_chain("e4m3"))
 # sm90 swap_ab (the decode path): the same chain with operands swapped, so per-column vectors become the kernel's
 # column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_broadcast.hpp). Its CTA
-# N of 80, with a subtile as wide, takes wgmma's extended shapes (arch.WGMMA_BASE_N).
+# N of 72, with a subtile as wide, takes wgmma's extended shapes (arch.WGMMA_BASE_N), the epilogue from CUTLASS's
+# builder implementation and, for the 72-row bf16 token tile (nine 8-row groups), the TMA set-up of
+# csrc/cutlassgen/narrow_tma.hpp (validate.n_step_of).
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
-                                 tile=Sm90Tile(cta=(128, 80, 64), cluster=(1, 1, 1), swap_ab=True,
-                                               epilogue_tile=(128, 80)))
+                                 tile=Sm90Tile(cta=(128, 72, 64), cluster=(1, 1, 1), swap_ab=True,
+                                               epilogue_tile=(128, 72)))
 # fp8 operands with a CTA N that is an odd multiple of 8 (validate.n_step_of): the epilogue from CUTLASS's builder
 # implementation, with a full-width 64x72 subtile (tiles.sm90_epilogue_tile), the 8-bit D stored along M. One 64-row
 # weight tile: the plan's 192-row one (2 x 72 tokens at 129-144 rows) spills 4 bytes under this whole chain.

@@ -25,6 +25,14 @@ def test_every_node_compiles_on_both_paths_without_performance_warnings(ci_kerne
 def test_fp8_token_tile_in_steps_of_8_builds_through_the_epilogue_builders_implementation(ci_kernels):
     k = ci_kernels["sm90_fp8_narrow"]
     assert "detail::Sm90TmaBuilderImpl<" in k.source and "using EpilogueTile = Shape<_64, _72>;" in k.source
+    assert "narrow_tma.hpp" not in k.source  # 8-bit operands compile with CUTLASS's own TMA set-up
+    assert k.build_info["resources"]["spill_store_bytes"] == 0
+
+
+def test_bf16_token_tile_in_steps_of_8_builds_through_the_narrow_tma_mainloop(ci_kernels):
+    k = ci_kernels["sm90_swap"]
+    assert "using NarrowMainloop = cutlassgen::MainloopNarrowTma<BuiltMainloop>;" in k.source
+    assert "detail::Sm90TmaBuilderImpl<" in k.source and "using EpilogueTile = Shape<_128, _72>;" in k.source
     assert k.build_info["resources"]["spill_store_bytes"] == 0
 
 
