@@ -694,10 +694,10 @@ BF16NARROW72_TILES = named("swap 64x40x128 c1x2 pingpong", "swap 64x80x128 c1x1 
 BF16NARROW104_TILES = named("swap 64x56x128 c1x2 pingpong", "swap 64x112x128 c1x1 pingpong")
 # Run 83 (bf16narrow, cold / warm; every kernel matched the reference into a NaN-poisoned out): 2 x 72 1.06-1.10x the
 # 2 x 80 at 136-144 rows (136x9216x4096 367 / 364 vs 339 / 333), 2 x 88 1.01-1.05x the 2 x 96 at 168-176 rows
-# (172x10560x4096 463 / 455 vs 442 / 433); two 40-wide columns in a 1x2 cluster 1.11 / 1.21x the plan's one 80-wide
+# (172x10560x4096 463 / 455 vs 442 / 433); two 40-wide columns in a 1x2 cluster 1.12 / 1.22x the plan's one 80-wide
 # column at 72x4096^2 (169 / 214 vs 151 / 175), two 56-wide ones 1.19 / 1.30x the 112-wide one at 104x4096^2
-# (234 / 280 vs 196 / 216), 1.07-1.24x at K = 8192; 64x40 at M = 40 and 64x56 at M = 56 within 0-6% of the plan's
-# 64x48 / 64x64 (not taken: buckets of their own). The plan takes the first four.
+# (234 / 280 vs 196 / 216), 1.07-1.24x at K = 8192; 64x40 at M = 40 +2-6% cold, +2-28% warm over the plan, 64x56
+# at M = 56 -2 to +4% (not taken: buckets of their own). The plan takes the first four.
 # Session 29, run 84: the narrow forms where the plan did not time them: 65-80 and 97-112 rows below MID_N over the
 # buckets and N (the plan's new two 40- or 56-wide columns beside the one column); fp8 there; two narrow columns under
 # 128-row cooperative weight tiles from LARGE_N (cuBLAS's nvjet 128x72 ... 128x104 _1x2); the 192-row tile's
