@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608
+     wave4608 wave7168
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -732,6 +732,24 @@ WAVE4608_GROUPS = [
 # Run 85 (cold / warm): the tiles of MID_N 1.04-1.29x the plan's two columns at all eight shapes (88x4352 186 / 226 vs
 # 157 / 181, 200x4352 314 / 321 vs 251 / 244, 216x4544 at 128x112 336 / 339 vs 300 / 314): they take over from
 # tiles.TWO_64_COLUMNS_END_N = 4225.
+# Session 30: the plan's tiles below LARGE_N that no probe had timed. At 129-144 rows one 144-wide token column
+# (ceil(N / 64) CTAs, 64 at N = 4096) beside two 72-wide ones under 64-row weight tiles (2 x ceil(N / 64), one wave
+# to N = 4224) and under 128-row ones (2 x ceil(N / 128)); at 161-192 rows from TWO_64_COLUMNS_END_N two 96-wide
+# token tiles under 64-row weight tiles (2 x ceil(N / 64): 136 CTAs at N = 4352, 220 at 7040, past a wave as run
+# 85 found at 65-160 and 193-224 rows) beside the two columns under a 128-row weight tile that LARGE_N gives them,
+# narrowed to 88 at 161-176, one 192-wide column, and the unswapped three-tile and one-token-tile forms of the band;
+# at 225-256 rows from TWO_64_COLUMNS_END_N to MID_N two 128-wide token tiles under 64-row weight tiles beside the
+# 128x128 tile of MID_N and the two columns under a 128-row weight tile.
+WAVE7168_GROUPS = [
+    (named("swap 64x72x128 c1x2 pingpong", "swap 128x72x64 c1x2 coop epi128x72"),
+     [(136, 4096, 4096), (144, 4096, 4096), (140, 5120, 4096), (136, 6144, 4096), (144, 7040, 4096)]),
+    (named("swap 128x96x64 c1x2 coop", "swap 64x192x64 c1x1 pingpong", "64x224x64 c1x1 pingpong",
+           "192x80x64 c1x1 pingpong"),
+     [(168, 4352, 4096), (176, 5120, 4096), (184, 6144, 4096), (192, 7040, 4096), (168, 6144, 8192)]),
+    (named("swap 128x88x64 c1x2 coop epi128x88"), [(168, 4352, 4096), (176, 5120, 4096), (168, 6144, 8192)]),
+    (named("128x128x64 c1x1 coop", "swap 128x128x64 c1x2 coop"), [(232, 4352, 4096), (256, 4544, 4096)])]
+# Not run yet (session 30 had no device time left); its nine tiles compiled on the 2-core machine (201 s, 168
+# registers, no spills, ptxas).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1184,6 +1202,7 @@ CASES = {
                    fp8_beside_plan(fp8_scaled, NARROWCOLS_FP8_TILES, [(72, 4096, 4096), (104, 4096, 4096)]),
                    *(beside_plan(tiles, shapes) for tiles, shapes in NARROWCOLS_COOP_GROUPS + NARROWCOLS_TALL_GROUPS)],
     "wave4608": [beside_plan(tiles, shapes) for tiles, shapes in WAVE4608_GROUPS],
+    "wave7168": [beside_plan(tiles, shapes) for tiles, shapes in WAVE7168_GROUPS],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
