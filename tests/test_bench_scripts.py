@@ -132,3 +132,25 @@ def test_every_tile_probe_tile_renders_and_every_shape_meets_its_alignment(monke
                         assert extent % alignment(op) == 0, (case, what, (M, N, K), op_name, extent, alignment(op))
                         checked += 1
     assert rendered > 500 and checked > 1000  # every case's tiles and shapes, not an empty walk
+
+
+def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    waves = importlib.import_module("plan_waves")
+    from cutlassgen import Sm90Tile
+
+    one = (1, 1, 1)
+    swapped = Sm90Tile(cta=(64, 96, 128), swap_ab=True, mainloop="pingpong", cluster=one)
+    assert waves.ctas_of(swapped, 168, 4352) == 68 * 2  # 4352 / 64 weight tiles, 168 tokens in two 96-wide ones
+    # 140 tokens make two 72-wide columns, the 1x2 cluster's pair; 145 make three, launched as two pairs
+    clustered = Sm90Tile(cta=(64, 72, 128), swap_ab=True, mainloop="pingpong", cluster=(1, 2, 1))
+    assert waves.ctas_of(clustered, 140, 4096) == 128 and waves.ctas_of(clustered, 145, 4096) == 256
+    # unswapped, 2x1 cluster: 1000 rows in 8 tiles of 128, 1100 in 9 launched as 10; 4100 columns in 17 of 256
+    assert waves.ctas_of(Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1)), 1100, 4100) == 10 * 17
+    split = Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1), split_k=2, scheduler="stream_k")
+    assert waves.ctas_of(split, 1000, 4100) == 8 * 17 * 2
+    assert waves.flag(136, 132, 0.25, 0.6) == "just past a wave" and waves.flag(68, 132, 0.25, 0.6) == "under one wave"
+    assert waves.flag(128, 132, 0.25, 0.6) is None and waves.flag(200, 132, 0.25, 0.6) is None
+    found = waves.walk(waves.spec_of("bf16"), range(161, 193, 8), range(4352, 4353), 132, 0.25, 0.6)
+    past = [(M, 4352, 136) for M in (161, 169, 177, 185)]
+    assert found == {("swap 64x96x128 c1x1 pingpong", "just past a wave"): past}

@@ -1,0 +1,87 @@
+"""Where the per-shape plan's sm90 tiles fill the GPU's SMs badly, worked out without a GPU: over a grid of M and N,
+the CTAs each plan tile makes (tiles rounded up to whole clusters, split-K slices counted) in waves of the SMs,
+grouped by tile. It flags the points under a fraction of one wave and those just past a whole wave (the last wave
+mostly idle): runs 84-85 measured the second costly (tile_probe.py narrowcols, wave4608: 0.77-0.90x the tiles that
+stay under one wave). The flagged regions are where a probe case should time the plan next (wave7168).
+
+Run: python bench/plan_waves.py [--dtype bf16|e4m3] [--m FIRST:LAST:STEP] [--n FIRST:LAST:STEP] [--sms 132]
+     [--tail 0.25] [--low 0.6]
+"""
+import argparse
+import dataclasses
+import math
+
+from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
+from cutlassgen.tiles import shape_tile
+from cutlassgen.tuning import label
+
+
+def spec_of(dtype: str) -> GemmSpec:
+    """The all-"auto" spec whose plan is walked: tile_probe.py's bf16 bias+gelu, or its fp8 scaled with fast
+    accumulation."""
+    if dtype == "bf16":
+        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"),
+                        epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"),
+                    tile=Sm90Tile(fp8_fast_accum=True),
+                    epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                              Add("per_col", "bias", "bf16")])
+
+
+def ctas_of(tile: Sm90Tile, M: int, N: int) -> int:
+    """CTAs an M x N problem makes with tile: swap_ab tiles the kernel's M over the problem's N; a cluster launches
+    whole, so each side rounds up to its cluster extent."""
+    kernel_m, kernel_n = (N, M) if tile.swap_ab else (M, N)
+    along_m = math.ceil(math.ceil(kernel_m / tile.cta[0]) / tile.cluster[0]) * tile.cluster[0]
+    along_n = math.ceil(math.ceil(kernel_n / tile.cta[1]) / tile.cluster[1]) * tile.cluster[1]
+    return along_m * along_n * max(1, tile.split_k)
+
+
+def flag(ctas: int, sms: int, tail: float, low: float) -> str | None:
+    waves = ctas / sms
+    if waves < low:
+        return "under one wave"
+    if waves > 1 and 0 < waves - math.floor(waves) < tail:
+        return "just past a wave"
+    return None
+
+
+def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float) -> dict:
+    """(tile label, flag) -> [(M, N, CTAs), ...] for every flagged point of the grid."""
+    found = {}
+    for M in ms:
+        for N in ns:
+            tile = shape_tile(spec, M, N)
+            if tile is None:  # the spec's own default tile (M > 256 but wide N above 512 rows)
+                continue
+            ctas = ctas_of(tile, M, N)
+            why = flag(ctas, sms, tail, low)
+            if why:
+                found.setdefault((label(dataclasses.replace(spec, tile=tile)), why), []).append((M, N, ctas))
+    return found
+
+
+def _range(text: str) -> range:
+    first, last, step = (int(x) for x in text.split(":"))
+    return range(first, last + 1, step)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dtype", choices=("bf16", "e4m3"), default="bf16")
+    ap.add_argument("--m", type=_range, default=_range("65:256:1"), help="FIRST:LAST:STEP (default 65:256:1)")
+    ap.add_argument("--n", type=_range, default=_range("1024:16384:128"), help="FIRST:LAST:STEP")
+    ap.add_argument("--sms", type=int, default=132, help="the H200's 132")
+    ap.add_argument("--tail", type=float, default=0.25, help="flag a last wave under this fraction busy")
+    ap.add_argument("--low", type=float, default=0.6, help="flag fewer waves than this")
+    args = ap.parse_args()
+    found = walk(spec_of(args.dtype), args.m, args.n, args.sms, args.tail, args.low)
+    print(f"{args.dtype} plan, M {args.m.start}-{args.m.stop - 1}, N {args.n.start}-{args.n.stop - 1}, {args.sms} SMs")
+    for (tile, why), points in sorted(found.items(), key=lambda kv: min(p[0] for p in kv[1])):
+        ms, ns, ctas = (sorted({p[i] for p in points}) for i in range(3))
+        print(f"{tile}: {why} at M {ms[0]}-{ms[-1]}, N {ns[0]}-{ns[-1]} ({len(points)} points, {ctas[0]}-{ctas[-1]} "
+              f"CTAs)")
+
+
+if __name__ == "__main__":
+    main()
