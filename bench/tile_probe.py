@@ -739,7 +739,11 @@ WAVE4608_GROUPS = [
 # 85 found at 65-160 and 193-224 rows) beside the two columns under a 128-row weight tile that LARGE_N gives them,
 # narrowed to 88 at 161-176, one 192-wide column, and the unswapped three-tile and one-token-tile forms of the band;
 # at 225-256 rows from TWO_64_COLUMNS_END_N to MID_N two 128-wide token tiles under 64-row weight tiles beside the
-# 128x128 tile of MID_N and the two columns under a 128-row weight tile.
+# 128x128 tile of MID_N and the two columns under a 128-row weight tile. And where run 85's tiles of MID_N
+# still ran 0.77-0.95x cuBLASLt fused (96-128 and 200-216 rows at N = 4352-4544, 68-71 CTAs, run 85:
+# bench/plan_waves.py flags them under one wave), the band's unswapped form: two 64-row (81-128 rows) or
+# 128-row (193-224) token tiles in a 2x1 cluster under weight tiles N / 64 wide, 72 in steps of 8 (122-128
+# CTAs) or 80 (110-114).
 WAVE7168_GROUPS = [
     (named("swap 64x72x128 c1x2 pingpong", "swap 128x72x64 c1x2 coop epi128x72"),
      [(136, 4096, 4096), (144, 4096, 4096), (140, 5120, 4096), (136, 6144, 4096), (144, 7040, 4096)]),
@@ -747,9 +751,13 @@ WAVE7168_GROUPS = [
            "192x80x64 c1x1 pingpong"),
      [(168, 4352, 4096), (176, 5120, 4096), (184, 6144, 4096), (192, 7040, 4096), (168, 6144, 8192)]),
     (named("swap 128x88x64 c1x2 coop epi128x88"), [(168, 4352, 4096), (176, 5120, 4096), (168, 6144, 8192)]),
-    (named("128x128x64 c1x1 coop", "swap 128x128x64 c1x2 coop"), [(232, 4352, 4096), (256, 4544, 4096)])]
-# Not run yet (session 30 had no device time left); its nine tiles compiled on the 2-core machine (201 s, 168
-# registers, no spills, ptxas).
+    (named("128x128x64 c1x1 coop", "swap 128x128x64 c1x2 coop"), [(232, 4352, 4096), (256, 4544, 4096)]),
+    (named("64x72x64 c2x1 pingpong", "64x80x64 c2x1 pingpong", "64x72x64 c1x1 pingpong"),
+     [(96, 4544, 4096), (104, 4352, 4096), (120, 4352, 4096), (112, 4544, 4096), (128, 4544, 4096)]),
+    (named("128x72x64 c2x1 coop", "128x80x64 c2x1 coop"), [(200, 4352, 4096), (208, 4544, 4096),
+                                                          (216, 4544, 4096)])]
+# Not run yet (session 30 had no device time left); its fourteen tiles compiled on the 2-core machine (168
+# registers each, no spills, ptxas).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
