@@ -472,7 +472,7 @@ def _n_classes(k_bytes: int) -> dict:
     # 85) 88x4352x4096 186 / 226 vs 157 / 181 for the two columns, 96x4544 205 / 239 vs 170 / 196, 120x4352 231 / 267
     # vs 200 / 217, 128x4544 253 / 286 vs 216 / 237, 150x4352 269 / 283 vs 234 / 235, 160x4544 296 / 309 vs
     # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314. Not timed there: 161-192 rows,
-    # whose two 96-wide columns hold to LARGE_N, and 225-256, whose 128x128 tile makes 34-36 CTAs there.
+    # whose two 96-wide columns hold to LARGE_N, and 225-256, whose 128x128 tile makes 2 x 34-36 = 68-72 CTAs there.
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
