@@ -184,7 +184,11 @@ def tuned(default, target_arch: int, build_many):
     return DispatchKernel(default, record, kernels)
 
 
-def check_shapes(shapes) -> list[tuple[int, int, int]]:
+def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, int]]:
+    """shapes as (M, N, K) tuples of positive ints; with spec, each one a problem its kernel can run
+    (validate.check_problem_shape: every tensor's contiguous extent a multiple of its alignment)."""
+    from .validate import check_problem_shape
+
     try:
         sizes = [tuple(int(x) for x in s) for s in shapes]
         ok = bool(sizes) and all(len(s) == 3 and min(s) > 0 for s in sizes)
@@ -193,6 +197,8 @@ def check_shapes(shapes) -> list[tuple[int, int, int]]:
     if not ok:
         raise SpecError("shapes", shapes, "must be a non-empty list of (M, N, K) problem sizes, each positive",
                         "e.g. [(32, 8192, 8192), (4096, 8192, 8192)]")
+    for M, N, K in sizes if spec is not None else ():
+        check_problem_shape(spec, M, N, K)
     return sizes
 
 
@@ -205,7 +211,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     from .tuning import label
 
     first = {}
-    for M, N, K in check_shapes(shapes):
+    for M, N, K in check_shapes(shapes, spec):
         first.setdefault(shape_class(M, N, spec.resolved_path), [M, N, K])
     winners, limits = [], []
     for bucket, n_min in sorted(first, key=lambda c: (c[0], -c[1])):

@@ -224,7 +224,7 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
     from .dispatch import check_shapes
     from .jit import build_many
 
-    shapes = check_shapes(shapes)
+    shapes = check_shapes(shapes, spec)
     if reps < 1:
         raise SpecError("reps", reps, "must be at least 1: the timed runs whose median is taken", "e.g. reps=20")
     variants = configs(spec, limit) if variants is None else variants
@@ -330,7 +330,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
     if save and not dispatch.tile_is_auto(spec):
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
-    shapes = check_shapes(shapes)
+    shapes = check_shapes(shapes, spec)
     variants = candidates(spec, shapes, limit, match)
     rows = study(spec, shapes, reps=reps, variants=variants)
     by_key = {v.key: v for v in variants}

@@ -227,6 +227,27 @@ def _sm80_tile(spec):
                         "per slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
 
 
+def check_problem_shape(spec, M: int, N: int, K: int) -> None:
+    """An (M, N, K) problem gives each tensor's contiguous dimension an extent that must be a multiple of its
+    alignment, or the kernel refuses every call of that shape (runtime.Kernel checks the tensors). Checked where
+    build(spec, shapes=...), tune and study take shapes, before anything compiles for them."""
+    by_layout = {"a": (("K", K), ("M", M)), "b": (("N", N), ("K", K)), "c": (("N", N), ("M", M)),
+                 "d": (("N", N), ("M", M))}  # name -> (row-major's contiguous extent, column-major's)
+    checks = [(nm, op.layout, op.dtype, max_alignment(op.dtype) if op.alignment == "auto" else op.alignment)
+              for nm, op in ((nm, getattr(spec, nm)) for nm in by_layout) if op is not None]
+    # aux outputs are laid out as D, in 16-byte rows (runtime.Kernel.__call__)
+    checks += [(f"aux output {name}", spec.d.layout, dtype, max_alignment(dtype))
+               for name, kind, dtype in epi.extra_outputs_of(spec.epilogue) if kind == "tensor"]
+    for what, layout, dtype, align in checks:
+        dim, extent = by_layout[what if what in by_layout else "d"][layout != "row"]
+        if extent % align:
+            raise SpecError("shape", (M, N, K),
+                            f"{dim} = {extent} is {what}'s contiguous extent ({layout}-major {dtype}) and must be a "
+                            f"multiple of its alignment, {align} elements: the kernel would refuse every call of this "
+                            "shape", f"pad {dim} to {-(-extent // align) * align}" +
+                            (", or give the spec a smaller alignment on the sm80 path" if what in by_layout else ""))
+
+
 def n_step_of(spec, swap_ab: bool) -> int:
     """The step of CTA N (and of the epilogue subtile's N) that CUTLASS 4.2 compiles on sm90: 8 for 16-bit and fp8
     operands, else 16 (n_step_why says why).

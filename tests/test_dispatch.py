@@ -604,7 +604,7 @@ def test_heuristic_record_merges_buckets_and_sends_gaps_up():
     assert [w["shape"][0] for w in rec["winners"]] == [32, 8192]  # one entry per bucket: 20 and 32 share one
     assert rec["limits"] == [32, float("inf")]
     assert rec["winners"][1]["tile"] is None and rec["winners"][1]["label"] == "default (auto)"
-    assert dispatch.heuristic_record(SPEC, [(4096, 1, 1), (8192, 1, 1)]) is None  # nothing but the default
+    assert dispatch.heuristic_record(SPEC, [(4096, 8, 8), (8192, 8, 8)]) is None  # nothing but the default
     variants = dispatch.heuristic_variants(SPEC, rec)
     assert [v.tile.cta for v in variants] == [(64, 32, 128)]
     k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in variants])
@@ -617,6 +617,41 @@ def test_heuristic_record_merges_buckets_and_sends_gaps_up():
 def test_bad_shapes_are_spec_errors(bad):
     with pytest.raises(cg.SpecError, match="shapes"):
         dispatch.check_shapes(bad)
+
+
+def test_shapes_a_kernel_would_refuse_are_spec_errors_before_any_compile(monkeypatch, tmp_path, capsys):
+    """An (M, N, K) whose extent along a tensor's contiguous dimension is off that tensor's alignment could never be
+    called: build(spec, shapes=...), the CLI and tune say so before compiling anything for it."""
+    from cutlassgen import jit
+    from cutlassgen.cli import main
+    from cutlassgen.validate import check_problem_shape
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled for a shape the kernel would refuse")
+
+    monkeypatch.setattr(jit, "build_many", no_compile)
+    with pytest.raises(cg.SpecError, match=r"N = 4300 is d's contiguous extent .* 8 elements.*pad N to 4304"):
+        jit.build(SPEC, shapes=[(72, 4096, 512), (72, 4300, 512)])
+    with pytest.raises(cg.SpecError, match=r"K = 500 is a's contiguous extent"):
+        jit.build(SPEC, shapes=[(72, 4096, 500)])
+    spec_file = tmp_path / "s.toml"
+    spec_file.write_text(cg.dump_toml(SPEC))
+    assert main(["build", str(spec_file), "--shape", "72x4300x512"]) == 2
+    err = capsys.readouterr().err
+    assert "N = 4300" in err and "Traceback" not in err
+    # column-major operands make M or K the contiguous extent; aux outputs take 16-byte rows of their own dtype
+    sm80 = cg.GemmSpec(arch=80, a=cg.Operand("bf16", "column"), b=cg.Operand("bf16", "row"), d=cg.Operand("bf16"))
+    with pytest.raises(cg.SpecError, match=r"M = 100 is a's contiguous extent \(column-major bf16\)"):
+        check_problem_shape(sm80, 100, 64, 64)
+    with pytest.raises(cg.SpecError, match=r"N = 60 is b's contiguous extent \(row-major bf16\)"):
+        check_problem_shape(sm80, 104, 60, 64)
+    narrow = dataclasses.replace(sm80, a=cg.Operand("bf16", "column", alignment=2),
+                                 b=cg.Operand("bf16", "row", alignment=2), d=cg.Operand("bf16", alignment=4))
+    check_problem_shape(narrow, 100, 60, 64)  # the sm80 path's smaller alignments take them
+    aux = SPEC.replace(epilogue=[cg.StoreAux("pre", "e4m3"), cg.Activation("relu")])
+    check_problem_shape(aux, 8, 32, 64)
+    with pytest.raises(cg.SpecError, match=r"aux output pre's contiguous extent \(row-major e4m3\).* 16 elements"):
+        check_problem_shape(aux, 8, 24, 64)
 
 
 def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypatch):
@@ -635,8 +670,8 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         k = jit.build(SPEC, shapes=shapes)
         assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
         assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
-        assert jit.build(SPEC, shapes=[(8, 1, 1), (250, 5000, 1), (9000, 1, 1)]) is k  # same buckets: memo
-        assert jit.build(SPEC, shapes=[(32, 14336, 1)]) is not jit.build(SPEC, shapes=[(32, 4096, 1)])  # wide N
+        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 5000, 8), (9000, 8, 8)]) is k  # same buckets: memo
+        assert jit.build(SPEC, shapes=[(32, 14336, 8)]) is not jit.build(SPEC, shapes=[(32, 4096, 8)])  # wide N
         assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
         assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile
         # A tuning record made on the GPU wins over the heuristic.
@@ -698,3 +733,4 @@ def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):
     with pytest.warns(PerformanceWarning, match="M=16, N=8192 runs the default tile"):
         Kernel._hint_per_shape(fake, 16, 8192, 4096)
     assert not fake._hint_pending  # the call site checks this flag: once per kernel
+

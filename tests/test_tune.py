@@ -161,6 +161,9 @@ def test_bad_shapes_limits_and_reps_are_clear_errors_before_any_build(capsys):
 
     with pytest.raises(cg.SpecError, match="shapes"):
         tune(spec, [(32, 8192)])
+    for run in (tune, study):  # a shape every configuration's kernel would refuse, before the 64 compiles
+        with pytest.raises(cg.SpecError, match=r"N = 8190 is d's contiguous extent"):
+            run(spec, [(32, 8192, 8192), (32, 8190, 8192)])
     with pytest.raises(cg.SpecError, match="reps"):
         study(spec, [(32, 8192, 8192)], reps=0)
 

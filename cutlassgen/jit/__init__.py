@@ -166,7 +166,7 @@ def _buckets_of(spec: GemmSpec, shapes) -> tuple:
     from ..dispatch import check_shapes
     from ..tiles import shape_class
 
-    return tuple(sorted({shape_class(M, N, spec.resolved_path) for M, N, _ in check_shapes(shapes)}))
+    return tuple(sorted({shape_class(M, N, spec.resolved_path) for M, N, _ in check_shapes(shapes, spec)}))
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
