@@ -10,6 +10,8 @@ import pytest
 import cutlassgen as cg
 from cutlassgen import dispatch
 
+import per_shape_cases
+
 SPEC = cg.GemmSpec(arch=90, name="dispatch_unit", a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
                    d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
 SMALL = cg.Sm90Tile(cta=(64, 128, 64), cluster=(1, 1, 1), mainloop="pingpong")
@@ -734,3 +736,22 @@ def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):
         Kernel._hint_per_shape(fake, 16, 8192, 4096)
     assert not fake._hint_pending  # the call site checks this flag: once per kernel
 
+
+@pytest.mark.parametrize("name", sorted(per_shape_cases.cases()))
+def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name):
+    """What each per-shape GPU test (tests/test_gpu_integration.py) expects the plan to pick at its shapes, asked of
+    tiles.shape_tile here; every shape one its kernels take (validate.check_problem_shape), every tile of the plan
+    one that renders: a plan change or a bad test shape fails here, not in a GPU call."""
+    from cutlassgen.emit import render
+    from cutlassgen.tiles import shape_tile
+
+    spec, shapes, expect = per_shape_cases.cases()[name]
+    assert dispatch.check_shapes(shapes, spec) == shapes
+    expect(lambda M, N: shape_tile(spec, M, N) or spec.tile)
+    variants = dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
+    assert variants  # each test runs per-shape tiles besides the default
+    for variant in variants:
+        t = variant.tile
+        shape = (f"using TileShape = Shape<{', '.join(f'_{x}' for x in t.cta)}>;" if variant.resolved_path == "sm90"
+                 else f"using ThreadblockShape = cutlass::gemm::GemmShape<{', '.join(map(str, t.threadblock))}>;")
+        assert shape in render(variant), t

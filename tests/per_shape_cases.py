@@ -1,0 +1,187 @@
+"""The per-shape GPU tests' specs, shapes and the tiles the plan must pick at them (tests/test_gpu_integration.py).
+
+Each expect_* function takes tile_of(M, N) -> the tile that runs an M x N call. The GPU tests pass the built
+DispatchKernel's choice; tests/test_dispatch.py passes tiles.shape_tile on any machine, so a plan change that moves
+one of these tiles, or a shape its kernel would refuse, fails there before a GPU session spends a call on it (the
+GPU suite lost calls to both in sessions 24, 25 and 29).
+"""
+import cutlassgen as cg
+
+
+def bf16_bias_gelu(arch: int = 90, name: str = "per_shape_dispatch") -> cg.GemmSpec:
+    return cg.GemmSpec(arch=arch, name=name, a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
+                       d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
+
+
+def fp8_scaled(name: str, **tile) -> cg.GemmSpec:
+    """fp8 e4m3 with per-row x per-column scales and a bias (the vLLM epilogue)."""
+    return cg.GemmSpec(arch=90, name=name, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
+                       tile=cg.Sm90Tile(**tile), epilogue=[cg.Multiply("per_row", "scale_a", "fp32"),
+                                                           cg.Multiply("per_col", "scale_b", "fp32"),
+                                                           cg.Add("per_col", "bias", "bf16")])
+
+
+def int8_dequant(arch: int, name: str) -> cg.GemmSpec:
+    return cg.GemmSpec(arch=arch, name=name, a=cg.Operand("int8"), b=cg.Operand("int8", "column"),
+                       d=cg.Operand("bf16"),
+                       epilogue=[cg.Multiply("per_row", "scale_a", "fp32"), cg.Multiply("per_col", "scale_b", "fp32")])
+
+
+def tf32_bias(name: str) -> cg.GemmSpec:
+    return cg.GemmSpec(arch=90, name=name, a=cg.Operand("fp32"), b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"),
+                       epilogue=[cg.Add("per_col", "bias", "fp32")])
+
+
+# N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64) buckets; M = 40 at N = 8192: the
+# M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at N = 5000: 64x48
+# (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles partly or wholly past
+# N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged; M 65-256: the
+# token tiles fitted to M in steps of 16 or 8 (144 with 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two
+# columns under 64-row weight tiles in 1x2 clusters, 2x40 and 2x56, 80 and 112 wide from there (72 and 100 rows at
+# N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without; from 4608 on one 96-, 160-wide column
+# and 128x64 cooperative; two columns under one 128-row weight tile in a 1x2 cluster, 56 wide at 110 rows, 72 at
+# 140, 80 at 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and 128x128 cooperative, at ragged M and
+# N; one column of all the tokens under 128-row weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at
+# 65-128 rows and from 12673 above, the last cluster's weight tiles partly or wholly past N; from N = 8449 two token
+# columns under 192-row pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to 64 wide, at N = 9304
+# the last tile 88 rows deep, at 11000 56) and to 12672 at 129-224 (80 to 104 wide, at N = 12520 40 rows deep); in
+# that band unswapped token tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at 8704, 192
+# at 12520; ragged last ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128
+# to 10240; with no cluster, three 64-row pingpong token tiles under 224-wide weight tiles at 145-192 rows to
+# N = 9856 (150 and 170 rows at N = 8704 and 9304) and one 192-row one under 80-wide weight tiles at 177-192 to 10560
+# (185x10008, the last weight tile 8 wide)
+BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
+               + [(M, 12288, 512) for M in (24, 48, 72)]
+               + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
+               + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
+               + [(120, 11000, 520), (216, 8704, 520), (150, 8704, 520), (170, 9304, 520), (185, 10008, 520)]
+               + [(72, 9304, 520), (104, 11000, 520), (72, 4304, 512), (100, 4304, 512)]
+               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
+                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
+                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
+
+
+def expect_bf16_tiles(tile_of) -> None:
+    assert tile_of(24, 12288).cluster == (2, 1, 1) and tile_of(48, 12288).cta[1] == 64
+    assert tile_of(40, 8192).cta[:2] == (128, 32) and tile_of(40, 8192).cluster == (1, 2, 1)
+    assert tile_of(48, 1024).cta[:2] == (64, 32) and tile_of(48, 1024).cluster == (1, 2, 1)
+    assert tile_of(40, 5000).cta[:2] == (64, 48) and tile_of(40, 5000).cluster == (4, 1, 1)
+    assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
+    assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[0] == 128
+    assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
+        (64, 40), (64, 48), (64, 56), (64, 64), (64, 144), (64, 80), (64, 96), (64, 112), (64, 128)]
+    assert [tile_of(M, 1024).cluster for M in (72, 88, 100, 120, 150, 200)] == [
+        (1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1), (1, 2, 1), (1, 2, 1)]
+    assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (64, 112)]
+    assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (64, 160)]
+    assert tile_of(136, 1024).epilogue_tile == (64, 48)
+    for M, N, width in ((72, 12288, 80), (100, 12520, 112), (150, 13000, 160), (200, 13000, 208), (250, 13000, 256)):
+        tile = tile_of(M, N)
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((128, width), (4, 1, 1), True,
+                                                                             "cooperative"), M
+    for M, N, width in ((72, 9304, 40), (88, 9304, 48), (104, 11000, 56), (120, 11000, 64), (150, 12520, 80),
+                        (170, 12520, 88), (200, 12520, 104)):
+        tile = tile_of(M, N)
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == ((192, width), (1, 2, 1), True,
+                                                                             "pingpong"), M
+    for M, N, cta, mainloop in ((240, 9304, (128, 160), "cooperative"), (235, 12520, (128, 192), "cooperative"),
+                                (250, 12520, (128, 192), "cooperative"), (216, 8704, (128, 144), "cooperative"),
+                                (120, 9304, (64, 160), "pingpong")):
+        tile = tile_of(M, N)
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (2, 1, 1), False, mainloop), M
+    for M, N, cta in ((150, 8704, (64, 224)), (170, 9304, (64, 224)), (185, 10008, (192, 80))):
+        tile = tile_of(M, N)
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 1, 1), False, "pingpong"), M
+    assert not tile_of(240, 5000).swap_ab
+    for M, N, cta in ((110, 8192, (128, 56)), (140, 8192, (128, 72)), (150, 7200, (128, 80)),
+                      (180, 8192, (128, 96)), (210, 5000, (128, 112))):
+        tile = tile_of(M, N)
+        assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 2, 1), True, "cooperative"), M
+
+
+FP8_SHAPES = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
+              + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
+                 (216, 8704, 512)])
+
+
+def expect_fp8_tiles(tile_of) -> None:
+    # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
+    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows, from 10241 at 97-128); in that band
+    # unswapped token tiles under weight tiles N / 64 wide in 2x1 clusters: 128-row ones at 225-256 rows and at
+    # 209-224 to 9216, 64-row ones at 97-128 to 10240; two columns in steps of 8 at 65-80 and 97-112 rows below
+    # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows
+    assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
+        (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 144, 128), (64, 80, 128), (64, 112, 128),
+        (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
+        (64, 160, 128), (192, 56, 128), (128, 144, 128)]
+
+
+FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
+
+
+def expect_fp8_fast_tiles(tile_of) -> None:
+    # 2 x 72 under 192-row weight tiles at 129-144 rows, 2 x 88 at 161-176, full-width subtiles
+    assert [(tile_of(M, N).cta, tile_of(M, N).epilogue_tile) for M, N, _ in FP8_FAST_SHAPES] == [
+        ((192, 72, 128), (64, 72)), ((192, 72, 128), (64, 72)), ((192, 88, 128), (64, 88)), ((192, 88, 128), (64, 88))]
+
+
+SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),
+                                                                            (110, 9304, 528), (180, 9304, 528)]
+
+
+def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
+    # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows (128 bytes of
+    # K: 128 int8 or 32 fp32 elements). At N = 12520: int8 two columns under 192-row pingpong weight tiles in 1x2
+    # clusters (136 rows) and unswapped 128x192 tiles in 2x1 clusters (250), tf32 (which takes neither) one column
+    # under 128-row cooperative weight tiles in 4x1 clusters; at 110x9304 int8 two 64-row token tiles in 2x1 clusters
+    # under 160-wide weight tiles, tf32 two swapped token columns under 128-row weight tiles in a 1x2 cluster; at
+    # 180x9304 int8 three 64-row token tiles under 224-wide weight tiles, no cluster, tf32 again two swapped columns
+    # in a 1x2 cluster
+    if operands == "int8":
+        k_main = 128
+        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224)]
+        forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
+                 (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong")}
+    else:
+        k_main = 32
+        narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64), (128, 96)]
+        forms = {(250, 12520): ((4, 1, 1), True, "cooperative"), (110, 9304): ((1, 2, 1), True, "cooperative"),
+                 (180, 9304): ((1, 2, 1), True, "cooperative")}
+    assert [tile_of(M, N).cta[:2] for M, N, _ in SM90_INT8_TF32_SHAPES] == [(64, 16), (64, 32), *narrow, *wide]
+    for (M, N), form in forms.items():
+        tile = tile_of(M, N)
+        assert (tile.cta[2], tile.cluster, tile.swap_ab, tile.mainloop) == (k_main, *form), M
+
+
+SM80_BF16_SHAPES = [(M, 1000, 520) for M in (5, 40, 100, 200, 700)] + [(600, 4104, 520)]
+
+
+def expect_sm80_bf16_tiles(tile_of, spec: cg.GemmSpec) -> None:
+    assert [tile_of(M, N).threadblock[:2] for M, N, _ in SM80_BF16_SHAPES if M != 700] == [
+        (32, 64), (64, 64), (64, 128), (128, 128), (128, 256)]
+    assert tile_of(700, 1000) == spec.tile  # above 512 rows, N below 4096: the default
+
+
+SM80_INT8_SHAPES = [(M, 1000, 528) for M in (5, 40, 100, 200)] + [(600, 4104, 528)]  # K: int8's 16-byte alignment
+
+
+def expect_sm80_int8_tiles(tile_of) -> None:
+    assert [tile_of(M, N).threadblock for M, N, _ in SM80_INT8_SHAPES] == [
+        (32, 64, 128), (64, 64, 128), (64, 128, 128), (128, 128, 64), (128, 256, 64)]
+
+
+def cases() -> dict:
+    """name -> (spec, shapes, expect(tile_of)) for every per-shape GPU test, as tests/test_dispatch.py checks them."""
+    sm80_bf16 = bf16_bias_gelu(arch=80, name="sm80_per_shape_dispatch")
+    return {
+        "bf16": (bf16_bias_gelu(), BF16_SHAPES, expect_bf16_tiles),
+        "fp8": (fp8_scaled("fp8_per_shape_dispatch"), FP8_SHAPES, expect_fp8_tiles),
+        "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
+                     expect_fp8_fast_tiles),
+        "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"), SM90_INT8_TF32_SHAPES,
+                      lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),
+        "sm90_tf32": (tf32_bias("sm90_tf32_per_shape_dispatch"), SM90_INT8_TF32_SHAPES,
+                      lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "tf32")),
+        "sm80_bf16": (sm80_bf16, SM80_BF16_SHAPES, lambda tile_of: expect_sm80_bf16_tiles(tile_of, sm80_bf16)),
+        "sm80_int8": (int8_dequant(80, "sm80_int8_per_shape_dispatch"), SM80_INT8_SHAPES, expect_sm80_int8_tiles),
+    }
