@@ -165,7 +165,7 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
-BUCKET_UPPER = (16, 32, 48, DECODE_M, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 512, None)
+BUCKET_UPPER = (16, 32, 40, 48, DECODE_M, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 512, None)
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -192,7 +192,9 @@ def _bucket_tiles(k_bytes: int) -> dict:
         16: {"cta": (64, 16, k_decode), **_SWAP},
         32: {"cta": (64, 32, k_decode), **_SWAP},
         # 33-64 tokens make two CTA columns of 32; a 1x2 cluster loads each weight tile once for both (multicast).
-        # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes), at 33-48 rows from 64's.
+        # Below MID_N the 64-row tiles; wider N classes change the tile (_n_classes), at 33-48 rows from 64's, at
+        # 33-40 (a bucket of its own for its N classes) from N = 4096.
+        40: two_token_columns,
         48: two_token_columns,
         DECODE_M: two_token_columns,
         # From here the token tile fits M: its rows past M cost time, 32 of them up to a third of it, where 16 cost
@@ -270,6 +272,14 @@ def _bucket_tiles(k_bytes: int) -> dict:
 #   m64n16k16 and behind) in the same 4x1 clusters, cold / warm (run 62): 48x6144x4096 133 / 139 vs 124 / 137 for
 #   64x64, 40x6144x4096 109 / 116 vs 106 / 114, 48x6144x8192 162 / 165 vs 152 / 156, 48x5120x8192 156 / 158 vs
 #   153 / 155.
+# - M 33-40 from N = 4096: one swapped token tile 40 wide (steps of 8, validate.n_step_of: 16-bit and fp8 operands), in
+#   4x1 clusters below LARGE_N and 2x1 from there (at N = 8192 not every 4-CTA cluster fits the GPCs), in place of each
+#   N class's tile at 33-48 rows (cuBLAS's nvjet 64x40 _2x1 at 40x8192^2, h200_library_kernels.log session 9). bf16 cold
+#   / warm (tile_probe.py bf16narrow, run 83): 40x4096^2 96 / 128 vs 92 / 100 for 64x32 c1x2, 40x6144x4096 113 / 114 vs
+#   111 / 112 for 64x48 c4x1, 40x8192^2 149 / 150 vs 143 / 146 for 128x32 c1x2 (c4x1 121 / 121), 40x14336x4096 144 / 141
+#   vs 136 / 137 for 128x64; fp8 with fast accumulation (fp8narrow, run 82) 138 / 154 vs 125 / 138 at 4096^2, 164 / 204
+#   vs 159 / 191 at 6144, 257 / 256 vs 252 / 250 at 8192^2, 240 / 237 vs 241 / 236 at 14336. int8 and tf32 (steps of 16)
+#   keep the classes of 33-48.
 # - M 33-64, LARGE_N <= N < WIDE_N: 128x32 c1x2 again (64x7168x8192: 218 vs 215, 64x8192^2: 227-230 vs 221-223).
 # - M 33-64, N >= WIDE_N: 128x64 tiles, one CTA column for all the tokens (64x14336x4096: 220-221 vs 202-208 for
 #   128x32 c1x2; 64x28672x8192: 255 vs 174 for the old 128x32 stream-K tile).
@@ -473,8 +483,13 @@ def _n_classes(k_bytes: int) -> dict:
     # vs 200 / 217, 128x4544 253 / 286 vs 216 / 237, 150x4352 269 / 283 vs 234 / 235, 160x4544 296 / 309 vs
     # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314. Not timed there: 161-192 rows,
     # whose two 96-wide columns hold to LARGE_N, and 225-256, whose 128x128 tile makes 2 x 34-36 = 68-72 CTAs there.
+    mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
+    token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
+    token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
-            48: ((MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
+            40: ((4096, token_40), (MID_N, (token_40, mid_n_48[1])),
+                 *((n, (token_40_c2, fields)) for n, fields in above_mid_n)),
+            48: (mid_n_48, *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}),
                  *tall_in_band(tall(48, (64, 48), narrow_tokens=40)), (WIDE_N, one_column(80, (128, 80)))),

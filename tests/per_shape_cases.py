@@ -32,23 +32,23 @@ def tf32_bias(name: str) -> cg.GemmSpec:
                        epilogue=[cg.Add("per_col", "bias", "fp32")])
 
 
-# N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64) buckets; M = 40 at N = 8192: the
-# M <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at N = 5000: 64x48
-# (M = 40) and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles partly or wholly past
-# N; M = 600 at N = 12288: the large-M wide-weight 128x128 pingpong tile, its last row of tiles ragged; M 65-256: the
-# token tiles fitted to M in steps of 16 or 8 (144 with 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two
-# columns under 64-row weight tiles in 1x2 clusters, 2x40 and 2x56, 80 and 112 wide from there (72 and 100 rows at
-# N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without; from 4608 on one 96-, 160-wide column
-# and 128x64 cooperative; two columns under one 128-row weight tile in a 1x2 cluster, 56 wide at 110 rows, 72 at
-# 140, 80 at 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and 128x128 cooperative, at ragged M and
-# N; one column of all the tokens under 128-row weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at
-# 65-128 rows and from 12673 above, the last cluster's weight tiles partly or wholly past N; from N = 8449 two token
-# columns under 192-row pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to 64 wide, at N = 9304
-# the last tile 88 rows deep, at 11000 56) and to 12672 at 129-224 (80 to 104 wide, at N = 12520 40 rows deep); in
-# that band unswapped token tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at 8704, 192
-# at 12520; ragged last ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128
-# to 10240; with no cluster, three 64-row pingpong token tiles under 224-wide weight tiles at 145-192 rows to
-# N = 9856 (150 and 170 rows at N = 8704 and 9304) and one 192-row one under 80-wide weight tiles at 177-192 to 10560
+# N = 12288: the wide-weight tiles of the M <= 32 (2x1 cluster) and M <= 64 (128x64) buckets; M = 44 at N = 8192: the M
+# <= 64 bucket's 128x32 tile multicasting the weights to a ragged second column of tokens; at N = 5000: 64x48 (M = 44)
+# and 64x64 (M = 56) tiles in 4x1 clusters, the last cluster's 79th-80th weight tiles partly or wholly past N; M = 40:
+# one 40-wide token tile in 4x1 clusters at N = 5000, 2x1 at 8192; M = 600 at N = 12288: the large-M wide-weight 128x128
+# pingpong tile, its last row of tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with
+# 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and
+# 2x56, 80 and 112 wide from there (72 and 100 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64
+# without; from 4608 on one 96-, 160-wide column and 128x64 cooperative; two columns under one 128-row weight tile in a
+# 1x2 cluster, 56 wide at 110 rows, 72 at 140, 80 at 150, 96 at 180, 112 at 210, with subtiles as wide as a column) and
+# 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row weight tiles in 4x1 clusters (80 to
+# 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last cluster's weight tiles partly or wholly past
+# N; from N = 8449 two token columns under 192-row pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to
+# 64 wide, at N = 9304 the last tile 88 rows deep, at 11000 56) and to 12672 at 129-224 (80 to 104 wide, at N = 12520 40
+# rows deep); in that band unswapped token tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at
+# 8704, 192 at 12520; ragged last ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at
+# 97-128 to 10240; with no cluster, three 64-row pingpong token tiles under 224-wide weight tiles at 145-192 rows to N =
+# 9856 (150 and 170 rows at N = 8704 and 9304) and one 192-row one under 80-wide weight tiles at 177-192 to 10560
 # (185x10008, the last weight tile 8 wide)
 BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
                + [(M, 12288, 512) for M in (24, 48, 72)]
@@ -56,16 +56,18 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
                + [(120, 11000, 520), (216, 8704, 520), (150, 8704, 520), (170, 9304, 520), (185, 10008, 520)]
                + [(72, 9304, 520), (104, 11000, 520), (72, 4304, 512), (100, 4304, 512)]
-               + [(40, 8192, 512), (40, 5000, 512), (56, 5000, 512), (110, 8192, 512), (140, 8192, 512),
-                  (180, 8192, 512), (210, 5000, 512), (240, 5000, 512), (600, 12288, 512), (150, 7200, 520),
-                  (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
+               + [(40, 8192, 512), (40, 5000, 512), (44, 8192, 512), (44, 5000, 512), (56, 5000, 512),
+                  (110, 8192, 512), (140, 8192, 512), (180, 8192, 512), (210, 5000, 512), (240, 5000, 512),
+                  (600, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(24, 12288).cluster == (2, 1, 1) and tile_of(48, 12288).cta[1] == 64
-    assert tile_of(40, 8192).cta[:2] == (128, 32) and tile_of(40, 8192).cluster == (1, 2, 1)
+    assert tile_of(44, 8192).cta[:2] == (128, 32) and tile_of(44, 8192).cluster == (1, 2, 1)
     assert tile_of(48, 1024).cta[:2] == (64, 32) and tile_of(48, 1024).cluster == (1, 2, 1)
-    assert tile_of(40, 5000).cta[:2] == (64, 48) and tile_of(40, 5000).cluster == (4, 1, 1)
+    assert tile_of(44, 5000).cta[:2] == (64, 48) and tile_of(44, 5000).cluster == (4, 1, 1)
+    assert tile_of(40, 5000).cta[:2] == (64, 40) and tile_of(40, 5000).cluster == (4, 1, 1)
+    assert tile_of(40, 8192).cta[:2] == (64, 40) and tile_of(40, 8192).cluster == (2, 1, 1)
     assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
     assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[0] == 128
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [

@@ -179,7 +179,8 @@ def test_shape_tiles_follow_the_buckets():
     from cutlassgen.tiles import shape_bucket, shape_tile
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
-            64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128), 81: (64, 48, 128), 96: (64, 48, 128),
+            40: (64, 32, 128), 41: (64, 32, 128), 64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128),
+            81: (64, 48, 128), 96: (64, 48, 128),
             97: (64, 56, 128), 112: (64, 56, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 144, 64),
             144: (64, 144, 64), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
             177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 112, 128), 208: (64, 112, 128), 209: (64, 112, 128),
@@ -196,11 +197,11 @@ def test_shape_tiles_follow_the_buckets():
         # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
         assert tile.epilogue_tile == {129: (64, 48), 144: (64, 48)}.get(M, "auto")
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129, 144, 145,
-                                      160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257, 512,
-                                      513)] == [
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129,
+                                      144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257,
+                                      512, 513)] == [
         0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16,
-        16, 17]
+        16, 17, 17, 18]
     # neighbouring buckets with one tile (161-176 and 177-192 below LARGE_N) make one entry
     plan = dispatch.heuristic_record(SPEC, [(170, 4096, 8192), (190, 4096, 8192), (250, 4096, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [170, 250] and plan["limits"] == [192, math.inf]
@@ -240,7 +241,7 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         else:
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (17, SM80_WIDE_N)
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (18, SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -322,7 +323,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 56 if M <= 112 else 64, 64),
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
-    assert shape_class(96, 14336) == (5, WIDE_N) and shape_class(97, 14336) == (6, WIDE_N)
+    assert shape_class(96, 14336) == (6, WIDE_N) and shape_class(97, 14336) == (7, WIDE_N)
     for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows (from
         narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # MID_N at 145-160), then
         # two 72- or 80-wide columns
@@ -518,8 +519,8 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (17, WIDE_N) and shape_class(4096, 8192) == (17, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (16, 0)  # measured slower at 512
+    assert shape_class(4096, 14336) == (18, WIDE_N) and shape_class(4096, 8192) == (18, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (17, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     # cooperative there: two warpgroups share them (one 128x256 column with the buffer: 256 accumulators a thread)
@@ -536,9 +537,9 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
 
 
 def test_m_33_to_64_tiles_follow_four_n_classes():
-    from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import LARGE_N, MID_N, WIDE_N, resolve, shape_class, shape_tile
 
-    for M in (33, 48, 49, 64):
+    for M in (41, 48, 49, 64):
         narrow, mid, large, wide = (shape_tile(SPEC, M, n) for n in (4096, 6144, 8192, 28672))
         # one wave of 64-row tiles at N = 4096 (the 1x2 cluster multicasts the weights over the two token columns)
         assert (narrow.cta, narrow.mainloop, narrow.cluster) == ((64, 32, 128), "pingpong", (1, 2, 1))
@@ -553,6 +554,20 @@ def test_m_33_to_64_tiles_follow_four_n_classes():
         assert shape_tile(SPEC, M, LARGE_N) == large and shape_tile(SPEC, M, WIDE_N - 1) == large, M
     assert [shape_class(48, n)[1] for n in (None, 4096, MID_N, 6144, LARGE_N, 8192, WIDE_N, 28672)] == [
         0, 0, MID_N, MID_N, LARGE_N, LARGE_N, WIDE_N, WIDE_N]
+    # 33-40 rows from N = 4096: one 40-wide token tile in 4x1 clusters, 2x1 from LARGE_N (runs 82-83); below 4096
+    # the 33-48 rows' two 32-wide columns; int8 (steps of 16) keeps the 33-48 rows' tiles at every N
+    int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
+    for M in (33, 40):
+        assert shape_tile(SPEC, M, 4095) == shape_tile(SPEC, 48, 4095), M
+        for n, cluster in ((4096, (4, 1, 1)), (MID_N, (4, 1, 1)), (LARGE_N - 1, (4, 1, 1)), (LARGE_N, (2, 1, 1)),
+                           (WIDE_N, (2, 1, 1)), (28672, (2, 1, 1))):
+            tile = shape_tile(SPEC, M, n)
+            assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab) == ((64, 40, 128), cluster, "pingpong",
+                                                                             True), (M, n)
+            assert resolve(SPEC.replace(tile=tile)).epilogue_tile == (64, 40), (M, n)  # full width
+            assert shape_tile(int8, M, n) == shape_tile(int8, 48, n), (M, n)
+    assert [shape_class(40, n)[1] for n in (None, 4095, 4096, MID_N, LARGE_N, WIDE_N)] == [
+        0, 0, 4096, MID_N, LARGE_N, WIDE_N]
 
 
 def test_heuristic_record_orders_four_n_classes_widest_first():
