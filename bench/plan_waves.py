@@ -11,21 +11,16 @@ import argparse
 import dataclasses
 import math
 
-from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
+from cutlassgen import GemmSpec, Sm90Tile
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
+from tile_probe import bias_gelu, fp8_scaled_fast
 
 
 def spec_of(dtype: str) -> GemmSpec:
     """The all-"auto" spec whose plan is walked: tile_probe.py's bf16 bias+gelu, or its fp8 scaled with fast
     accumulation."""
-    if dtype == "bf16":
-        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"),
-                        epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
-    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"),
-                    tile=Sm90Tile(fp8_fast_accum=True),
-                    epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
-                              Add("per_col", "bias", "bf16")])
+    return bias_gelu(Sm90Tile()) if dtype == "bf16" else fp8_scaled_fast(Sm90Tile())
 
 
 def ctas_of(tile: Sm90Tile, M: int, N: int) -> int:

@@ -197,8 +197,9 @@ def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, i
     if not ok:
         raise SpecError("shapes", shapes, "must be a non-empty list of (M, N, K) problem sizes, each positive",
                         "e.g. [(32, 8192, 8192), (4096, 8192, 8192)]")
-    for M, N, K in sizes if spec is not None else ():
-        check_problem_shape(spec, M, N, K)
+    if spec is not None:
+        for M, N, K in sizes:
+            check_problem_shape(spec, M, N, K)
     return sizes
 
 

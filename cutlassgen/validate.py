@@ -231,21 +231,25 @@ def check_problem_shape(spec, M: int, N: int, K: int) -> None:
     """An (M, N, K) problem gives each tensor's contiguous dimension an extent that must be a multiple of its
     alignment, or the kernel refuses every call of that shape (runtime.Kernel checks the tensors). Checked where
     build(spec, shapes=...), tune and study take shapes, before anything compiles for them."""
-    by_layout = {"a": (("K", K), ("M", M)), "b": (("N", N), ("K", K)), "c": (("N", N), ("M", M)),
-                 "d": (("N", N), ("M", M))}  # name -> (row-major's contiguous extent, column-major's)
-    checks = [(nm, op.layout, op.dtype, max_alignment(op.dtype) if op.alignment == "auto" else op.alignment)
-              for nm, op in ((nm, getattr(spec, nm)) for nm in by_layout) if op is not None]
+    from .tiles import alignment
+
+    # (dimension, extent) along a row-major and a column-major tensor of each shape
+    extents = {"a": (("K", K), ("M", M)), "b": (("N", N), ("K", K)), "mn": (("N", N), ("M", M))}
+    tensors = [(nm, "mn" if nm in "cd" else nm, op.layout, op.dtype, alignment(op))
+               for nm in "abcd" if (op := getattr(spec, nm)) is not None]
     # aux outputs are laid out as D, in 16-byte rows (runtime.Kernel.__call__)
-    checks += [(f"aux output {name}", spec.d.layout, dtype, max_alignment(dtype))
-               for name, kind, dtype in epi.extra_outputs_of(spec.epilogue) if kind == "tensor"]
-    for what, layout, dtype, align in checks:
-        dim, extent = by_layout[what if what in by_layout else "d"][layout != "row"]
+    tensors += [(f"aux output {name}", "mn", spec.d.layout, dtype, max_alignment(dtype))
+                for name, kind, dtype in epi.extra_outputs_of(spec.epilogue) if kind == "tensor"]
+    for what, shape, layout, dtype, align in tensors:
+        dim, extent = extents[shape][layout != "row"]
         if extent % align:
+            fix = f"pad {dim} to {-(-extent // align) * align}"
+            if len(what) == 1:
+                fix += ", or give the spec a smaller alignment on the sm80 path"
             raise SpecError("shape", (M, N, K),
                             f"{dim} = {extent} is {what}'s contiguous extent ({layout}-major {dtype}) and must be a "
                             f"multiple of its alignment, {align} elements: the kernel would refuse every call of this "
-                            "shape", f"pad {dim} to {-(-extent // align) * align}" +
-                            (", or give the spec a smaller alignment on the sm80 path" if what in by_layout else ""))
+                            "shape", fix)
 
 
 def n_step_of(spec, swap_ab: bool) -> int:
