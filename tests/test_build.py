@@ -55,7 +55,7 @@ def test_killed_build_blocks_nobody_and_corrupt_entries_are_rebuilt(tmp_path, mo
     victim = subprocess.Popen([sys.executable, "-c", BUILD_SCRIPT.format(tests=TESTS, tag="lifecycle")], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
-    while not list((tmp_path / "tmp").glob("build-*/kernel.cu")):  # nvcc is about to run
+    while not list((tmp_path / "tmp").glob("resume-*/kernel.cu")):  # nvcc is about to run
         assert time.monotonic() < deadline and victim.poll() is None
         time.sleep(0.05)
     time.sleep(2)  # mid-compile
@@ -83,6 +83,74 @@ def test_killed_build_blocks_nobody_and_corrupt_entries_are_rebuilt(tmp_path, mo
     assert again.binary_path == first and cache.lookup(first.parent, MODULE_FILE) == first
     assert json.loads(again._mod.spec_json()) == spec.to_dict()
     assert cache.read_meta(first.parent)["key"] == meta["key"]
+
+
+FAKE_TOOL = """#!{python}
+# nvcc and c++ for the resume test: logs each step, writes its -o output; a kernel whose source names "{slow}" hangs
+# (while $FAKE_SLOW is set) after writing part of its output, as a compile does when it is killed
+import os, sys, time
+args = sys.argv[1:]
+if "--version" in args:
+    print("Cuda compilation tools, release 13.0, V13.0.88")
+    sys.exit(0)
+out = args[args.index("-o") + 1]
+src = next((a for a in args if a.endswith(".cu")), "")
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(out + "\\n")
+with open(out, "w") as f:
+    f.write("part of it")
+    f.flush()
+    if src and "{slow}" in open(src).read() and os.environ.get("FAKE_SLOW"):
+        time.sleep(600)
+    f.write(" and the rest")
+"""
+
+
+def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, monkeypatch):
+    """Killed mid-build (Ctrl-C, a job's time limit), a batch keeps each step that finished: the next build of the same
+    kernels compiles only what had not, and a step cut off midway is redone, not taken half-written."""
+    fake = tmp_path / "fake-tool"
+    fake.write_text(FAKE_TOOL.format(python=sys.executable, slow="resume_slow"))
+    fake.chmod(0o755)
+    log, cache_dir = tmp_path / "steps.log", tmp_path / "cache"
+    env = _env(cache_dir, CUTLASSGEN_NVCC=str(fake), CXX=str(fake), FAKE_LOG=str(log), FAKE_SLOW="1")
+    script = (f"import sys; sys.path.insert(0, {TESTS!r}); import cutlassgen as cg; from ci_specs import small_sm80; "
+              "cg.build_many([small_sm80('resume_fast'), small_sm80('resume_slow')], arch=90, load=False)")
+    victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list((cache_dir / "tmp").glob(f"resume-*/{MODULE_FILE}")):  # the fast kernel has linked
+        assert time.monotonic() < deadline and victim.poll() is None
+        time.sleep(0.05)
+    while log.read_text().count("kernel.o.part") < 2:  # the slow kernel's compile has started (and hangs)
+        assert time.monotonic() < deadline and victim.poll() is None
+        time.sleep(0.05)
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    assert cache.entries(cache_dir) == []  # nothing published: the batch never finished
+    first_run = log.read_text().splitlines()
+
+    log.write_text("")
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(cache_dir))
+    for var in ("CUTLASSGEN_NVCC", "CXX", "FAKE_LOG"):
+        monkeypatch.setenv(var, env[var])
+    monkeypatch.delenv("FAKE_SLOW", raising=False)
+    toolchain.find_nvcc.cache_clear()
+    toolchain.nvcc_version.cache_clear()
+    try:
+        fast, slow = cg.build_many([small_sm80("resume_fast"), small_sm80("resume_slow")], arch=90, verbose=False,
+                                   load=False)
+    finally:
+        toolchain.find_nvcc.cache_clear()
+        toolchain.nvcc_version.cache_clear()
+    second_run = log.read_text().splitlines()
+    assert fast.read_text() == slow.read_text() == "part of it and the rest"  # whole modules, both published
+    assert cache.read_meta(fast.parent)["resumed"] and not cache.read_meta(slow.parent)["resumed"]
+    fast_dir, slow_dir = (f"resume-sm90-{p.parent.name}/" for p in (fast, slow))
+    assert sum(fast_dir in line for line in first_run) == 2  # compile, link
+    assert [line for line in second_run if fast_dir in line] == []  # nothing of it again
+    assert sum(slow_dir in line for line in second_run) == 2  # its cut-off compile redone, then the link
+    assert not list((cache_dir / "tmp").glob("resume-*"))  # published folders leave nothing behind
 
 
 def test_cache_key_sees_every_input(monkeypatch):

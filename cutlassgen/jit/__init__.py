@@ -311,24 +311,28 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     (root / "tmp").mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(tempfile.mkdtemp(prefix="ninja-", dir=root / "tmp"))
     stagings = {}
+    # Each step writes its output under a temporary name and renames it when the tool succeeds, so an output that
+    # exists is whole: a build interrupted midway leaves its finished steps in each key's resume_dir, and the next
+    # build of that key leaves them out of its graph (ninja itself would redo them: its log is per build folder).
+    done = " > $log 2>&1 && mv -f $out.part $out"
     lines = [
         "ninja_required_version = 1.3",
         f"nvcc = {nvcc}",
         f"cxx = {toolchain.host_cxx()}",
         "rule nvcc",
-        "  command = $nvcc $flags -c $in -o $out > $log 2>&1",
+        "  command = $nvcc $flags -c $in -o $out.part" + done,
         "  description = nvcc $desc",
         "rule nvcc_cubin",
-        "  command = $nvcc $flags -cubin $in -o $out > $log 2>&1",
+        "  command = $nvcc $flags -cubin $in -o $out.part" + done,
         "  description = nvcc device part $desc",
         "rule cxx",
-        "  command = $cxx $cxxflags -c $in -o $out > $log 2>&1",
+        "  command = $cxx $cxxflags -c $in -o $out.part" + done,
         "  description = c++ binding",
         "rule embed",
-        "  command = $cxx -c $in -o $out > $log 2>&1",
+        "  command = $cxx -c $in -o $out.part" + done,
         "  description = embed cubin $desc",
         "rule link",
-        "  command = $nvcc -shared $in -o $out $ldflags > $log 2>&1",
+        "  command = $nvcc -shared $in -o $out.part $ldflags" + done,
         "  description = link $desc",
         "",
     ]
@@ -338,29 +342,36 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     lines += [f"build {_ninja_escape(str(binding_o))}: cxx {_ninja_escape(str(toolchain.CSRC / 'binding.cpp'))}",
               f"  cxxflags = {' '.join(cxxflags)}", f"  log = {work / 'binding.log'}"]
     ldflags = " ".join(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc))
+    resumed = set()
     for job in jobs_:
-        st = cache.new_staging_dir(root)
+        st = cache.resume_dir(job.key, job.target_arch, root)
         stagings[job.key] = st
-        (st / "kernel.cu").write_text(job.source)
+        (st / "kernel.cu").write_text(job.source)  # the key hashes the source: a resumed folder's is the same
         nv = [*flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)]
         obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
         objs = [obj]
+        steps = []
         if job.split:
             cubin, embed = st / "kernel.cubin", st / "cubin_embed.o"
             quoted = str(cubin).replace("\\", "\\\\").replace('"', '\\"')  # an assembler string literal
             (st / "cubin_embed.S").write_text(_EMBED_ASM.format(cubin=quoted))
-            lines += [f"build {_ninja_escape(str(cubin))}: nvcc_cubin {src}",
-                      f"  flags = {' '.join([*nv, flags.DEVICE_PART])}", f"  log = {st / 'device.log'}",
-                      f"  desc = {job.label}",
-                      f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))} | "
-                      f"{_ninja_escape(str(cubin))}", f"  log = {st / 'embed.log'}", f"  desc = {job.label}"]
+            steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc_cubin {src}",
+                               f"  flags = {' '.join([*nv, flags.DEVICE_PART])}", f"  log = {st / 'device.log'}",
+                               f"  desc = {job.label}"]),
+                      (embed, [f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))}"
+                               f" | {_ninja_escape(str(cubin))}", f"  log = {st / 'embed.log'}",
+                               f"  desc = {job.label}"])]
             nv.append(flags.HOST_PART)
             objs.append(embed)
-        lines += [f"build {_ninja_escape(str(obj))}: nvcc {src}",
-                  f"  flags = {' '.join(nv)}", f"  log = {st / 'build.log'}", f"  desc = {job.label}",
-                  f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
-                  f"{_ninja_escape(str(binding_o))}",
-                  f"  ldflags = {ldflags}", f"  log = {st / 'link.log'}", f"  desc = {job.label}"]
+        steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {' '.join(nv)}",
+                         f"  log = {st / 'build.log'}", f"  desc = {job.label}"]),
+                  (mod, [f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
+                         f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}", f"  log = {st / 'link.log'}",
+                         f"  desc = {job.label}"])]
+        missing = [] if mod.exists() else [edge for output, edge in steps if not output.exists()]
+        if len(missing) < len(steps):
+            resumed.add(job.key)
+        lines += [line for edge in missing for line in edge]
     (work / "build.ninja").write_text("\n".join(lines) + "\n")
     n = _parallel_jobs(len(jobs_))
     if n_jobs:
@@ -368,8 +379,12 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     cmd = [toolchain.find_ninja(), "-C", str(work), "-k", "0", "-j", str(n)]
     started = time.monotonic()
     n_steps = sum(1 for ln in lines if ln.startswith("build "))
-    with _Progress(jobs_, stagings, verbose, work / ".ninja_log", n_steps):
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        with _Progress(jobs_, stagings, verbose, work / ".ninja_log", n_steps):
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+    except BaseException:  # Ctrl-C: the finished steps stay in each key's resume_dir for the next build
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     elapsed = time.monotonic() - started
     spans = _kernel_spans(work / ".ninja_log", stagings)
     results, failures = {}, []
@@ -388,7 +403,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             (st / tmp).unlink(missing_ok=True)
         meta = {"spec": job.spec.to_dict(), "spec_key": job.spec.key, "key": job.key, "key_parts": job.key_parts,
                 "compile_seconds": round(spans.get(job.key, elapsed), 2), "build_seconds": round(elapsed, 2),
-                "kernels_in_build": len(jobs_),
+                "kernels_in_build": len(jobs_), "resumed": job.key in resumed,
                 "resources": ptxas_resources(log),
                 "nvcc_command": _commands_text(nvcc, job, "kernel.cu"),
                 "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}

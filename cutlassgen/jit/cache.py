@@ -11,7 +11,6 @@ import json
 import os
 import pathlib
 import shutil
-import tempfile
 import time
 
 from filelock import FileLock, Timeout
@@ -55,11 +54,14 @@ def lookup(entry: pathlib.Path, module_file: str) -> pathlib.Path | None:
     return None
 
 
-def new_staging_dir(root: pathlib.Path) -> pathlib.Path:
-    """A private folder on the cache's file system, so the final rename is atomic."""
-    tmp = root / "tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
-    return pathlib.Path(tempfile.mkdtemp(prefix="build-", dir=tmp))
+def resume_dir(key: str, target_arch: int, root: pathlib.Path | None = None) -> pathlib.Path:
+    """The staging folder of one key's build, on the cache's file system so that publishing it is one atomic rename;
+    kept where an interrupted build (Ctrl-C, a killed job) left it, so the
+    next build of the key (under its lock) reuses the steps that finished; `cutlassgen cache clean` removes it."""
+    tmp = (root or cache_root()) / "tmp"
+    path = tmp / f"resume-sm{target_arch}-{key}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def publish(staging: pathlib.Path, entry: pathlib.Path, module_file: str, meta: dict) -> pathlib.Path:
