@@ -3,8 +3,9 @@
 # (small JSON) that a later session can be handed back through SEED_CACHE. Compiled kernels stay behind: each
 # session's machine is fresh and rebuilds them (the cache is too large to bring back).
 #
-#   bench/device_session.sh suite   # build every kernel below in one ninja run; GPU tests (about 600 s fresh;
-#                                   # SUITE_K: a pytest -k expression, to split them over two calls)
+#   bench/device_session.sh suite   # build every GPU test's kernel (the per-shape tests' tiles too) in one ninja
+#                                   # run, then the GPU tests (SUITE_K: a pytest -k expression, to split them)
+#   bench/device_session.sh prebuild  # that build alone (to fill a warm machine's cache for a later call)
 #   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
 #   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
@@ -43,16 +44,20 @@ save_cache() {  # tuning records only
 }
 
 case "${1:-}" in
-suite)
+suite|prebuild)
   stamp "build all suite kernels"
   $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
 import sys, time, pathlib
 sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
 import cutlassgen as cg
+import per_shape_cases
 from gpu_specs import GPU_SPECS
+from cutlassgen import dispatch
 from cutlassgen.demo import default_spec
 specs = list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
 specs += [default_spec(90)]  # the bench stage builds its own kernels
+for spec, shapes, _ in per_shape_cases.cases().values():  # what build(spec, shapes=...) compiles in those tests
+    specs += [spec] + dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
 t = time.time()
 try:
     cg.build_many(specs, verbose=False)
@@ -60,6 +65,7 @@ except cg.BuildError as e:
     print("BUILD ERROR (the suite reports it per kernel):", e)
 print(f"{len(specs)} kernels ready in {time.time() - t:.0f} s")
 PY
+  [ "$1" = prebuild ] && exit 0
   stamp "GPU tests"
   $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider ${SUITE_K:+-k "$SUITE_K"} > "$OUT/gpu_tests_full.log" 2>&1
   tail -40 "$OUT/gpu_tests_full.log" > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
