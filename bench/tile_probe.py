@@ -756,8 +756,12 @@ WAVE7168_GROUPS = [
      [(96, 4544, 4096), (104, 4352, 4096), (120, 4352, 4096), (112, 4544, 4096), (128, 4544, 4096)]),
     (named("128x72x64 c2x1 coop", "128x80x64 c2x1 coop"), [(200, 4352, 4096), (208, 4544, 4096),
                                                           (216, 4544, 4096)])]
-# Not run yet (session 30 had no device time left); its fourteen tiles compiled on the 2-core machine (168
-# registers each, no spills, ptxas).
+# Run 86 (cold / warm, every kernel checked into a poisoned out; tiles.py took the winners for 16-bit operands):
+# 2 x 72 under 64-row weight tiles 1.18-1.29x the plan's one 144-wide column at 136-144x4096 (behind from 5120, past
+# a wave), 2 x 72 under 128-row ones 1.01-1.10x from 5120; at 161-192 rows two columns under a 128-row weight tile
+# 1.21-1.80x the two 96-wide token tiles (88 wide at 161-176 +4-8% over 96); 128x128 1.02-1.26x the two 128-wide
+# columns at 225-256 rows; two 64-row token tiles under 80-wide weight tiles 1.05-1.17x at 113-128 rows (behind at
+# 96-104); at 200-216 rows the 2x1 forms lost or tied.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

@@ -225,26 +225,33 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 267 / 278 vs 207 / 216); at 104x4352x4096 184 / 203 vs 209 / 237.
         112: ({"cta": (64, 56, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 112, k_decode), **_SWAP}),
         # 113-128 below TWO_64_COLUMNS_END_N: two swapped 64-wide token columns, N / 32 CTAs (120x4096^2 264 / 295 vs
-        # 219 / 252 for 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). From there to LARGE_N: 128x64
-        # cooperative, twice the CTAs of 128x128 (N / 64), 1.0-1.5x (128x4096^2 233 vs 161).
+        # 219 / 252 for 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). From there to LARGE_N (16-bit
+        # operands from MID_N, _n_classes): 128x64 cooperative, twice the CTAs of 128x128 (N / 64), 1.0-1.5x
+        # (128x4096^2 233 vs 161).
         128: {"cta": (64, 64, k_decode), **_SWAP},
-        # 129-144 below LARGE_N: one swapped 144-wide token tile with 48-wide epilogue subtiles (136x4096^2 253 / 265
-        # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick).
-        144: {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},
+        # 129-144 below LARGE_N (16-bit operands: TWO_64_COLUMNS_END_N): one swapped 144-wide token tile with 48-wide
+        # epilogue subtiles (136x4096^2 253 / 265 vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's
+        # pick). 16-bit operands below
+        # TWO_64_COLUMNS_END_N: two 72-wide columns in a 1x2 cluster first, as at 65-128 rows (136x4096^2 294 / 339
+        # vs 249 / 262, 144x4096^2 319 / 357 vs 264 / 279; at 140x5120 253 / 270 vs 296 / 310, past a wave;
+        # tile_probe.py wave7168, run 86); fp8 not timed there.
+        144: (({"cta": (64, 72, k_decode), **_SWAP, "cluster": (1, 2, 1)},) if k_bytes == 2 else ()) + (
+            {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},),
         # 145-160 below TWO_64_COLUMNS_END_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2
         # 312 / 357 vs 256 / 270 for one 160-wide column, run 65). From there to LARGE_N: the one 160-wide column,
         # 1.5-1.9x the 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from
         # LARGE_N).
         160: {"cta": (64, 80, k_decode), **_SWAP, "cluster": (1, 2, 1)},
-        # 161-192 below LARGE_N: two 96-wide token tiles, twice the CTAs of one 192-wide (192x4096^2 375 vs 287 for
-        # 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
+        # 161-192 below LARGE_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two 96-wide token tiles, twice
+        # the CTAs of one 192-wide (192x4096^2 375 vs 287 for 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **_SWAP},
         # 193-224 below TWO_64_COLUMNS_END_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2
         # clusters, N / 32 CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs
         # 302 / 308; run 65). From there the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
         224: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
-        # 225-256 below MID_N: two swapped 128-wide token tiles, 128 CTAs at N = 4096 where 128x128 makes 64
-        # (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2 379 / 440 vs 304 / 309, run 53).
+        # 225-256 below MID_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two swapped 128-wide token tiles,
+        # 128 CTAs at N = 4096 where 128x128 makes 64 (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2
+        # 379 / 440 vs 304 / 309, run 53).
         256: {"cta": (64, 128, k_main), **_SWAP},
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
@@ -458,9 +465,16 @@ def _n_classes(k_bytes: int) -> dict:
         return (*fitted_classes(128, 144, 160, 176, 192), (WIDE_N, fitted(128, 192)),
                 (ONE_COLUMN_N, (one, _coop_128(k_bytes))))
 
+    # 16-bit operands at 129-144 and 161-192 rows take the two columns under a 128-row weight tile from
+    # TWO_64_COLUMNS_END_N (where the 64-row weight tiles' two columns pass a wave) instead of LARGE_N; cold / warm
+    # (tile_probe.py wave7168, run 86): 2 x 72 at 140x5120x4096 301 / 314 vs 296 / 310 for the one 144-wide column,
+    # 144x7040 392 / 382 vs 356 / 379; 2 x 88 at 168x4352x4096 289 / 297 vs 227 / 209 for the two 96-wide token
+    # tiles under 64-row weight tiles, 168x6144x8192 456 / 457 vs 254 / 264; 2 x 96 at 184x6144x4096 413 / 402 vs
+    # 333 / 332, 192x7040x4096 480 / 469 vs 396 / 378. fp8 not timed there.
+    two_columns_from = TWO_64_COLUMNS_END_N if k_bytes == 2 else LARGE_N
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
     two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
-    two_columns_192 = (LARGE_N, {"cta": (128, 96, k_main), **two_columns})
+    two_columns_192 = (two_columns_from, {"cta": (128, 96, k_main), **two_columns})
     two_columns_224 = (TWO_64_COLUMNS_END_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
 
     def narrowed(two_columns_class: tuple, tokens: int) -> tuple:
@@ -481,8 +495,15 @@ def _n_classes(k_bytes: int) -> dict:
     # their tiles of before, which had taken over from MID_N: cold / warm at 4352-4544 (tile_probe.py wave4608, run
     # 85) 88x4352x4096 186 / 226 vs 157 / 181 for the two columns, 96x4544 205 / 239 vs 170 / 196, 120x4352 231 / 267
     # vs 200 / 217, 128x4544 253 / 286 vs 216 / 237, 150x4352 269 / 283 vs 234 / 235, 160x4544 296 / 309 vs
-    # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314. Not timed there: 161-192 rows,
-    # whose two 96-wide columns hold to LARGE_N, and 225-256, whose 128x128 tile makes 2 x 34-36 = 68-72 CTAs there.
+    # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314 (161-192 rows: two_columns_from).
+    # Also from TWO_64_COLUMNS_END_N, 16-bit operands (wave7168, run 86): at 113-128 rows to MID_N the band's
+    # unswapped form, two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles (110-116 CTAs): 120x4352x4096
+    # 244 / 311 vs 233 / 266 for 128x64 cooperative, 128x4544 282 / 344 vs 251 / 296 (at 97-112 rows +4-8% at 112,
+    # behind at 96-104); at 225-256 rows 128x128 (2 x 34-36 CTAs) 312 / 318 vs 263 / 252 for the two 128-wide
+    # columns under 64-row weight tiles (2 x 68 CTAs) at 232x4352x4096, 356 / 361 vs 348 / 346 at 256x4544.
+    coop_64 = {"cta": (128, 64, k_main), **_COOP}
+    two_64_token_tiles = {"cta": (64, 80, k_main), **_COOP, "mainloop": "pingpong", "cluster": (2, 1, 1)}
+    coop_128_from = TWO_64_COLUMNS_END_N if k_bytes == 2 else MID_N
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
@@ -498,9 +519,11 @@ def _n_classes(k_bytes: int) -> dict:
             112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
-            128: ((TWO_64_COLUMNS_END_N, {"cta": (128, 64, k_main), **_COOP}), two_columns_128,
+            128: (*(((TWO_64_COLUMNS_END_N, two_64_token_tiles), (MID_N, coop_64)) if k_bytes == 2
+                     else ((TWO_64_COLUMNS_END_N, coop_64),)), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
-            144: (narrowed(two_columns_160, 72), *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
+            144: (narrowed((two_columns_from, two_columns_160[1]), 72),
+                  *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
             160: ((TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
@@ -512,13 +535,16 @@ def _n_classes(k_bytes: int) -> dict:
             208: (narrowed(two_columns_224, 104), *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
             224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144),
                                                          fallback=two_columns_224[1])),
-            240: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
-            256: ((MID_N, _coop_128(k_bytes)), *fitted_then_one_column(256)),
+            240: ((coop_128_from, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
+            256: ((coop_128_from, _coop_128(k_bytes)), *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 
 
-_N_THRESHOLDS = {BUCKET_UPPER.index(upper): tuple(n for n, _ in classes) for upper, classes in _n_classes(2).items()}
+# Each bucket's N thresholds over every operand width (a width's classes may start at different N)
+_N_THRESHOLDS = {BUCKET_UPPER.index(upper): tuple(sorted({n for k_bytes in (1, 2, 4) for n, _ in
+                                                          _n_classes(k_bytes).get(upper, ())}))
+                 for upper in _n_classes(2)}
 
 
 def shape_bucket(M: int) -> int:

@@ -141,5 +141,6 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
     assert waves.flag(136, 132, 0.25, 0.6) == "just past a wave" and waves.flag(68, 132, 0.25, 0.6) == "under one wave"
     assert waves.flag(128, 132, 0.25, 0.6) is None and waves.flag(200, 132, 0.25, 0.6) is None
     found = waves.walk(waves.spec_of("bf16"), range(161, 193, 8), range(4352, 4353), 132, 0.25, 0.6)
-    past = [(M, 4352, 136) for M in (161, 169, 177, 185)]
-    assert found == {("swap 64x96x128 c1x1 pingpong", "just past a wave"): past}
+    # the plan's two columns under 128-row weight tiles there: 2 x 34 CTAs, about half a wave
+    assert found == {("swap 128x88x64 c1x2 cooperative", "under one wave"): [(161, 4352, 68), (169, 4352, 68)],
+                     ("swap 128x96x64 c1x2 cooperative", "under one wave"): [(177, 4352, 68), (185, 4352, 68)]}

@@ -181,8 +181,8 @@ def test_shape_tiles_follow_the_buckets():
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
             40: (64, 32, 128), 41: (64, 32, 128), 64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128),
             81: (64, 48, 128), 96: (64, 48, 128),
-            97: (64, 56, 128), 112: (64, 56, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 144, 64),
-            144: (64, 144, 64), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
+            97: (64, 56, 128), 112: (64, 56, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 72, 128),
+            144: (64, 72, 128), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
             177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 112, 128), 208: (64, 112, 128), 209: (64, 112, 128),
             224: (64, 112, 128), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
             256: (64, 128, 64)}  # N unknown: each
@@ -190,12 +190,16 @@ def test_shape_tiles_follow_the_buckets():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
         assert tile.swap_ab and tile.scheduler == "persistent" and tile.mainloop == "pingpong", M
-        # token columns that share their weight tile: the decode tiles' 64x32 and, from 65 rows, 40-, 48-, 56-, 80-
-        # and 112-wide ones (runs 65 and 83; the two 64-wide columns of 113-128 ran as fast without the cluster)
-        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 112 or 145 <= M <= 160 or 193 <= M <= 224
+        # token columns that share their weight tile: the decode tiles' 64x32 and, from 65 rows, 40-, 48-, 56-, 72-,
+        # 80- and 112-wide ones (runs 65, 83 and 86; the two 64-wide columns of 113-128 ran as fast without the
+        # cluster)
+        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 112 or 129 <= M <= 160 or 193 <= M <= 224
                                 else (1, 1, 1)), M
-        # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
-        assert tile.epilogue_tile == {129: (64, 48), 144: (64, 48)}.get(M, "auto")
+        assert tile.epilogue_tile == "auto", M
+    # fp8, not timed with the 72-wide columns of 16-bit operands (run 86), keeps one 144-wide column with 48-wide
+    # subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
+    fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    assert (shape_tile(fp8, 136).cta, shape_tile(fp8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129,
                                       144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257,
@@ -324,16 +328,19 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     assert shape_class(96, 14336) == (6, WIDE_N) and shape_class(97, 14336) == (7, WIDE_N)
-    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # one token tile fitted to 16 rows (from
-        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # MID_N at 145-160), then
-        # two 72- or 80-wide columns
-        assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M
+    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # two 72- or 80-wide columns from LARGE_N;
+        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # before, at 145-160 one token
+        if M > 144:  # tile fitted to 16 rows (from TWO_64_COLUMNS_END_N), at 129-144 (16-bit) the two columns from
+            assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M  # there
+        else:  # too (tile_probe.py wave7168, run 86)
+            assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == narrow == large, M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, width // 2, 64), *two_columns), M
         assert large.epilogue_tile == ("auto" if M <= 144 else (128, 80)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
-    for M in (161, 176, 177, 192):  # two 96-wide token tiles below LARGE_N, two 88- or 96-wide ones in a 1x2 cluster
-        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # from there
-        assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
+    for M in (161, 176, 177, 192):  # two 96-wide token tiles under 64-row weight tiles below TWO_64_COLUMNS_END_N,
+        narrow, large = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1), shape_tile(SPEC, M, LARGE_N)  # then two 88-
+        assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M  # or 96-wide ones
+        assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == large, M  # under 128-row weight tiles in a 1x2 cluster
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 88 if M <= 176 else 96, 64),
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
@@ -346,7 +353,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert tile.epilogue_tile == ("auto" if M <= 208 else (128, 112)), M
     # where N / 64 weight tiles leave half the SMs idle, the tokens split into two columns under 64-row weight tiles
     # (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65), while those fit
-    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85)
+    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85), but at 113-128 rows (below)
     for M, width, cluster in ((81, 48, (1, 2, 1)), (96, 48, (1, 2, 1)), (113, 64, (1, 1, 1)), (128, 64, (1, 1, 1)),
                               (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 112, (1, 2, 1)),
                               (224, 112, (1, 2, 1))):
@@ -354,7 +361,13 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
-        assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
+        if not 113 <= M <= 128:
+            assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
+    for M in (113, 128):  # 16-bit, from TWO_64_COLUMNS_END_N to MID_N: two 64-row token tiles in a 2x1 cluster under
+        for n in (TWO_64_COLUMNS_END_N, MID_N - 1):  # 80-wide weight tiles, unswapped (run 86)
+            tile = shape_tile(SPEC, M, n)
+            assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((64, 80, 64), "pingpong", False,
+                                                                             (2, 1, 1)), (M, n)
     # at 65-80 and 97-112 rows two 40- or 56-wide columns in a 1x2 cluster while their N / 32 CTAs fit one wave, then
     # the one column (runs 83-84)
     assert TWO_64_COLUMNS_END_N == 4225
@@ -364,8 +377,10 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              (1, 2, 1)), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
         assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N).cta[:2] == (64, 2 * width), M
-    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below MID_N; 128x128 cooperative from there
-        narrow, wide = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, MID_N)
+    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; 128x128
+        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # cooperative from there (16-bit; fp8 from MID_N)
+        wide = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)
+        assert shape_tile(SPEC, M, MID_N) == wide, M
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
@@ -431,6 +446,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
     assert shape_tile(fp8, 136).cta == (64, 144, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
     assert shape_tile(fp8, 200, MID_N).cta == (128, 104, 128)
+    # the 16-bit operands' tiles of run 86 were not timed with fp8, which keeps its tiles there
+    fp8_tiles = [shape_tile(fp8, M, N).cta for M, N in ((136, 4096), (120, 4400), (136, 5000), (170, 5000),
+                                                        (240, 4400), (240, MID_N))]
+    assert fp8_tiles == [(64, 144, 128), (128, 64, 128), (64, 144, 128), (64, 96, 128), (64, 128, 128),
+                         (128, 128, 128)]
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
     coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
     assert shape_tile(SPEC, 80, 8192).mainloop == "pingpong"
