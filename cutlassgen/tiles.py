@@ -229,12 +229,11 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # operands from MID_N, _n_classes): 128x64 cooperative, twice the CTAs of 128x128 (N / 64), 1.0-1.5x
         # (128x4096^2 233 vs 161).
         128: {"cta": (64, 64, k_decode), **_SWAP},
-        # 129-144 below LARGE_N (16-bit operands: TWO_64_COLUMNS_END_N): one swapped 144-wide token tile with 48-wide
-        # epilogue subtiles (136x4096^2 253 / 265 vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's
-        # pick). 16-bit operands below
-        # TWO_64_COLUMNS_END_N: two 72-wide columns in a 1x2 cluster first, as at 65-128 rows (136x4096^2 294 / 339
-        # vs 249 / 262, 144x4096^2 319 / 357 vs 264 / 279; at 140x5120 253 / 270 vs 296 / 310, past a wave;
-        # tile_probe.py wave7168, run 86); fp8 not timed there.
+        # 129-144 below LARGE_N: one swapped 144-wide token tile with 48-wide epilogue subtiles (136x4096^2 253 / 265
+        # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick). 16-bit operands below
+        # TWO_64_COLUMNS_END_N (from there _n_classes): two 72-wide columns in a 1x2 cluster first, as at 65-128 rows
+        # (136x4096^2 294 / 339 vs 249 / 262, 144x4096^2 319 / 357 vs 264 / 279; at 140x5120 253 / 270 vs 296 / 310,
+        # past a wave; tile_probe.py wave7168, run 86); fp8 not timed there.
         144: (({"cta": (64, 72, k_decode), **_SWAP, "cluster": (1, 2, 1)},) if k_bytes == 2 else ()) + (
             {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},),
         # 145-160 below TWO_64_COLUMNS_END_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2
@@ -461,9 +460,7 @@ def _n_classes(k_bytes: int) -> dict:
         one = one_column(one_tokens, one_epilogue_tile)
         if not band:
             return ((WIDE_N, one),)
-        # (WIDE_N repeats 192: shape_class's thresholds are the 16-bit operands' classes, and tf32's is WIDE_N)
-        return (*fitted_classes(128, 144, 160, 176, 192), (WIDE_N, fitted(128, 192)),
-                (ONE_COLUMN_N, (one, _coop_128(k_bytes))))
+        return (*fitted_classes(128, 144, 160, 176, 192), (ONE_COLUMN_N, (one, _coop_128(k_bytes))))
 
     # 16-bit operands at 129-144 and 161-192 rows take the two columns under a 128-row weight tile from
     # TWO_64_COLUMNS_END_N (where the 64-row weight tiles' two columns pass a wave) instead of LARGE_N; cold / warm
@@ -495,7 +492,7 @@ def _n_classes(k_bytes: int) -> dict:
     # their tiles of before, which had taken over from MID_N: cold / warm at 4352-4544 (tile_probe.py wave4608, run
     # 85) 88x4352x4096 186 / 226 vs 157 / 181 for the two columns, 96x4544 205 / 239 vs 170 / 196, 120x4352 231 / 267
     # vs 200 / 217, 128x4544 253 / 286 vs 216 / 237, 150x4352 269 / 283 vs 234 / 235, 160x4544 296 / 309 vs
-    # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314 (161-192 rows: two_columns_from).
+    # 256 / 271, 200x4352 314 / 321 vs 251 / 244, 216x4544 336 / 339 vs 300 / 314. 161-192 rows: two_columns_from.
     # Also from TWO_64_COLUMNS_END_N, 16-bit operands (wave7168, run 86): at 113-128 rows to MID_N the band's
     # unswapped form, two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles (110-116 CTAs): 120x4352x4096
     # 244 / 311 vs 233 / 266 for 128x64 cooperative, 128x4544 282 / 344 vs 251 / 296 (at 97-112 rows +4-8% at 112,
