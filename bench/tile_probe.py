@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168
+     wave4608 wave7168 wave7168fp8
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -762,6 +762,22 @@ WAVE7168_GROUPS = [
 # 1.21-1.80x the two 96-wide token tiles (88 wide at 161-176 +4-8% over 96); 128x128 1.02-1.26x the two 128-wide
 # columns at 225-256 rows; two 64-row token tiles under 80-wide weight tiles 1.05-1.17x at 113-128 rows (behind at
 # 96-104); at 200-216 rows the 2x1 forms lost or tied.
+# wave7168fp8 (written in session 31, not run yet; its 13 tiles compiled on the 2-core machine in 327 s, 168
+# registers each, no spills): run 86's forms, which 16-bit operands took, with fp8 scaled, with
+# and without fast accumulation (fp8 keeps its tiles there until timed): two 72-wide columns under 64-row weight
+# tiles at 129-144 rows (N = 4096); two columns under a 128-row weight tile from N = 4225 at 129-192 rows (72, 88,
+# 96 wide); 128x128 at 225-256 rows and two 64-row token tiles under 80-wide weight tiles at 113-128 (N = 4352-4544).
+# And bf16 at 145-160 rows, N = 4352-7040, the one form run 86 left untimed: two 80-wide columns under a 128-row
+# weight tile (the form of LARGE_N) beside the plan's one 160-wide column.
+WAVE7168_FP8_GROUPS = [
+    ("swap 64x72x128 c1x2 pingpong", [(136, 4096, 4096), (144, 4096, 4096)]),
+    ("swap 128x72x128 c1x2 coop", [(140, 5120, 4096), (144, 7040, 4096)]),
+    ("swap 128x88x128 c1x2 coop", [(168, 4352, 4096), (176, 5120, 4096), (168, 6144, 8192)]),
+    ("swap 128x96x128 c1x2 coop", [(184, 6144, 4096), (192, 7040, 4096)]),
+    ("128x128x128 c1x1 coop", [(232, 4352, 4096), (256, 4544, 4096)]),
+    ("64x80x128 c2x1 pingpong", [(120, 4352, 4096), (128, 4544, 4096)])]
+WAVE7168_BF16_160 = (named("swap 128x80x64 c1x2 coop epi128x80"),
+                     [(150, 4352, 4096), (152, 5120, 4096), (160, 6144, 4096), (156, 7040, 4096)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1215,6 +1231,9 @@ CASES = {
                    *(beside_plan(tiles, shapes) for tiles, shapes in NARROWCOLS_COOP_GROUPS + NARROWCOLS_TALL_GROUPS)],
     "wave4608": [beside_plan(tiles, shapes) for tiles, shapes in WAVE4608_GROUPS],
     "wave7168": [beside_plan(tiles, shapes) for tiles, shapes in WAVE7168_GROUPS],
+    "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
+                      ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in WAVE7168_FP8_GROUPS),
+                    beside_plan(*WAVE7168_BF16_160)],
     "sk4k": [beside_plan(SK4K_TILES, SK4K_SHAPES, STREAM_K_REDUCTIONS)],
     "fit48": [("bf16 bias+gelu", bias_gelu, FIT48_TILES, FIT48_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefillpp": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_PP_SHAPES, bias_gelu_contenders,
