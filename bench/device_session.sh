@@ -3,8 +3,9 @@
 # (small JSON) that a later session can be handed back through SEED_CACHE. Compiled kernels stay behind: each
 # session's machine is fresh and rebuilds them (the cache is too large to bring back).
 #
-#   bench/device_session.sh suite   # build every GPU test's kernel (the per-shape tests' tiles too) in one ninja
-#                                   # run, then the GPU tests (SUITE_K: a pytest -k expression, to split them)
+#   bench/device_session.sh suite   # build every GPU test's kernel (the per-shape tests' tiles too, unless SUITE_K
+#                                   # says "not per_shape") in one ninja run, then the GPU tests (SUITE_K: a pytest
+#                                   # -k expression, to split them); all 145 kernels take over one call's 600 s
 #   bench/device_session.sh prebuild  # that build alone (to fill a warm machine's cache for a later call)
 #   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
@@ -46,8 +47,8 @@ save_cache() {  # tuning records only
 case "${1:-}" in
 suite|prebuild)
   stamp "build all suite kernels"
-  $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
-import sys, time, pathlib
+  SUITE_K=${SUITE_K:-} $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
+import os, sys, time, pathlib
 sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
 import cutlassgen as cg
 import per_shape_cases
@@ -56,8 +57,9 @@ from cutlassgen import dispatch
 from cutlassgen.demo import default_spec
 specs = list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
 specs += [default_spec(90)]  # the bench stage builds its own kernels
-for spec, shapes, _ in per_shape_cases.cases().values():  # what build(spec, shapes=...) compiles in those tests
-    specs += [spec] + dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
+if "not per_shape" not in os.environ["SUITE_K"]:  # what build(spec, shapes=...) compiles in the per-shape tests
+    for spec, shapes, _ in per_shape_cases.cases().values():
+        specs += [spec] + dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
 t = time.time()
 try:
     cg.build_many(specs, verbose=False)
