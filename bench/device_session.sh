@@ -5,7 +5,7 @@
 #
 #   bench/device_session.sh suite   # build every GPU test's kernel (the per-shape tests' tiles too, unless SUITE_K
 #                                   # says "not per_shape") in one ninja run, then the GPU tests (SUITE_K: a pytest
-#                                   # -k expression, to split them); all 145 kernels take over one call's 600 s
+#                                   # -k expression, to split them); all ~150 kernels take over one call's 600 s
 #   bench/device_session.sh prebuild  # that build alone (to fill a warm machine's cache for a later call)
 #   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
