@@ -37,6 +37,7 @@ class BuildError(RuntimeError):
 
     def __init__(self, summary: str, command: str, source_path: str, log_path: str, first_errors: list[str]):
         self.command, self.source_path, self.log_path, self.first_errors = command, source_path, log_path, first_errors
-        lines = [summary, *("  " + e for e in first_errors), f"command: {command}", f"source: {source_path}",
-                 f"full log: {log_path}"]
+        lines = [summary, *("  " + e for e in first_errors),
+                 *(f"{what}: {value}" for what, value in (("command", command), ("source", source_path),
+                                                          ("full log", log_path)) if value)]
         super().__init__("\n".join(lines))

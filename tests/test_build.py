@@ -106,18 +106,22 @@ with open(out, "w") as f:
 """
 
 
-def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, monkeypatch):
-    """Killed mid-build (Ctrl-C, a job's time limit), a batch keeps each step that finished: the next build of the same
-    kernels compiles only what had not, and a step cut off midway is redone, not taken half-written."""
+@pytest.mark.parametrize("stop", ["SIGKILL", "SIGINT"])
+def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, monkeypatch, stop):
+    """Killed mid-build (a job's time limit: SIGKILL), or its ninja stopped by a SIGINT the builder itself ignores (a
+    script's background job), a batch keeps each step that finished: the next build of the same kernels compiles
+    only what had not, and a step cut off midway is redone, not taken half-written. The SIGINT is reported as an
+    interruption, not as a compile error, and leaves nothing under failed/."""
     fake = tmp_path / "fake-tool"
     fake.write_text(FAKE_TOOL.format(python=sys.executable, slow="resume_slow"))
     fake.chmod(0o755)
     log, cache_dir = tmp_path / "steps.log", tmp_path / "cache"
     env = _env(cache_dir, CUTLASSGEN_NVCC=str(fake), CXX=str(fake), FAKE_LOG=str(log), FAKE_SLOW="1")
-    script = (f"import sys; sys.path.insert(0, {TESTS!r}); import cutlassgen as cg; from ci_specs import small_sm80; "
+    script = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); sys.path.insert(0, {TESTS!r}); "
+              "import cutlassgen as cg; from ci_specs import small_sm80; "
               "cg.build_many([small_sm80('resume_fast'), small_sm80('resume_slow')], arch=90, load=False)")
-    victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while not list((cache_dir / "tmp").glob(f"resume-*/{MODULE_FILE}")):  # the fast kernel has linked
         assert time.monotonic() < deadline and victim.poll() is None
@@ -125,10 +129,16 @@ def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, mon
     while log.read_text().count("kernel.o.part") < 2:  # the slow kernel's compile has started (and hangs)
         assert time.monotonic() < deadline and victim.poll() is None
         time.sleep(0.05)
-    os.killpg(victim.pid, signal.SIGKILL)
-    victim.wait()
-    assert cache.entries(cache_dir) == []  # nothing published: the batch never finished
+    os.killpg(victim.pid, getattr(signal, stop))
+    _, err = victim.communicate(timeout=60)
     first_run = log.read_text().splitlines()
+    if stop == "SIGKILL":
+        assert cache.entries(cache_dir) == []  # nothing published: the batch never finished
+    else:
+        assert victim.returncode == 1 and "the build was interrupted (ninja: build stopped: interrupted by user.); " \
+            "1 of 2 kernels were finished and cached" in err, err
+        assert "nvcc failed" not in err and not (cache_dir / "failed").exists()
+        assert len(cache.entries(cache_dir)) == 1  # the fast kernel, published
 
     log.write_text("")
     monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(cache_dir))
@@ -145,7 +155,9 @@ def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, mon
         toolchain.nvcc_version.cache_clear()
     second_run = log.read_text().splitlines()
     assert fast.read_text() == slow.read_text() == "part of it and the rest"  # whole modules, both published
-    assert cache.read_meta(fast.parent)["resumed"] and not cache.read_meta(slow.parent)["resumed"]
+    # SIGKILL: the fast kernel's finished folder is published by the second build; SIGINT: by the first
+    assert cache.read_meta(fast.parent)["resumed"] == (stop == "SIGKILL")
+    assert not cache.read_meta(slow.parent)["resumed"]  # its one finished step was cut off: nothing to reuse
     fast_dir, slow_dir = (f"resume-sm90-{p.parent.name}/" for p in (fast, slow))
     assert sum(fast_dir in line for line in first_run) == 2  # compile, link
     assert [line for line in second_run if fast_dir in line] == []  # nothing of it again

@@ -11,6 +11,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -410,6 +411,12 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         results[job.key] = cache.publish(st, cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE, meta)
     binding_log = _read(work / "binding.log")
     shutil.rmtree(work, ignore_errors=True)
+    if failures and _interrupted(proc):
+        # SIGINT reached ninja but not this process (it ignores SIGINT, as a background job of a script does): not a
+        # compile error. The unfinished kernels keep their folders, so the next build resumes them.
+        said = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [f"ninja exit {proc.returncode}"]
+        raise BuildError(f"the build was interrupted ({said[0]}); {len(results)} of {len(jobs_)} kernels were "
+                         "finished and cached, the rest keep their finished steps for the next build", "", "", "", [])
     if failures:
         job, st, log = failures[0]
         failed = root / "failed" / job.key
@@ -427,6 +434,11 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
                          (f" (and {len(failures) - 1} more kernels)" if len(failures) > 1 else ""),
                          cmd_text, str(failed / "kernel.cu"), str(failed / "build.log"), errors)
     return results
+
+
+def _interrupted(proc: subprocess.CompletedProcess) -> bool:
+    """ninja stopped by SIGINT (exit 130 from 1.12 on; older ones say so on stdout)."""
+    return proc.returncode in (130, -signal.SIGINT) or "interrupted by user" in proc.stdout
 
 
 # The cubin of a split build, embedded in the module as read-only data (hidden: no other module sees the symbols).
