@@ -499,7 +499,6 @@ def _n_classes(k_bytes: int) -> dict:
     # behind at 96-104); at 225-256 rows 128x128 (2 x 34-36 CTAs) 312 / 318 vs 263 / 252 for the two 128-wide
     # columns under 64-row weight tiles (2 x 68 CTAs) at 232x4352x4096, 356 / 361 vs 348 / 346 at 256x4544.
     coop_64 = {"cta": (128, 64, k_main), **_COOP}
-    two_64_token_tiles = {"cta": (64, 80, k_main), **_COOP, "mainloop": "pingpong", "cluster": (2, 1, 1)}
     coop_128_from = TWO_64_COLUMNS_END_N if k_bytes == 2 else MID_N
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
@@ -516,7 +515,7 @@ def _n_classes(k_bytes: int) -> dict:
             112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
-            128: (*(((TWO_64_COLUMNS_END_N, two_64_token_tiles), (MID_N, coop_64)) if k_bytes == 2
+            128: (*(((TWO_64_COLUMNS_END_N, fitted(64, 80)), (MID_N, coop_64)) if k_bytes == 2
                      else ((TWO_64_COLUMNS_END_N, coop_64),)), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (narrowed((two_columns_from, two_columns_160[1]), 72),
@@ -538,10 +537,14 @@ def _n_classes(k_bytes: int) -> dict:
                              "scheduler": "persistent"}),)}
 
 
-# Each bucket's N thresholds over every operand width (a width's classes may start at different N)
-_N_THRESHOLDS = {BUCKET_UPPER.index(upper): tuple(sorted({n for k_bytes in (1, 2, 4) for n, _ in
-                                                          _n_classes(k_bytes).get(upper, ())}))
-                 for upper in _n_classes(2)}
+def _thresholds_over_widths() -> dict:
+    """Each bucket's N thresholds over every operand width (a width's classes may start at different N)."""
+    by_width = [_n_classes(k_bytes) for k_bytes in (1, 2, 4)]
+    return {BUCKET_UPPER.index(upper): tuple(sorted({n for classes in by_width for n, _ in classes.get(upper, ())}))
+            for upper in by_width[1]}
+
+
+_N_THRESHOLDS = _thresholds_over_widths()
 
 
 def shape_bucket(M: int) -> int:

@@ -55,9 +55,9 @@ def lookup(entry: pathlib.Path, module_file: str) -> pathlib.Path | None:
 
 
 def resume_dir(key: str, target_arch: int, root: pathlib.Path | None = None) -> pathlib.Path:
-    """The staging folder of one key's build, on the cache's file system so that publishing it is one atomic rename;
-    kept where an interrupted build (Ctrl-C, a killed job) left it, so the
-    next build of the key (under its lock) reuses the steps that finished; `cutlassgen cache clean` removes it."""
+    """The staging folder of one key's build, on the cache's file system so that publishing it is one atomic rename.
+    An interrupted build (Ctrl-C, a killed job) leaves it in place, and the next build of the key (under its lock)
+    reuses the steps that finished; `cutlassgen cache clean` removes it."""
     tmp = (root or cache_root()) / "tmp"
     path = tmp / f"resume-sm{target_arch}-{key}"
     path.mkdir(parents=True, exist_ok=True)
