@@ -233,8 +233,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # vs 228 / 241 for 64x160; 243 / 250 with 16-wide subtiles, CUTLASS's pick). 16-bit operands below
         # TWO_64_COLUMNS_END_N (from there _n_classes): two 72-wide columns in a 1x2 cluster first, as at 65-128 rows
         # (136x4096^2 294 / 339 vs 249 / 262, 144x4096^2 319 / 357 vs 264 / 279; at 140x5120 253 / 270 vs 296 / 310,
-        # past a wave; tile_probe.py wave7168, run 86); fp8 not timed there.
-        144: (({"cta": (64, 72, k_decode), **_SWAP, "cluster": (1, 2, 1)},) if k_bytes == 2 else ()) + (
+        # past a wave; tile_probe.py wave7168, run 86). 8-bit operands too (where validate.n_step_of allows 72: fp8,
+        # not int8): fp8 scaled 136x4096^2 437 / 469 vs 360 / 378 with fast accumulation, 334 / 346 vs 257 / 266
+        # without (wave7168fp8, run 87).
+        144: (({"cta": (64, 72, k_decode), **_SWAP, "cluster": (1, 2, 1)},) if k_bytes != 4 else ()) + (
             {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},),
         # 145-160 below TWO_64_COLUMNS_END_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2
         # 312 / 357 vs 256 / 270 for one 160-wide column, run 65). From there to LARGE_N: the one 160-wide column,
@@ -467,10 +469,16 @@ def _n_classes(k_bytes: int) -> dict:
     # (tile_probe.py wave7168, run 86): 2 x 72 at 140x5120x4096 301 / 314 vs 296 / 310 for the one 144-wide column,
     # 144x7040 392 / 382 vs 356 / 379; 2 x 88 at 168x4352x4096 289 / 297 vs 227 / 209 for the two 96-wide token
     # tiles under 64-row weight tiles, 168x6144x8192 456 / 457 vs 254 / 264; 2 x 96 at 184x6144x4096 413 / 402 vs
-    # 333 / 332, 192x7040x4096 480 / 469 vs 396 / 378. fp8 not timed there.
-    two_columns_from = TWO_64_COLUMNS_END_N if k_bytes == 2 else LARGE_N
+    # 333 / 332, 192x7040x4096 480 / 469 vs 396 / 378. 8-bit operands too (timed with fp8, int8 follows): fp8 scaled
+    # with fast accumulation 1.00-1.03x at 129-144 rows (144x7040 595 / 688 vs 579 / 671), 1.24-1.65x at 161-176
+    # (168x4352 437 / 454 vs 353 / 357), 1.10-1.12x at 177-192 (184x6144 624 / 658 vs 567 / 587); without it
+    # 1.15-1.56x (168x6144x8192 650 / 654 vs 416 / 416; wave7168fp8, run 87). 145-160 rows, 16-bit, from MID_N (not
+    # timed with fp8): 2 x 80 1.00-1.08x the one 160-wide column (156x7040 409 / 395 vs 380 / 380; 0.97 / 1.00x at
+    # 150x4352, hence not from TWO_64_COLUMNS_END_N; run 87).
+    two_columns_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else LARGE_N
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
-    two_columns_160 = (LARGE_N, {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
+    two_columns_160 = (MID_N if k_bytes == 2 else LARGE_N,
+                       {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
     two_columns_192 = (two_columns_from, {"cta": (128, 96, k_main), **two_columns})
     two_columns_224 = (TWO_64_COLUMNS_END_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
 
@@ -497,9 +505,12 @@ def _n_classes(k_bytes: int) -> dict:
     # unswapped form, two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles (110-116 CTAs): 120x4352x4096
     # 244 / 311 vs 233 / 266 for 128x64 cooperative, 128x4544 282 / 344 vs 251 / 296 (at 97-112 rows +4-8% at 112,
     # behind at 96-104); at 225-256 rows 128x128 (2 x 34-36 CTAs) 312 / 318 vs 263 / 252 for the two 128-wide
-    # columns under 64-row weight tiles (2 x 68 CTAs) at 232x4352x4096, 356 / 361 vs 348 / 346 at 256x4544.
+    # columns under 64-row weight tiles (2 x 68 CTAs) at 232x4352x4096, 356 / 361 vs 348 / 346 at 256x4544. 8-bit
+    # operands (fp8 scaled, run 87): 128x128 at 225-256 rows too, 1.02-1.11x with fast accumulation (232x4352 486 /
+    # 520 vs 467 / 467) and 1.43-1.50x without (438 / 464 vs 305 / 312); not the 113-128-row form, 1.08x with fast
+    # accumulation but 0.97-0.98x without (120x4352 279 / 306 vs 288 / 315), and the classes see operand widths only.
     coop_64 = {"cta": (128, 64, k_main), **_COOP}
-    coop_128_from = TWO_64_COLUMNS_END_N if k_bytes == 2 else MID_N
+    coop_128_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else MID_N
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}

@@ -196,10 +196,12 @@ def test_shape_tiles_follow_the_buckets():
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 112 or 129 <= M <= 160 or 193 <= M <= 224
                                 else (1, 1, 1)), M
         assert tile.epilogue_tile == "auto", M
-    # fp8, not timed with the 72-wide columns of 16-bit operands (run 86), keeps one 144-wide column with 48-wide
-    # subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
+    # fp8 takes the two 72-wide columns too (run 87); int8, whose token tiles go in steps of 16, keeps one 144-wide
+    # column with 48-wide subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    assert (shape_tile(fp8, 136).cta, shape_tile(fp8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
+    assert (shape_tile(fp8, 136).cta, shape_tile(fp8, 136).cluster) == ((64, 72, 128), (1, 2, 1))
+    int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
+    assert (shape_tile(int8, 136).cta, shape_tile(int8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129,
                                       144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257,
@@ -328,11 +330,12 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     assert shape_class(96, 14336) == (6, WIDE_N) and shape_class(97, 14336) == (7, WIDE_N)
-    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # two 72- or 80-wide columns from LARGE_N;
-        narrow, large = shape_tile(SPEC, M, LARGE_N - 1), shape_tile(SPEC, M, LARGE_N)  # before, at 145-160 one token
-        if M > 144:  # tile fitted to 16 rows (from TWO_64_COLUMNS_END_N), at 129-144 (16-bit) the two columns from
-            assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M  # there
-        else:  # too (tile_probe.py wave7168, run 86)
+    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # two 72- or 80-wide columns, at 129-144 rows
+        narrow, large = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, LARGE_N)  # (16-bit) from
+        if M > 144:  # TWO_64_COLUMNS_END_N (tile_probe.py wave7168, run 86), at 145-160 from MID_N, one token tile
+            assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M  # fitted
+            assert shape_tile(SPEC, M, MID_N) == large, M  # to 16 rows before (run 87)
+        else:
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == narrow == large, M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, width // 2, 64), *two_columns), M
         assert large.epilogue_tile == ("auto" if M <= 144 else (128, 80)), M
@@ -353,7 +356,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert tile.epilogue_tile == ("auto" if M <= 208 else (128, 112)), M
     # where N / 64 weight tiles leave half the SMs idle, the tokens split into two columns under 64-row weight tiles
     # (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65), while those fit
-    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85), but at 113-128 rows (below)
+    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85), but at 113-128 rows (below) and 145-160
+    # (above)
     for M, width, cluster in ((81, 48, (1, 2, 1)), (96, 48, (1, 2, 1)), (113, 64, (1, 1, 1)), (128, 64, (1, 1, 1)),
                               (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 112, (1, 2, 1)),
                               (224, 112, (1, 2, 1))):
@@ -361,7 +365,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
-        if not 113 <= M <= 128:
+        if not 113 <= M <= 160:
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
     for M in (113, 128):  # 16-bit, from TWO_64_COLUMNS_END_N to MID_N: two 64-row token tiles in a 2x1 cluster under
         for n in (TWO_64_COLUMNS_END_N, MID_N - 1):  # 80-wide weight tiles, unswapped (run 86)
@@ -378,7 +382,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
         assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N).cta[:2] == (64, 2 * width), M
     for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; 128x128
-        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # cooperative from there (16-bit; fp8 from MID_N)
+        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # cooperative from there (16- and 8-bit)
         wide = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)
         assert shape_tile(SPEC, M, MID_N) == wide, M
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
@@ -444,13 +448,14 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 96).cta == (64, 48, 128) and shape_tile(fp8, 128).cta == (64, 64, 128)  # 128 bytes of K
     assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
-    assert shape_tile(fp8, 136).cta == (64, 144, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
+    assert shape_tile(fp8, 136).cta == (64, 72, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
     assert shape_tile(fp8, 200, MID_N).cta == (128, 104, 128)
-    # the 16-bit operands' tiles of run 86 were not timed with fp8, which keeps its tiles there
-    fp8_tiles = [shape_tile(fp8, M, N).cta for M, N in ((136, 4096), (120, 4400), (136, 5000), (170, 5000),
-                                                        (240, 4400), (240, MID_N))]
-    assert fp8_tiles == [(64, 144, 128), (128, 64, 128), (64, 144, 128), (64, 96, 128), (64, 128, 128),
-                         (128, 128, 128)]
+    # run 86's forms, timed with fp8 in run 87, but at 113-128 rows (and 145-160, not timed with fp8), where fp8 keeps
+    # 128x64 and the one 160-wide column
+    fp8_tiles = [shape_tile(fp8, M, N).cta for M, N in ((136, 4096), (120, 4400), (136, 5000), (150, 5000),
+                                                        (170, 5000), (185, 5000), (240, 4400), (240, MID_N))]
+    assert fp8_tiles == [(64, 72, 128), (128, 64, 128), (128, 72, 128), (64, 160, 128), (128, 88, 128),
+                         (128, 96, 128), (128, 128, 128), (128, 128, 128)]
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
     coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
     assert shape_tile(SPEC, 80, 8192).mainloop == "pingpong"
