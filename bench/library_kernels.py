@@ -62,6 +62,10 @@ CASES = [
     # cuBLASLt fused by 4-10% and no unswapped form helped (tile_probe.py runs 76-77), and 168x9728x8192 (0.85x cold).
     *per_shape_cases((136, 9216, 4096), (144, 9216, 4096), (144, 10240, 4096), (136, 11008, 4096),
                      (168, 9728, 8192)),
+    # Session 32: N = 4352-4544, where N / 64 weight tiles are about half a wave (bench/plan_waves.py) and the plan
+    # trails cuBLASLt fused at 96-104, 200-216 and 225-256 rows (0.78-0.95x, tile_probe.py wave7168, run 86).
+    *per_shape_cases((96, 4544, 4096), (104, 4352, 4096), (200, 4352, 4096), (216, 4544, 4096), (232, 4352, 4096),
+                     (256, 4544, 4096)),
 ]
 
 

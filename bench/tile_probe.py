@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168 wave7168fp8
+     wave4608 wave7168 wave7168fp8 nvjet4352
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -778,6 +778,15 @@ WAVE7168_FP8_GROUPS = [
     ("64x80x128 c2x1 pingpong", [(120, 4352, 4096), (128, 4544, 4096)])]
 WAVE7168_BF16_160 = (named("swap 128x80x64 c1x2 coop epi128x80"),
                      [(150, 4352, 4096), (152, 5120, 4096), (160, 6144, 4096), (156, 7040, 4096)])
+# nvjet4352 (session 32): what cuBLAS runs at N = 4352-4544 where the plan trails cuBLASLt fused (library_kernels.py,
+# h200_library_kernels.log session 32): at 200-232 rows nvjet 128x72 / 128x80 _4x1, three swapped token columns
+# under 128-row weight tiles, the token tile multicast over a 4x1 cluster (4 x 27 = 108 CTAs); at 96 rows 64x96 _4x1
+# with 64 elements of K in 10 stages (the plan: the same 96-wide column, no cluster, 128 of K).
+NVJET4352_GROUPS = [
+    (named("swap 64x96x64 c4x1 pingpong", "swap 64x96x128 c4x1 pingpong"), [(96, 4544, 4096), (96, 4352, 4096)]),
+    (named("swap 128x72x64 c4x1 coop"), [(200, 4352, 4096), (216, 4544, 4096)]),
+    (named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x88x64 c4x1 coop"), [(232, 4352, 4096), (240, 4544, 4096),
+                                                                             (256, 4544, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1231,6 +1240,7 @@ CASES = {
                    *(beside_plan(tiles, shapes) for tiles, shapes in NARROWCOLS_COOP_GROUPS + NARROWCOLS_TALL_GROUPS)],
     "wave4608": [beside_plan(tiles, shapes) for tiles, shapes in WAVE4608_GROUPS],
     "wave7168": [beside_plan(tiles, shapes) for tiles, shapes in WAVE7168_GROUPS],
+    "nvjet4352": [beside_plan(tiles, shapes) for tiles, shapes in NVJET4352_GROUPS],
     "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
                       ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in WAVE7168_FP8_GROUPS),
                     beside_plan(*WAVE7168_BF16_160)],
