@@ -511,6 +511,18 @@ def _n_classes(k_bytes: int) -> dict:
     # accumulation but 0.97-0.98x without (120x4352 279 / 306 vs 288 / 315), and the classes see operand widths only.
     coop_64 = {"cta": (128, 64, k_main), **_COOP}
     coop_128_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else MID_N
+    # 16-bit operands from TWO_64_COLUMNS_END_N to MID_N, cuBLAS's forms there (nvjet 64x96 _4x1, 128x80 _4x1;
+    # h200_library_kernels.log session 32), cold / warm against the tiles of before (tile_probe.py nvjet4352, run 88):
+    # at 81-96 rows the 96-wide column with 64 elements of K in a 4x1 cluster, the token tile multicast over four
+    # weight tiles (96x4544x4096 215 / 257 vs 210 / 222, 96x4352 210 / 248 vs 205 / 226); at 225-256 rows three
+    # token columns of one_column's form, 80 or 88 wide (240x4544 363 / 365 vs 334 / 333 for 128x128, 256x4544
+    # 381 / 389 vs 356 / 361, 232x4352 324 / 318 vs 311 / 316). At 200-216 rows three 72-wide columns lost (200x4352
+    # 272 / 274 vs 309 / 314). Not timed with 8-bit operands or from MID_N.
+    def below_mid_n(tile: dict, before: tuple) -> tuple:
+        # before: the class (n_min, fields) these replace below MID_N
+        return ((TWO_64_COLUMNS_END_N, tile), (MID_N, before[1])) if k_bytes == 2 else (before,)
+    column_96 = (TWO_64_COLUMNS_END_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)})
+    coop_128 = (coop_128_from, _coop_128(k_bytes))
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
@@ -521,7 +533,7 @@ def _n_classes(k_bytes: int) -> dict:
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}),
                  *tall_in_band(tall(48, (64, 48), narrow_tokens=40)), (WIDE_N, one_column(80, (128, 80)))),
-            96: ((TWO_64_COLUMNS_END_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)}),
+            96: (*below_mid_n({"cta": (64, 96, k_main), "cluster": (4, 1, 1)}, column_96),
                  *tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(96))),
             112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
@@ -542,8 +554,8 @@ def _n_classes(k_bytes: int) -> dict:
             208: (narrowed(two_columns_224, 104), *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
             224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144),
                                                          fallback=two_columns_224[1])),
-            240: ((coop_128_from, _coop_128(k_bytes)), *fitted_then_one_column(240, (128, 48))),
-            256: ((coop_128_from, _coop_128(k_bytes)), *fitted_then_one_column(256)),
+            240: (*below_mid_n(one_column(80, (128, 80)), coop_128), *fitted_then_one_column(240, (128, 48))),
+            256: (*below_mid_n(one_column(88), coop_128), *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 

@@ -61,7 +61,7 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (110, 8192, 512), (140, 8192, 512), (180, 8192, 512), (210, 5000, 512), (240, 5000, 512),
                   (600, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512),
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
-                  (150, 4400, 512)])
+                  (150, 4400, 512), (250, 4400, 512), (90, 4400, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -81,9 +81,12 @@ def expect_bf16_tiles(tile_of) -> None:
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 80)]
     assert tile_of(150, 4400).cta[:2] == (64, 160)
     # from N = 4225 to MID_N, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128
-    # rows, 128x128 at 225-256
+    # rows, three swapped 80- and 88-wide token columns under 128-row weight tiles in a 4x1 cluster at 225-256, the
+    # 96-wide column in a 4x1 cluster at 81-96
     for M, N, form in ((120, 4400, ((64, 80), (2, 1, 1), False, "pingpong")),
-                       (235, 4400, ((128, 128), (1, 1, 1), False, "cooperative"))):
+                       (235, 4400, ((128, 80), (4, 1, 1), True, "cooperative")),
+                       (250, 4400, ((128, 88), (4, 1, 1), True, "cooperative")),
+                       (90, 4400, ((64, 96), (4, 1, 1), True, "pingpong"))):
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == form, M
     for M, N, width in ((72, 12288, 80), (100, 12520, 112), (150, 13000, 160), (200, 13000, 208), (250, 13000, 256)):

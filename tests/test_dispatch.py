@@ -356,8 +356,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert tile.epilogue_tile == ("auto" if M <= 208 else (128, 112)), M
     # where N / 64 weight tiles leave half the SMs idle, the tokens split into two columns under 64-row weight tiles
     # (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65), while those fit
-    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85), but at 113-128 rows (below) and 145-160
-    # (above)
+    # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85), but at 81-96 and 113-128 rows (below) and
+    # 145-160 (above)
     for M, width, cluster in ((81, 48, (1, 2, 1)), (96, 48, (1, 2, 1)), (113, 64, (1, 1, 1)), (128, 64, (1, 1, 1)),
                               (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 112, (1, 2, 1)),
                               (224, 112, (1, 2, 1))):
@@ -365,8 +365,14 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
-        if not 113 <= M <= 160:
+        if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
+    for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to MID_N: the 96-wide column with 64 elements of K in a
+        for n in (TWO_64_COLUMNS_END_N, MID_N - 1):  # 4x1 cluster (run 88), 128 and none from MID_N
+            tile = shape_tile(SPEC, M, n)
+            assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, 96, 64), True, (4, 1, 1)), (M, n)
+        tile = shape_tile(SPEC, M, MID_N)
+        assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
     for M in (113, 128):  # 16-bit, from TWO_64_COLUMNS_END_N to MID_N: two 64-row token tiles in a 2x1 cluster under
         for n in (TWO_64_COLUMNS_END_N, MID_N - 1):  # 80-wide weight tiles, unswapped (run 86)
             tile = shape_tile(SPEC, M, n)
@@ -381,10 +387,13 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              (1, 2, 1)), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
         assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N).cta[:2] == (64, 2 * width), M
-    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; 128x128
-        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # cooperative from there (16- and 8-bit)
-        wide = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)
-        assert shape_tile(SPEC, M, MID_N) == wide, M
+    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; 16-bit from
+        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # there three swapped 80- or 88-wide token columns
+        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # under 128-row weight tiles in a 4x1 cluster (run 88),
+        wide = shape_tile(SPEC, M, MID_N)  # 128x128 cooperative from MID_N (8-bit: from TWO_64_COLUMNS_END_N)
+        assert shape_tile(SPEC, M, MID_N - 1) == three, M
+        assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, 80 if M <= 240 else 88, 64), True,
+                                                                             "cooperative", (4, 1, 1)), M
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
