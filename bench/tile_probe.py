@@ -762,8 +762,8 @@ WAVE7168_GROUPS = [
 # 1.21-1.80x the two 96-wide token tiles (88 wide at 161-176 +4-8% over 96); 128x128 1.02-1.26x the two 128-wide
 # columns at 225-256 rows; two 64-row token tiles under 80-wide weight tiles 1.05-1.17x at 113-128 rows (behind at
 # 96-104); at 200-216 rows the 2x1 forms lost or tied.
-# wave7168fp8 (written in session 31, not run yet; its 13 tiles compiled on the 2-core machine in 327 s, 168
-# registers each, no spills): run 86's forms, which 16-bit operands took, with fp8 scaled, with
+# wave7168fp8 (written in session 31; its 13 tiles compiled on the 2-core machine in 327 s, 168 registers each, no
+# spills): run 86's forms, which 16-bit operands took, with fp8 scaled, with
 # and without fast accumulation (fp8 keeps its tiles there until timed): two 72-wide columns under 64-row weight
 # tiles at 129-144 rows (N = 4096); two columns under a 128-row weight tile from N = 4225 at 129-192 rows (72, 88,
 # 96 wide); 128x128 at 225-256 rows and two 64-row token tiles under 80-wide weight tiles at 113-128 (N = 4352-4544).
@@ -778,6 +778,10 @@ WAVE7168_FP8_GROUPS = [
     ("64x80x128 c2x1 pingpong", [(120, 4352, 4096), (128, 4544, 4096)])]
 WAVE7168_BF16_160 = (named("swap 128x80x64 c1x2 coop epi128x80"),
                      [(150, 4352, 4096), (152, 5120, 4096), (160, 6144, 4096), (156, 7040, 4096)])
+# Run 87 (cold / warm; tiles.py took what won for 8-bit operands): with and without fast accumulation every form won
+# but the 113-128-row one without it (0.97-0.98x): 64x72 c1x2 1.21-1.30x at 136-144x4096, the 128-row two-column form
+# 1.00-1.65x at 129-192 rows, 128x128 1.02-1.50x at 225-256. bf16 2 x 80 at 145-160 rows 1.00-1.08x the one
+# 160-wide column from 5120, 0.97 / 1.00x at 150x4352 (taken from MID_N).
 # nvjet4352 (session 32): what cuBLAS runs at N = 4352-4544 where the plan trails cuBLASLt fused (library_kernels.py,
 # h200_library_kernels.log session 32): at 200-232 rows nvjet 128x72 / 128x80 _4x1, three swapped token columns
 # under 128-row weight tiles, the token tile multicast over a 4x1 cluster (4 x 27 = 108 CTAs); at 96 rows 64x96 _4x1
@@ -787,6 +791,9 @@ NVJET4352_GROUPS = [
     (named("swap 128x72x64 c4x1 coop"), [(200, 4352, 4096), (216, 4544, 4096)]),
     (named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x88x64 c4x1 coop"), [(232, 4352, 4096), (240, 4544, 4096),
                                                                              (256, 4544, 4096)])]
+# Run 88 (cold / warm; tiles.py took the winners for 16-bit operands at N = 4225-4607): the 96-wide column 64 of K
+# c4x1 1.02-1.16x the plan's, 128 of K c4x1 0.99-1.14x; three 80-wide columns 1.01-1.10x 128x128 at 232-240 rows (at
+# 256 four of them: 239 / 240), three 88-wide 1.07-1.08x at 256; three 72-wide 0.87-0.99x the plan at 200-216 rows.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
