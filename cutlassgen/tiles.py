@@ -470,9 +470,9 @@ def _n_classes(k_bytes: int) -> dict:
     # 144x7040 392 / 382 vs 356 / 379; 2 x 88 at 168x4352x4096 289 / 297 vs 227 / 209 for the two 96-wide token
     # tiles under 64-row weight tiles, 168x6144x8192 456 / 457 vs 254 / 264; 2 x 96 at 184x6144x4096 413 / 402 vs
     # 333 / 332, 192x7040x4096 480 / 469 vs 396 / 378. 8-bit operands too (timed with fp8, int8 follows): fp8 scaled
-    # with fast accumulation 1.00-1.03x at 129-144 rows (144x7040 595 / 688 vs 579 / 671), 1.24-1.65x at 161-176
+    # with fast accumulation 1.00-1.03x at 129-144 rows (144x7040 595 / 688 vs 579 / 671), 1.20-1.65x at 161-176
     # (168x4352 437 / 454 vs 353 / 357), 1.10-1.12x at 177-192 (184x6144 624 / 658 vs 567 / 587); without it
-    # 1.15-1.56x (168x6144x8192 650 / 654 vs 416 / 416; wave7168fp8, run 87). 145-160 rows, 16-bit, from MID_N (not
+    # 1.15-1.57x (168x6144x8192 650 / 654 vs 416 / 416; wave7168fp8, run 87). 145-160 rows, 16-bit, from MID_N (not
     # timed with fp8): 2 x 80 1.00-1.08x the one 160-wide column (156x7040 409 / 395 vs 380 / 380; 0.97 / 1.00x at
     # 150x4352, hence not from TWO_64_COLUMNS_END_N; run 87).
     two_columns_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else LARGE_N
