@@ -89,17 +89,9 @@ def cmd_cache(args):
             shutil.rmtree(root)
         print(f"removed {root}")
     elif args.action == "prune":
-        removed = 0
-        cutoff = time.time() - args.older_than * 86400
-        for entry in cache.entries(root):
-            stale = not (entry / cache.COMPLETE).exists() or entry.stat().st_mtime < cutoff
-            if stale:
-                shutil.rmtree(entry, ignore_errors=True)
-                removed += 1
-        for leftover in ("tmp", "failed"):
-            if (root / leftover).exists():
-                shutil.rmtree(root / leftover, ignore_errors=True)
-        print(f"removed {removed} entries and build leftovers from {root}")
+        removed, leftovers, kept = cache.prune(root, time.time() - args.older_than * 86400)
+        print(f"removed {removed} entries and {leftovers} build leftovers from {root}" +
+              (f"; kept {kept} that a running build holds" if kept else ""))
     return 0
 
 

@@ -86,8 +86,9 @@ def test_killed_build_blocks_nobody_and_corrupt_entries_are_rebuilt(tmp_path, mo
 
 
 FAKE_TOOL = """#!{python}
-# nvcc and c++ for the resume test: logs each step, writes its -o output; a kernel whose source names "{slow}" hangs
-# (while $FAKE_SLOW is set) after writing part of its output, as a compile does when it is killed
+# nvcc and c++ for the resume and prune tests: logs each step, writes its -o output; a kernel whose source names
+# "{slow}" hangs (while the file $FAKE_SLOW names exists) after writing part of its output, as a compile does when it
+# is killed
 import os, sys, time
 args = sys.argv[1:]
 if "--version" in args:
@@ -100,10 +101,37 @@ with open(os.environ["FAKE_LOG"], "a") as log:
 with open(out, "w") as f:
     f.write("part of it")
     f.flush()
-    if src and "{slow}" in open(src).read() and os.environ.get("FAKE_SLOW"):
-        time.sleep(600)
+    deadline = time.time() + 600
+    while src and "{slow}" in open(src).read() and os.path.exists(os.environ.get("FAKE_SLOW", "")):
+        assert time.time() < deadline
+        time.sleep(0.05)
     f.write(" and the rest")
 """
+
+
+def _start_fake_build(tmp_path, names: list, slow: str):
+    """A process building small_sm80 kernels of names with the fake toolchain, whose compile of slow hangs until the
+    file hang (returned) is removed; returned once that compile has started (and any other kernel has linked)."""
+    fake = tmp_path / "fake-tool"
+    fake.write_text(FAKE_TOOL.format(python=sys.executable, slow=slow))
+    fake.chmod(0o755)
+    log, cache_dir, hang = tmp_path / "steps.log", tmp_path / "cache", tmp_path / "hang"
+    hang.touch()
+    log.write_text("")
+    env = _env(cache_dir, CUTLASSGEN_NVCC=str(fake), CXX=str(fake), FAKE_LOG=str(log), FAKE_SLOW=str(hang))
+    script = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); sys.path.insert(0, {TESTS!r}); "
+              f"import cutlassgen as cg; from ci_specs import small_sm80; "
+              f"cg.build_many([small_sm80(n) for n in {names!r}], arch=90, load=False)")
+    victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list((cache_dir / "tmp").glob(f"resume-*/{MODULE_FILE}"))) < len(names) - 1:  # the others linked
+        assert time.monotonic() < deadline and victim.poll() is None
+        time.sleep(0.05)
+    while log.read_text().count("kernel.o.part") < len(names):  # slow's compile has started
+        assert time.monotonic() < deadline and victim.poll() is None
+        time.sleep(0.05)
+    return victim, log, cache_dir, env, hang
 
 
 @pytest.mark.parametrize("stop", ["SIGKILL", "SIGINT"])
@@ -112,23 +140,7 @@ def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, mon
     script's background job), a batch keeps each step that finished: the next build of the same kernels compiles
     only what had not, and a step cut off midway is redone, not taken half-written. The SIGINT is reported as an
     interruption, not as a compile error, and leaves nothing under failed/."""
-    fake = tmp_path / "fake-tool"
-    fake.write_text(FAKE_TOOL.format(python=sys.executable, slow="resume_slow"))
-    fake.chmod(0o755)
-    log, cache_dir = tmp_path / "steps.log", tmp_path / "cache"
-    env = _env(cache_dir, CUTLASSGEN_NVCC=str(fake), CXX=str(fake), FAKE_LOG=str(log), FAKE_SLOW="1")
-    script = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); sys.path.insert(0, {TESTS!r}); "
-              "import cutlassgen as cg; from ci_specs import small_sm80; "
-              "cg.build_many([small_sm80('resume_fast'), small_sm80('resume_slow')], arch=90, load=False)")
-    victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not list((cache_dir / "tmp").glob(f"resume-*/{MODULE_FILE}")):  # the fast kernel has linked
-        assert time.monotonic() < deadline and victim.poll() is None
-        time.sleep(0.05)
-    while log.read_text().count("kernel.o.part") < 2:  # the slow kernel's compile has started (and hangs)
-        assert time.monotonic() < deadline and victim.poll() is None
-        time.sleep(0.05)
+    victim, log, cache_dir, env, _ = _start_fake_build(tmp_path, ["resume_fast", "resume_slow"], "resume_slow")
     os.killpg(victim.pid, getattr(signal, stop))
     _, err = victim.communicate(timeout=60)
     first_run = log.read_text().splitlines()
@@ -163,6 +175,32 @@ def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, mon
     assert [line for line in second_run if fast_dir in line] == []  # nothing of it again
     assert sum(slow_dir in line for line in second_run) == 2  # its cut-off compile redone, then the link
     assert not list((cache_dir / "tmp").glob("resume-*"))  # published folders leave nothing behind
+
+
+def test_cache_prune_leaves_a_running_builds_folders_alone(tmp_path, monkeypatch, capsys):
+    """`cutlassgen cache prune` while another process builds: that build's resume folder and ninja folder stay (it
+    holds their locks), and it finishes and publishes; what a killed build left, prune removes."""
+    from cutlassgen.cli import main
+
+    victim, _, cache_dir, _, hang = _start_fake_build(tmp_path, ["prune_live"], "prune_live")
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(cache_dir))
+    leftovers = sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir())
+    assert [name.split("-")[0] for name in leftovers] == ["ninja", "resume"]
+    assert main(["cache", "prune"]) == 0
+    assert "removed 0 entries and 0 build leftovers" in capsys.readouterr().out
+    assert sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir()) == leftovers
+    hang.unlink()
+    _, err = victim.communicate(timeout=60)
+    assert victim.returncode == 0, err
+    (entry,) = cache.entries(cache_dir)
+    assert cache.lookup(entry, MODULE_FILE)
+
+    victim, _, _, _, _ = _start_fake_build(tmp_path, ["prune_killed"], "prune_killed")
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.communicate(timeout=60)
+    assert main(["cache", "prune"]) == 0
+    assert "removed 0 entries and 2 build leftovers" in capsys.readouterr().out
+    assert list((cache_dir / "tmp").iterdir()) == [] and cache.entries(cache_dir) == [entry]
 
 
 def test_cache_key_sees_every_input(monkeypatch):

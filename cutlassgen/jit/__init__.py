@@ -14,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -309,8 +308,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     cutlass = toolchain.find_cutlass()
     pyb_inc, _ = toolchain.find_pybind11()
     includes = [str(toolchain.CSRC), *cutlass.include_dirs]
-    (root / "tmp").mkdir(parents=True, exist_ok=True)
-    work = pathlib.Path(tempfile.mkdtemp(prefix="ninja-", dir=root / "tmp"))
+    work, work_lock = cache.build_workspace(root)
     stagings = {}
     # Each step writes its output under a temporary name and renames it when the tool succeeds, so an output that
     # exists is whole: a build interrupted midway leaves its finished steps in each key's resume_dir, and the next
@@ -384,7 +382,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         with _Progress(jobs_, stagings, verbose, work / ".ninja_log", n_steps):
             proc = subprocess.run(cmd, capture_output=True, text=True)
     except BaseException:  # Ctrl-C: the finished steps stay in each key's resume_dir for the next build
-        shutil.rmtree(work, ignore_errors=True)
+        cache.remove_workspace(work, work_lock)
         raise
     elapsed = time.monotonic() - started
     spans = _kernel_spans(work / ".ninja_log", stagings)
@@ -410,7 +408,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
                 "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         results[job.key] = cache.publish(st, cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE, meta)
     binding_log = _read(work / "binding.log")
-    shutil.rmtree(work, ignore_errors=True)
+    cache.remove_workspace(work, work_lock)
     if failures and _interrupted(proc):
         # SIGINT reached ninja but not this process (it ignores SIGINT, as a background job of a script does): not a
         # compile error. The unfinished kernels keep their folders, so the next build resumes them.

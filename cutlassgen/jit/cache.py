@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import pathlib
+import secrets
 import shutil
 import time
 
@@ -57,7 +58,7 @@ def lookup(entry: pathlib.Path, module_file: str) -> pathlib.Path | None:
 def resume_dir(key: str, target_arch: int, root: pathlib.Path | None = None) -> pathlib.Path:
     """The staging folder of one key's build, on the cache's file system so that publishing it is one atomic rename.
     An interrupted build (Ctrl-C, a killed job) leaves it in place, and the next build of the key (under its lock)
-    reuses the steps that finished; `cutlassgen cache clean` removes it."""
+    reuses the steps that finished; `cutlassgen cache prune` removes it when no build holds the key."""
     tmp = (root or cache_root()) / "tmp"
     path = tmp / f"resume-sm{target_arch}-{key}"
     path.mkdir(parents=True, exist_ok=True)
@@ -81,11 +82,95 @@ def lock_timeout() -> float:
     return float(os.environ.get("CUTLASSGEN_LOCK_TIMEOUT", "900"))
 
 
+def _key_lock_path(root: pathlib.Path, arch_key: str) -> pathlib.Path:
+    """arch_key: "sm<arch>-<key>", as resume folders are named after it too."""
+    return root / "locks" / f"{arch_key}.lock"
+
+
 def key_lock(key: str, target_arch: int, root: pathlib.Path | None = None) -> FileLock:
     """A per-key flock: the OS drops it when its holder dies, so a killed build never blocks the next one."""
-    locks = (root or cache_root()) / "locks"
-    locks.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(locks / f"sm{target_arch}-{key}.lock"), timeout=lock_timeout())
+    path = _key_lock_path(root or cache_root(), f"sm{target_arch}-{key}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(path), timeout=lock_timeout())
+
+
+def build_workspace(root: pathlib.Path) -> tuple[pathlib.Path, FileLock]:
+    """A new folder for one build's ninja files, and the lock its build holds while it runs (taken before the folder
+    exists), so that `cache prune` leaves a live build's folder alone."""
+    name = f"ninja-{secrets.token_hex(6)}"
+    tmp = root / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(tmp / f"{name}.lock"))
+    lock.acquire()
+    (tmp / name).mkdir()
+    return tmp / name, lock
+
+
+def remove_workspace(work: pathlib.Path, lock: FileLock) -> None:
+    shutil.rmtree(work, ignore_errors=True)
+    lock.release()
+    pathlib.Path(lock.lock_file).unlink(missing_ok=True)
+
+
+def _unheld(lock_path: pathlib.Path) -> FileLock | None:
+    """The lock, taken, if no live process holds it; else None."""
+    lock = FileLock(str(lock_path), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return None
+    return lock
+
+
+def _remove_unless_held(path: pathlib.Path, lock_paths: list) -> bool:
+    """Remove path unless a live build holds one of lock_paths (a key's lock, a build folder's); True if removed."""
+    taken = []
+    try:
+        for lock_path in lock_paths:
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = _unheld(lock_path)
+            if lock is None:
+                return False
+            taken.append(lock)
+        shutil.rmtree(path, ignore_errors=True)
+        return True
+    finally:
+        for lock in taken:
+            lock.release()
+
+
+def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
+    """Remove the entries built before built_before (seconds since the epoch) or incomplete, and what builds left
+    behind: resume folders, ninja folders, failed builds' folders, replaced entries. Whatever a live build (another
+    process) holds stays: it holds its keys' locks and its ninja folder's. Returns (entries removed, leftovers removed,
+    folders kept for live builds)."""
+    removed = leftovers = kept = 0
+    for entry in entries(root):
+        if (entry / COMPLETE).exists() and entry.stat().st_mtime >= built_before:
+            continue
+        if _remove_unless_held(entry, [_key_lock_path(root, f"{entry.parent.name}-{entry.name}")]):
+            removed += 1
+        else:
+            kept += 1
+    tmp, failed = root / "tmp", root / "failed"
+    candidates = []
+    for path in sorted(tmp.iterdir()) if tmp.is_dir() else []:
+        if path.name.startswith("resume-"):
+            candidates.append((path, [_key_lock_path(root, path.name[len("resume-"):])]))
+        elif path.is_dir():  # a build's ninja folder (or an unknown leftover): its lock beside it
+            candidates.append((path, [tmp / f"{path.name}.lock"]))
+    for path in sorted(failed.iterdir()) if failed.is_dir() else []:  # named by key, for any arch
+        candidates.append((path, sorted((root / "locks").glob(f"sm*-{path.name}.lock"))))
+    candidates += [(path, []) for path in sorted(root.glob("sm*/.trash-*"))]  # a publish cut off before its rmtree
+    for path, lock_paths in candidates:
+        if _remove_unless_held(path, lock_paths):
+            leftovers += 1
+        else:
+            kept += 1
+    for lock_path in sorted(tmp.glob("ninja-*.lock")) if tmp.is_dir() else []:  # their folders are gone
+        if not (tmp / lock_path.stem).exists() and _remove_unless_held(lock_path, [lock_path]):
+            lock_path.unlink(missing_ok=True)
+    return removed, leftovers, kept
 
 
 def acquire(lock: FileLock, what: str) -> None:
