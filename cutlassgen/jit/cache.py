@@ -168,8 +168,9 @@ def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
         else:
             kept += 1
     for lock_path in sorted(tmp.glob("ninja-*.lock")) if tmp.is_dir() else []:  # their folders are gone
-        if not (tmp / lock_path.stem).exists() and _remove_unless_held(lock_path, [lock_path]):
+        if not (tmp / lock_path.stem).exists() and (lock := _unheld(lock_path)):
             lock_path.unlink(missing_ok=True)
+            lock.release()
     return removed, leftovers, kept
 
 
