@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168 wave7168fp8 nvjet4352
+     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -794,6 +794,19 @@ NVJET4352_GROUPS = [
 # Run 88 (cold / warm; tiles.py took the winners for 16-bit operands at N = 4225-4607): the 96-wide column 64 of K
 # c4x1 1.02-1.16x the plan's, 128 of K c4x1 0.99-1.14x; three 80-wide columns 1.01-1.10x 128x128 at 232-240 rows (at
 # 256 four of them: 239 / 240), three 88-wide 1.07-1.08x at 256; three 72-wide 0.87-0.99x the plan at 200-216 rows.
+# nvjet4352more (session 32, not run yet; its 11 tiles compiled on the 2-core machine, 168 registers, no spills):
+# run 88's forms with fp8 scaled, with and without fast accumulation (8-bit keeps 64x96x128 at 81-96 rows and 128x128
+# at 225-256 there), with fp8 the two 80-wide columns bf16 took from MID_N at 145-160 rows (run 87), and with bf16
+# run 88's forms from MID_N, while three columns make up to 132 CTAs.
+NVJET4352_FP8_GROUPS = [
+    ("swap 64x96x128 c4x1 pingpong", [(96, 4544, 4096), (96, 4352, 4096)]),
+    ("swap 128x80x128 c4x1 coop epi128x80", [(232, 4352, 4096), (240, 4544, 4096)]),
+    ("swap 128x88x128 c4x1 coop", [(256, 4544, 4096)]),
+    ("swap 128x80x128 c1x2 coop epi128x80", [(152, 5120, 4096), (160, 6144, 4096), (156, 7040, 4096)])]
+NVJET4352_BF16_MID_N = [
+    (named("swap 64x96x64 c4x1 pingpong"), [(96, 4608, 4096), (96, 5120, 4096), (88, 6144, 4096)]),
+    (named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x88x64 c4x1 coop"), [(240, 4608, 4096), (232, 5120, 4096),
+                                                                             (256, 5120, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1248,6 +1261,9 @@ CASES = {
     "wave4608": [beside_plan(tiles, shapes) for tiles, shapes in WAVE4608_GROUPS],
     "wave7168": [beside_plan(tiles, shapes) for tiles, shapes in WAVE7168_GROUPS],
     "nvjet4352": [beside_plan(tiles, shapes) for tiles, shapes in NVJET4352_GROUPS],
+    "nvjet4352more": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
+                        ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in NVJET4352_FP8_GROUPS),
+                      *(beside_plan(tiles, shapes) for tiles, shapes in NVJET4352_BF16_MID_N)],
     "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
                       ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in WAVE7168_FP8_GROUPS),
                     beside_plan(*WAVE7168_BF16_160)],
