@@ -85,9 +85,14 @@ def cmd_cache(args):
             return 1
         print(json.dumps(cache.read_meta(matches[0]), indent=2))
     elif args.action == "clear":
-        if root.exists():
-            shutil.rmtree(root)
-        print(f"removed {root}")
+        _, _, kept = cache.prune(root, float("inf"))
+        if kept:  # a running build's folders stay, and the folders of the cache with them
+            print(f"removed every entry, build leftover and tuning record from {root} but the {kept} folders that a "
+                  "running build holds")
+            shutil.rmtree(root / "tuning", ignore_errors=True)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+            print(f"removed {root}")
     elif args.action == "prune":
         removed, leftovers, kept = cache.prune(root, time.time() - args.older_than * 86400)
         print(f"removed {removed} entries and {leftovers} build leftovers from {root}" +

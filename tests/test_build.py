@@ -177,9 +177,9 @@ def test_an_interrupted_build_resumes_from_the_steps_that_finished(tmp_path, mon
     assert not list((cache_dir / "tmp").glob("resume-*"))  # published folders leave nothing behind
 
 
-def test_cache_prune_leaves_a_running_builds_folders_alone(tmp_path, monkeypatch, capsys):
-    """`cutlassgen cache prune` while another process builds: that build's resume folder and ninja folder stay (it
-    holds their locks), and it finishes and publishes; what a killed build left, prune removes."""
+def test_cache_prune_and_clear_leave_a_running_builds_folders_alone(tmp_path, monkeypatch, capsys):
+    """`cutlassgen cache prune` or `clear` while another process builds: that build's resume folder and ninja folder
+    stay (it holds their locks), and it finishes and publishes; what a killed build left, prune removes."""
     from cutlassgen.cli import main
 
     victim, _, cache_dir, _, hang = _start_fake_build(tmp_path, ["prune_live"], "prune_live")
@@ -189,6 +189,12 @@ def test_cache_prune_leaves_a_running_builds_folders_alone(tmp_path, monkeypatch
     assert main(["cache", "prune"]) == 0
     assert "removed 0 entries and 0 build leftovers" in capsys.readouterr().out
     assert sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir()) == leftovers
+    (cache_dir / "tuning").mkdir()
+    (cache_dir / "tuning" / "old-sm90.json").write_text("{}")
+    assert main(["cache", "clear"]) == 0
+    assert "but the 2 folders that a running build holds" in capsys.readouterr().out
+    assert sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir()) == leftovers
+    assert not (cache_dir / "tuning").exists()
     hang.unlink()
     _, err = victim.communicate(timeout=60)
     assert victim.returncode == 0, err
