@@ -51,6 +51,13 @@ def _parse_shapes(texts) -> list:
                         "e.g. --shape 32x8192x8192") from None
 
 
+def _days(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a number of days, 0 or more, not {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -184,7 +191,7 @@ def main(argv=None) -> int:
     c = sub.add_parser("cache", help="inspect or clean the kernel cache")
     c.add_argument("action", choices=["ls", "info", "clear", "prune"])
     c.add_argument("key", nargs="?", help="entry key prefix (info)")
-    c.add_argument("--older-than", type=float, default=30.0, help="prune: days since last build")
+    c.add_argument("--older-than", type=_days, default=30.0, help="prune: days since last build")
     c.set_defaults(fn=cmd_cache)
     d = sub.add_parser("doctor", help="check the toolchain, GPU and cache set-up")
     d.set_defaults(fn=cmd_doctor)

@@ -53,6 +53,17 @@ def test_invalid_spec_is_a_message_not_a_traceback(tmp_path, capsys):
     assert "SpecError" in err and "did you mean 'relu'" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("args", [["cache", "prune", "--older-than", "-1"], ["cache", "prune", "--older-than", "nan"],
+                                  ["tune", str(EXAMPLE), "--limit", "0"]])
+def test_a_bad_option_value_is_a_usage_error_that_changes_nothing(args, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    (tmp_path / "sm80" / "0123456789abcdef").mkdir(parents=True)  # an incomplete entry: any prune would remove it
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2 and "error: argument" in capsys.readouterr().err
+    assert (tmp_path / "sm80" / "0123456789abcdef").is_dir()
+
+
 @pytest.mark.compile
 def test_cache_ls_info_prune_clear(ci_kernels, tmp_path, monkeypatch, capsys):
     import shutil
