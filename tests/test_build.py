@@ -120,7 +120,7 @@ def _start_fake_build(tmp_path, names: list, slow: str):
     log.write_text("")
     env = _env(cache_dir, CUTLASSGEN_NVCC=str(fake), CXX=str(fake), FAKE_LOG=str(log), FAKE_SLOW=str(hang))
     script = (f"import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); sys.path.insert(0, {TESTS!r}); "
-              f"import cutlassgen as cg; from ci_specs import small_sm80; "
+              "import cutlassgen as cg; from ci_specs import small_sm80; "
               f"cg.build_many([small_sm80(n) for n in {names!r}], arch=90, load=False)")
     victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, start_new_session=True)
