@@ -511,13 +511,13 @@ def _n_classes(k_bytes: int) -> dict:
     # accumulation but 0.97-0.98x without (120x4352 279 / 306 vs 288 / 315), and the classes see operand widths only.
     coop_64 = {"cta": (128, 64, k_main), **_COOP}
     coop_128_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else MID_N
-    # 16-bit operands from TWO_64_COLUMNS_END_N to MID_N, cuBLAS's forms there (nvjet 64x96 _4x1, 128x80 _4x1;
-    # h200_library_kernels.log session 32), cold / warm against the tiles of before (tile_probe.py nvjet4352, run 88):
-    # at 81-96 rows the 96-wide column with 64 elements of K in a 4x1 cluster, the token tile multicast over four
-    # weight tiles (96x4544x4096 215 / 257 vs 210 / 222, 96x4352 210 / 248 vs 205 / 226); at 225-256 rows three
-    # token columns of one_column's form, 80 or 88 wide (240x4544 363 / 365 vs 334 / 333 for 128x128, 256x4544
-    # 381 / 389 vs 356 / 361, 232x4352 324 / 318 vs 311 / 316). At 200-216 rows three 72-wide columns lost (200x4352
-    # 272 / 274 vs 309 / 314). Not timed with 8-bit operands or from MID_N.
+    # 16-bit operands from TWO_64_COLUMNS_END_N to MID_N: run 86's 113-128-row form (above), and cuBLAS's forms there
+    # (nvjet 64x96 _4x1, 128x80 _4x1; h200_library_kernels.log session 32), cold / warm against the tiles of before
+    # (tile_probe.py nvjet4352, run 88): at 81-96 rows the 96-wide column with 64 elements of K in a 4x1 cluster,
+    # the token tile multicast over four weight tiles (96x4544x4096 215 / 257 vs 210 / 222, 96x4352 210 / 248 vs
+    # 205 / 226); at 225-256 rows three token columns of one_column's form, 80 or 88 wide (240x4544 363 / 365 vs
+    # 334 / 333 for 128x128, 256x4544 381 / 389 vs 356 / 361, 232x4352 324 / 318 vs 311 / 316). At 200-216 rows three
+    # 72-wide columns lost (200x4352 272 / 274 vs 309 / 314). Not timed with 8-bit operands or from MID_N.
     def below_mid_n(tile: dict, before: tuple) -> tuple:
         # before: the class (n_min, fields) these replace below MID_N
         return ((TWO_64_COLUMNS_END_N, tile), (MID_N, before[1])) if k_bytes == 2 else (before,)
@@ -538,8 +538,7 @@ def _n_classes(k_bytes: int) -> dict:
             112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
-            128: (*(((TWO_64_COLUMNS_END_N, fitted(64, 80)), (MID_N, coop_64)) if k_bytes == 2
-                     else ((TWO_64_COLUMNS_END_N, coop_64),)), two_columns_128,
+            128: (*below_mid_n(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64)), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (narrowed((two_columns_from, two_columns_160[1]), 72),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),

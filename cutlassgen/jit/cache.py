@@ -20,6 +20,7 @@ from ..errors import BuildError
 
 COMPLETE = "COMPLETE"
 META = "meta.json"
+RESUME_PREFIX = "resume-"  # tmp/resume-sm<arch>-<key>: one key's staging folder
 
 
 def cache_root() -> pathlib.Path:
@@ -59,8 +60,7 @@ def resume_dir(key: str, target_arch: int, root: pathlib.Path | None = None) -> 
     """The staging folder of one key's build, on the cache's file system so that publishing it is one atomic rename.
     An interrupted build (Ctrl-C, a killed job) leaves it in place, and the next build of the key (under its lock)
     reuses the steps that finished; `cutlassgen cache prune` removes it when no build holds the key."""
-    tmp = (root or cache_root()) / "tmp"
-    path = tmp / f"resume-sm{target_arch}-{key}"
+    path = (root or cache_root()) / "tmp" / f"{RESUME_PREFIX}{_arch_key(key, target_arch)}"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -82,14 +82,18 @@ def lock_timeout() -> float:
     return float(os.environ.get("CUTLASSGEN_LOCK_TIMEOUT", "900"))
 
 
+def _arch_key(key: str, target_arch: int | str) -> str:
+    """What a key's lock and resume folder are named after (and prune reads back from their names)."""
+    return f"sm{target_arch}-{key}"
+
+
 def _key_lock_path(root: pathlib.Path, arch_key: str) -> pathlib.Path:
-    """arch_key: "sm<arch>-<key>", as resume folders are named after it too."""
     return root / "locks" / f"{arch_key}.lock"
 
 
 def key_lock(key: str, target_arch: int, root: pathlib.Path | None = None) -> FileLock:
     """A per-key flock: the OS drops it when its holder dies, so a killed build never blocks the next one."""
-    path = _key_lock_path(root or cache_root(), f"sm{target_arch}-{key}")
+    path = _key_lock_path(root or cache_root(), _arch_key(key, target_arch))
     path.parent.mkdir(parents=True, exist_ok=True)
     return FileLock(str(path), timeout=lock_timeout())
 
@@ -148,15 +152,15 @@ def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
     for entry in entries(root):
         if (entry / COMPLETE).exists() and entry.stat().st_mtime >= built_before:
             continue
-        if _remove_unless_held(entry, [_key_lock_path(root, f"{entry.parent.name}-{entry.name}")]):
+        if _remove_unless_held(entry, [_key_lock_path(root, _arch_key(entry.name, entry.parent.name[2:]))]):
             removed += 1
         else:
             kept += 1
     tmp, failed = root / "tmp", root / "failed"
     candidates = []
     for path in sorted(tmp.iterdir()) if tmp.is_dir() else []:
-        if path.name.startswith("resume-"):
-            candidates.append((path, [_key_lock_path(root, path.name[len("resume-"):])]))
+        if path.name.startswith(RESUME_PREFIX):
+            candidates.append((path, [_key_lock_path(root, path.name[len(RESUME_PREFIX):])]))
         elif path.is_dir():  # a build's ninja folder (or an unknown leftover): its lock beside it
             candidates.append((path, [tmp / f"{path.name}.lock"]))
     for path in sorted(failed.iterdir()) if failed.is_dir() else []:  # named by key, for any arch
