@@ -6,7 +6,8 @@
 #   bench/device_session.sh suite   # build every GPU test's kernel (the per-shape tests' tiles too, unless SUITE_K
 #                                   # says "not per_shape") in one ninja run, then the GPU tests (SUITE_K: a pytest
 #                                   # -k expression, to split them); all ~150 kernels take over one call's 600 s
-#   bench/device_session.sh prebuild  # that build alone (to fill a warm machine's cache for a later call)
+#   bench/device_session.sh prebuild  # that build alone (to fill a warm machine's cache for a later call);
+#                                   # PER_SHAPE_CASES=bf16,fp8 builds only those per-shape cases' tiles
 #   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
 #   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
@@ -47,7 +48,7 @@ save_cache() {  # tuning records only
 case "${1:-}" in
 suite|prebuild)
   stamp "build all suite kernels"
-  SUITE_K=${SUITE_K:-} $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
+  SUITE_K=${SUITE_K:-} PER_SHAPE_CASES=${PER_SHAPE_CASES:-} $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
 import os, sys, time, pathlib
 sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
 import cutlassgen as cg
@@ -57,8 +58,11 @@ from cutlassgen import dispatch
 from cutlassgen.demo import default_spec
 specs = list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
 specs += [default_spec(90)]  # the bench stage builds its own kernels
-if "not per_shape" not in os.environ["SUITE_K"]:  # what build(spec, shapes=...) compiles in the per-shape tests
-    for spec, shapes, _ in per_shape_cases.cases().values():
+# what build(spec, shapes=...) compiles in the per-shape tests: PER_SHAPE_CASES names some (per_shape_cases.cases()),
+# else all of them unless SUITE_K leaves them out
+wanted = os.environ.get("PER_SHAPE_CASES") or ("" if "not per_shape" in os.environ["SUITE_K"] else "all")
+for name, (spec, shapes, _) in per_shape_cases.cases().items():
+    if wanted == "all" or name in wanted.split(","):
         specs += [spec] + dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
 t = time.time()
 try:
