@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more
+     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -34,7 +34,8 @@ from cutlassgen.tuning import label
 
 # A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
 # tile. Tokens: "swap" (swap_ab), MxNxK (cta), cAxB (cluster), "pingpong" (else "auto", cooperative at 128+ rows;
-# "coop" says so), "stream-K" [always], splitN (stream-K split-K), swizzleN, along_m/along_n, epiMxN, "pdl".
+# "coop" says so), "stream-K" [always], splitN (stream-K split-K), swizzleN, along_m/along_n, epiMxN, "pdl", sN
+# (N mainloop stages; else as many as shared memory holds beside the epilogue's).
 # A tile without swizzleN takes "auto" (chosen per call, csrc/cutlassgen/auto_swizzle.hpp) since session 5; probe
 # runs 1-5 in bench/results/h200_tile_probe.log ran with swizzle 1, the default of that time.
 def tile_named(name: str, **extra) -> Sm90Tile:
@@ -61,6 +62,8 @@ def tile_named(name: str, **extra) -> Sm90Tile:
             fields["epilogue_tile"] = tuple(map(int, w[3:].split("x")))
         elif w == "pdl":
             fields["pdl"] = True
+        elif re.fullmatch(r"s\d+", w):
+            fields["stages"] = int(w[1:])
         elif w not in ("coop", "always"):
             raise ValueError(f"tile name {name!r}: unknown word {w!r}")
     fields.setdefault("cluster", (1, 1, 1))
@@ -794,7 +797,7 @@ NVJET4352_GROUPS = [
 # Run 88 (cold / warm; tiles.py took the winners for 16-bit operands at N = 4225-4607): the 96-wide column 64 of K
 # c4x1 1.02-1.16x the plan's, 128 of K c4x1 0.99-1.14x; three 80-wide columns 1.01-1.10x 128x128 at 232-240 rows (at
 # 256 four of them: 239 / 240), three 88-wide 1.07-1.08x at 256; three 72-wide 0.87-0.99x the plan at 200-216 rows.
-# nvjet4352more (session 32, not run yet; its 11 tiles compiled on the 2-core machine, 168 registers, no spills):
+# nvjet4352more (session 32, run 89 in session 33; its 11 tiles compiled on the 2-core machine, 168 registers, no spills):
 # run 88's forms with fp8 scaled, with and without fast accumulation (8-bit keeps 64x96x128 at 81-96 rows and 128x128
 # at 225-256 there), with fp8 the two 80-wide columns bf16 took from MID_N at 145-160 rows (run 87), and with bf16
 # run 88's forms from MID_N, while three columns make up to 132 CTAs.
@@ -807,6 +810,19 @@ NVJET4352_BF16_MID_N = [
     (named("swap 64x96x64 c4x1 pingpong"), [(96, 4608, 4096), (96, 5120, 4096), (88, 6144, 4096)]),
     (named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x88x64 c4x1 coop"), [(240, 4608, 4096), (232, 5120, 4096),
                                                                              (256, 5120, 4096)])]
+# Run 89 (cold / warm; tiles.py took the winners): fp8 three columns 1.02-1.16x 128x128 at 232-256 rows, with and
+# without fast accumulation; fp8 2 x 80 at 145-160 rows from MID_N 1.01-1.06x (fast) and 1.20-1.23x (plain) the one
+# 160-wide column; fp8's 96-wide column c4x1 0.98-1.02x (not taken); bf16 from MID_N the 96-wide column c4x1
+# 1.02-1.17x, three 80- / 88-wide columns 1.00-1.15x.
+# stages4352 (session 33): at 232x4352x4096 our 128x80 c4x1 (108 CTAs) ran 0.75-0.8x nvjet's same tile and cluster
+# (128x80_64x8_4x1, 8 stages; ours 7), and ncu put a third of our warps' stall samples on the mainloop's wait for a
+# full stage (h200_ncu_source.log, session 33). 8 stages fit beside 16-wide epilogue subtiles (16-bit: 26 KiB a
+# stage); 6 stages, and the same tile with no or a 2x1 cluster, say how much depth and multicast matter.
+STAGES4352_BF16 = named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x80x64 c4x1 coop epi128x80 s6",
+                        "swap 128x80x64 c4x1 coop epi128x16", "swap 128x80x64 c4x1 coop epi128x16 s7",
+                        "swap 128x80x64 c2x1 coop epi128x80", "swap 128x80x64 c1x1 coop epi128x80")
+STAGES4352_FP8 = named("swap 128x80x128 c4x1 coop epi128x80", "swap 128x80x128 c4x1 coop epi128x16")
+STAGES4352_SHAPES = [(232, 4352, 4096), (240, 4544, 4096), (232, 5120, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1264,6 +1280,8 @@ CASES = {
     "nvjet4352more": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
                         ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in NVJET4352_FP8_GROUPS),
                       *(beside_plan(tiles, shapes) for tiles, shapes in NVJET4352_BF16_MID_N)],
+    "stages4352": [beside_plan(STAGES4352_BF16, STAGES4352_SHAPES),
+                   fp8_beside_plan(fp8_scaled, STAGES4352_FP8, STAGES4352_SHAPES[:2])],
     "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
                       ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in WAVE7168_FP8_GROUPS),
                     beside_plan(*WAVE7168_BF16_160)],

@@ -368,6 +368,8 @@ TALL_N = 128 * 132 // 2 + 1
 ONE_COLUMN_N = 192 * 132 // 2 + 1
 # Where two token columns under 64-row weight tiles (2 * ceil(N / 64) CTAs) would pass one wave
 TWO_64_COLUMNS_END_N = 64 * (132 // 2) + 1
+# Where three token columns under 128-row weight tiles (3 * ceil(N / 128) CTAs) would pass one wave
+THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
@@ -472,12 +474,13 @@ def _n_classes(k_bytes: int) -> dict:
     # 333 / 332, 192x7040x4096 480 / 469 vs 396 / 378. 8-bit operands too (timed with fp8, int8 follows): fp8 scaled
     # with fast accumulation 1.00-1.03x at 129-144 rows (144x7040 595 / 688 vs 579 / 671), 1.20-1.65x at 161-176
     # (168x4352 437 / 454 vs 353 / 357), 1.10-1.12x at 177-192 (184x6144 624 / 658 vs 567 / 587); without it
-    # 1.15-1.57x (168x6144x8192 650 / 654 vs 416 / 416; wave7168fp8, run 87). 145-160 rows, 16-bit, from MID_N (not
-    # timed with fp8): 2 x 80 1.00-1.08x the one 160-wide column (156x7040 409 / 395 vs 380 / 380; 0.97 / 1.00x at
-    # 150x4352, hence not from TWO_64_COLUMNS_END_N; run 87).
+    # 1.15-1.57x (168x6144x8192 650 / 654 vs 416 / 416; wave7168fp8, run 87). 145-160 rows from MID_N: 2 x 80, bf16
+    # 1.00-1.08x the one 160-wide column (156x7040 409 / 395 vs 380 / 380; 0.97 / 1.00x at 150x4352, hence not from
+    # TWO_64_COLUMNS_END_N; run 87), fp8 scaled 1.01-1.06x with fast accumulation and 1.20-1.23x without
+    # (160x6144x4096 573 / 629 and 499 / 522 vs 544 / 605 and 406 / 425; tile_probe.py nvjet4352more, run 89).
     two_columns_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else LARGE_N
     two_columns_128 = (LARGE_N, {"cta": (128, 64, k_main), **two_columns})
-    two_columns_160 = (MID_N if k_bytes == 2 else LARGE_N,
+    two_columns_160 = (MID_N if k_bytes != 4 else LARGE_N,
                        {"cta": (128, 80, k_main), **two_columns, "epilogue_tile": (128, 80)})
     two_columns_192 = (two_columns_from, {"cta": (128, 96, k_main), **two_columns})
     two_columns_224 = (TWO_64_COLUMNS_END_N, {"cta": (128, 112, k_main), **two_columns, "epilogue_tile": (128, 112)})
@@ -509,20 +512,34 @@ def _n_classes(k_bytes: int) -> dict:
     # operands (fp8 scaled, run 87): 128x128 at 225-256 rows too, 1.02-1.11x with fast accumulation (232x4352 486 /
     # 520 vs 467 / 467) and 1.43-1.50x without (438 / 464 vs 305 / 312); not the 113-128-row form, 1.08x with fast
     # accumulation but 0.97-0.98x without (120x4352 279 / 306 vs 288 / 315), and the classes see operand widths only.
+    # At 225-256 rows both widths have taken three token columns there since (runs 88-89, below).
     coop_64 = {"cta": (128, 64, k_main), **_COOP}
-    coop_128_from = TWO_64_COLUMNS_END_N if k_bytes != 4 else MID_N
     # 16-bit operands from TWO_64_COLUMNS_END_N to MID_N: run 86's 113-128-row form (above), and cuBLAS's forms there
     # (nvjet 64x96 _4x1, 128x80 _4x1; h200_library_kernels.log session 32), cold / warm against the tiles of before
     # (tile_probe.py nvjet4352, run 88): at 81-96 rows the 96-wide column with 64 elements of K in a 4x1 cluster,
     # the token tile multicast over four weight tiles (96x4544x4096 215 / 257 vs 210 / 222, 96x4352 210 / 248 vs
     # 205 / 226); at 225-256 rows three token columns of one_column's form, 80 or 88 wide (240x4544 363 / 365 vs
     # 334 / 333 for 128x128, 256x4544 381 / 389 vs 356 / 361, 232x4352 324 / 318 vs 311 / 316). At 200-216 rows three
-    # 72-wide columns lost (200x4352 272 / 274 vs 309 / 314). Not timed with 8-bit operands or from MID_N.
-    def below_mid_n(tile: dict, before: tuple) -> tuple:
-        # before: the class (n_min, fields) these replace below MID_N
-        return ((TWO_64_COLUMNS_END_N, tile), (MID_N, before[1])) if k_bytes == 2 else (before,)
+    # 72-wide columns lost (200x4352 272 / 274 vs 309 / 314).
+    # Run 89 (tile_probe.py nvjet4352more): from MID_N, 16-bit, the 81-96-row column 1.02-1.05x cold and 1.12-1.17x
+    # warm (96x5120 230 / 285 vs 225 / 243, 88x6144 233 / 253 vs 221 / 231; timed to N = 6144, taken to LARGE_N, where
+    # its ceil(N / 64) CTAs still fit one wave), the three columns 1.00-1.06x cold and 1.11-1.15x warm (232x5120 381 /
+    # 405 vs 362 / 361, 256x5120 400 / 436 vs 400 / 392; to THREE_COLUMNS_END_N). fp8 scaled below MID_N: the three
+    # columns 1.02-1.10x with fast accumulation and 1.07-1.16x without (256x4544 612 / 616 and 563 / 566 vs 556 / 590
+    # and 500 / 529), taken by 8-bit operands; the 96-wide column 0.99-1.01x with fast accumulation, 0.98-0.99x
+    # without, not taken.
+    def from_two_64_columns_end(tile: dict, before: tuple, until: int, k_widths: tuple = (2,)) -> tuple:
+        # tile from TWO_64_COLUMNS_END_N to until for operands k_widths bytes wide; before: the class (n_min, fields)
+        # it replaces there, which takes over again from until
+        return ((TWO_64_COLUMNS_END_N, tile), (until, before[1])) if k_bytes in k_widths else (before,)
     column_96 = (TWO_64_COLUMNS_END_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)})
-    coop_128 = (coop_128_from, _coop_128(k_bytes))
+    coop_128 = (MID_N, _coop_128(k_bytes))
+
+    def three_columns(tile: dict) -> tuple:
+        # 225-256 rows: 16-bit to THREE_COLUMNS_END_N, 8-bit to MID_N, then 128x128, which also stands in where the
+        # columns are off the operands' steps (int8's go in 16s: not 88 wide)
+        return from_two_64_columns_end((tile, coop_128[1]), coop_128, THREE_COLUMNS_END_N if k_bytes == 2 else MID_N,
+                                       (1, 2))
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
@@ -533,12 +550,12 @@ def _n_classes(k_bytes: int) -> dict:
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
             80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}),
                  *tall_in_band(tall(48, (64, 48), narrow_tokens=40)), (WIDE_N, one_column(80, (128, 80)))),
-            96: (*below_mid_n({"cta": (64, 96, k_main), "cluster": (4, 1, 1)}, column_96),
+            96: (*from_two_64_columns_end({"cta": (64, 96, k_main), "cluster": (4, 1, 1)}, column_96, LARGE_N),
                  *tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(96))),
             112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
-            128: (*below_mid_n(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64)), two_columns_128,
+            128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (narrowed((two_columns_from, two_columns_160[1]), 72),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
@@ -553,8 +570,8 @@ def _n_classes(k_bytes: int) -> dict:
             208: (narrowed(two_columns_224, 104), *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
             224: (two_columns_224, *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144),
                                                          fallback=two_columns_224[1])),
-            240: (*below_mid_n(one_column(80, (128, 80)), coop_128), *fitted_then_one_column(240, (128, 48))),
-            256: (*below_mid_n(one_column(88), coop_128), *fitted_then_one_column(256)),
+            240: (*three_columns(one_column(80, (128, 80))), *fitted_then_one_column(240, (128, 48))),
+            256: (*three_columns(one_column(88)), *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 

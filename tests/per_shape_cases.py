@@ -61,7 +61,8 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (110, 8192, 512), (140, 8192, 512), (180, 8192, 512), (210, 5000, 512), (240, 5000, 512),
                   (600, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512),
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
-                  (150, 4400, 512), (250, 4400, 512), (90, 4400, 512)])
+                  (150, 4400, 512), (250, 4400, 512), (90, 4400, 512), (90, 7000, 512), (250, 5600, 512),
+                  (240, 6000, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -80,13 +81,18 @@ def expect_bf16_tiles(tile_of) -> None:
     assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (64, 112)]
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 80)]
     assert tile_of(150, 4400).cta[:2] == (64, 160)
-    # from N = 4225 to MID_N, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128
-    # rows, three swapped 80- and 88-wide token columns under 128-row weight tiles in a 4x1 cluster at 225-256, the
-    # 96-wide column in a 4x1 cluster at 81-96
+    # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
+    # MID_N), three swapped 80- and 88-wide token columns under 128-row weight tiles in a 4x1 cluster at 225-256 (to
+    # N = 5633, 128x128 from there), the 96-wide column in a 4x1 cluster at 81-96 (to LARGE_N)
     for M, N, form in ((120, 4400, ((64, 80), (2, 1, 1), False, "pingpong")),
                        (235, 4400, ((128, 80), (4, 1, 1), True, "cooperative")),
                        (250, 4400, ((128, 88), (4, 1, 1), True, "cooperative")),
-                       (90, 4400, ((64, 96), (4, 1, 1), True, "pingpong"))):
+                       (240, 5000, ((128, 80), (4, 1, 1), True, "cooperative")),
+                       (250, 5600, ((128, 88), (4, 1, 1), True, "cooperative")),
+                       (240, 6000, ((128, 128), (1, 1, 1), False, "cooperative")),
+                       (90, 4400, ((64, 96), (4, 1, 1), True, "pingpong")),
+                       (88, 5000, ((64, 96), (4, 1, 1), True, "pingpong")),
+                       (90, 7000, ((64, 96), (4, 1, 1), True, "pingpong"))):
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == form, M
     for M, N, width in ((72, 12288, 80), (100, 12520, 112), (150, 13000, 160), (200, 13000, 208), (250, 13000, 256)):
@@ -106,7 +112,6 @@ def expect_bf16_tiles(tile_of) -> None:
     for M, N, cta in ((150, 8704, (64, 224)), (170, 9304, (64, 224)), (185, 10008, (192, 80))):
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 1, 1), False, "pingpong"), M
-    assert not tile_of(240, 5000).swap_ab
     for M, N, cta in ((110, 8192, (128, 56)), (140, 8192, (128, 72)), (150, 7200, (128, 80)), (150, 5000, (128, 80)),
                       (180, 8192, (128, 96)), (210, 5000, (128, 112)), (140, 5000, (128, 72)), (170, 4400, (128, 88)),
                       (185, 6000, (128, 96))):
@@ -116,7 +121,8 @@ def expect_bf16_tiles(tile_of) -> None:
 
 FP8_SHAPES = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
               + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
-                 (216, 8704, 512)] + [(140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (240, 4400, 512)])
+                 (216, 8704, 512)] + [(140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (240, 4400, 512),
+                                      (250, 4400, 512), (150, 5000, 512), (240, 5000, 512)])
 
 
 def expect_fp8_tiles(tile_of) -> None:
@@ -126,12 +132,15 @@ def expect_fp8_tiles(tile_of) -> None:
     # 209-224 to 9216, 64-row ones at 97-128 to 10240; two columns in steps of 8 at 65-80 and 97-112 rows below
     # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows;
     # from N = 4225 (run 87) two 72-, 88- and 96-wide columns under 128-row weight tiles in 1x2 clusters at 140, 170
-    # and 185 rows, and 128x128 at 240
+    # and 185 rows, 80-wide ones at 150 from MID_N (run 89); at 225-256 rows three 80- or 88-wide token columns under
+    # 128-row weight tiles in a 4x1 cluster to MID_N (run 89), 128x128 from there
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
         (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128), (64, 80, 128), (64, 112, 128),
         (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 72, 128), (128, 88, 128), (128, 96, 128),
-        (128, 128, 128)]
+        (128, 80, 128), (128, 88, 128), (128, 80, 128), (128, 128, 128)]
+    assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N in ((240, 4400), (250, 4400), (150, 5000))] == [
+        ((4, 1, 1), True), ((4, 1, 1), True), ((1, 2, 1), True)]
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
@@ -156,17 +165,17 @@ def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
     # under 128-row cooperative weight tiles in 4x1 clusters; at 110x9304 int8 two 64-row token tiles in 2x1 clusters
     # under 160-wide weight tiles, tf32 two swapped token columns under 128-row weight tiles in a 1x2 cluster; at
     # 180x9304 int8 three 64-row token tiles under 224-wide weight tiles, no cluster, tf32 again two swapped columns
-    # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of run 87 (not timed with int8): two 80- and 96-wide
-    # columns under 128-row weight tiles in 1x2 clusters at 140 and 185 rows (its token tiles go in steps of 16),
-    # 128x128 at 240; tf32 keeps its tiles there
+    # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of runs 87 and 89 (not timed with int8): two 80- and
+    # 96-wide columns under 128-row weight tiles in 1x2 clusters at 140 and 185 rows (its token tiles go in steps of
+    # 16), three 80-wide columns in a 4x1 cluster at 240; tf32 keeps its tiles there
     if operands == "int8":
         k_main = 128
         narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 80),
-                                                          (128, 96), (128, 128)]
+                                                          (128, 96), (128, 80)]
         forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
                  (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong"),
                  (140, 5000): ((1, 2, 1), True, "cooperative"), (185, 5000): ((1, 2, 1), True, "cooperative"),
-                 (240, 4400): ((1, 1, 1), False, "cooperative")}
+                 (240, 4400): ((4, 1, 1), True, "cooperative")}
     else:
         k_main = 32
         narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64), (128, 96), (128, 128), (64, 96),

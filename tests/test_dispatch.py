@@ -296,8 +296,8 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_TILES_END_N,
-                                  TWO_64_COLUMNS_END_N, WIDE_N, shape_class, shape_tile)
+    from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_COLUMNS_END_N,
+                                  THREE_TILES_END_N, TWO_64_COLUMNS_END_N, WIDE_N, shape_class, shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
         narrow = shape_tile(SPEC, M, TALL_N - 1)  # 81-96)
@@ -367,11 +367,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
         if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
-    for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to MID_N: the 96-wide column with 64 elements of K in a
-        for n in (TWO_64_COLUMNS_END_N, MID_N - 1):  # 4x1 cluster (run 88), 128 and none from MID_N
+    for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to LARGE_N: the 96-wide column with 64 elements of K in
+        for n in (TWO_64_COLUMNS_END_N, MID_N, LARGE_N - 1):  # a 4x1 cluster (runs 88-89), 128 and none from LARGE_N
             tile = shape_tile(SPEC, M, n)
             assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, 96, 64), True, (4, 1, 1)), (M, n)
-        tile = shape_tile(SPEC, M, MID_N)
+        tile = shape_tile(SPEC, M, LARGE_N)
         assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
     for M in (113, 128):  # 16-bit, from TWO_64_COLUMNS_END_N to MID_N: two 64-row token tiles in a 2x1 cluster under
         for n in (TWO_64_COLUMNS_END_N, MID_N - 1):  # 80-wide weight tiles, unswapped (run 86)
@@ -387,11 +387,12 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              (1, 2, 1)), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
         assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N).cta[:2] == (64, 2 * width), M
-    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; 16-bit from
-        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # there three swapped 80- or 88-wide token columns
-        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # under 128-row weight tiles in a 4x1 cluster (run 88),
-        wide = shape_tile(SPEC, M, MID_N)  # 128x128 cooperative from MID_N (8-bit: from TWO_64_COLUMNS_END_N)
-        assert shape_tile(SPEC, M, MID_N - 1) == three, M
+    assert THREE_COLUMNS_END_N == 5633  # 3 * ceil(N / 128) > 132 SMs from here
+    for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; from there three
+        narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # swapped 80- or 88-wide token columns under 128-row
+        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # weight tiles in a 4x1 cluster (runs 88-89), 128x128
+        wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # cooperative from THREE_COLUMNS_END_N (8-bit: MID_N)
+        assert shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1) == three, M
         assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, 80 if M <= 240 else 88, 64), True,
                                                                              "cooperative", (4, 1, 1)), M
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
@@ -459,12 +460,17 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
     assert shape_tile(fp8, 136).cta == (64, 72, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
     assert shape_tile(fp8, 200, MID_N).cta == (128, 104, 128)
-    # run 86's forms, timed with fp8 in run 87, but at 113-128 rows (and 145-160, not timed with fp8), where fp8 keeps
-    # 128x64 and the one 160-wide column
-    fp8_tiles = [shape_tile(fp8, M, N).cta for M, N in ((136, 4096), (120, 4400), (136, 5000), (150, 5000),
-                                                        (170, 5000), (185, 5000), (240, 4400), (240, MID_N))]
-    assert fp8_tiles == [(64, 72, 128), (128, 64, 128), (128, 72, 128), (64, 160, 128), (128, 88, 128),
-                         (128, 96, 128), (128, 128, 128), (128, 128, 128)]
+    # run 86's forms, timed with fp8 in run 87, but at 113-128 rows, where fp8 keeps 128x64; at 145-160 rows the one
+    # 160-wide column below MID_N, two 80-wide ones from it (run 89); at 225-256 the three token columns to MID_N
+    # (run 89), 16-bit's to THREE_COLUMNS_END_N
+    fp8_tiles = [(t.cta, t.cluster) for t in (shape_tile(fp8, M, N) for M, N in (
+        (136, 4096), (120, 4400), (136, 5000), (150, 4400), (150, 5000), (170, 5000), (185, 5000), (240, 4400),
+        (256, MID_N - 1), (240, MID_N)))]
+    assert fp8_tiles == [((64, 72, 128), (1, 2, 1)), ((128, 64, 128), (1, 1, 1)), ((128, 72, 128), (1, 2, 1)),
+                         ((64, 160, 128), (1, 1, 1)), ((128, 80, 128), (1, 2, 1)), ((128, 88, 128), (1, 2, 1)),
+                         ((128, 96, 128), (1, 2, 1)), ((128, 80, 128), (4, 1, 1)), ((128, 88, 128), (4, 1, 1)),
+                         ((128, 128, 128), (1, 1, 1))]
+    assert shape_tile(fp8, 96, 4400).cluster == (1, 1, 1)  # the 96-wide column's 4x1 cluster is 16-bit's only
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
     coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
     assert shape_tile(SPEC, 80, 8192).mainloop == "pingpong"
@@ -489,6 +495,9 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
     # int8 takes no column off steps of 16 (validate.n_step_of): the 112-wide one where fp8 takes 104
     assert shape_tile(fast, 200, 12288).cta == (192, 104, 128) and shape_tile(int8, 200, 12288).cta == (192, 112, 128)
+    # nor three 88-wide columns at 241-256 rows (N 4225-4607): 128x128, not the bucket's own two 128-wide columns
+    # under 64-row weight tiles, which pass a wave there
+    assert shape_tile(int8, 250, 4400).cta == (128, 128, 128) and shape_tile(fast, 250, 4400).cta == (128, 88, 128)
     # 8-bit operands take the three 64-row token tiles from 161 rows only (fp8 lost at 160x8704, run 77); without
     # fast accumulation fp8 holds neither unswapped form nor the 192-row tile: the two 128-row columns of before
     assert shape_tile(fast, 150, 9216).cta == (192, 80, 128) and shape_tile(fast, 170, 9216).cta == (64, 224, 128)
@@ -721,7 +730,7 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         k = jit.build(SPEC, shapes=shapes)
         assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
         assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
-        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 5000, 8), (9000, 8, 8)]) is k  # same buckets: memo
+        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 6000, 8), (9000, 8, 8)]) is k  # same buckets: memo
         assert jit.build(SPEC, shapes=[(32, 14336, 8)]) is not jit.build(SPEC, shapes=[(32, 4096, 8)])  # wide N
         assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
         assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile

@@ -1,0 +1,59 @@
+"""A plan change checked on the GPU at the shapes it moves, without the per-shape GPU tests' whole builds (60 kernels
+for bf16): for each tests/per_shape_cases.py case named, build(spec, shapes=...) at the given shapes only (all cases'
+kernels in one parallel build first), each shape's chosen tile asserted to be tiles.shape_tile's, each call written
+into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any shape fails.
+
+Run: python bench/per_shape_check.py CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
+     e.g. python bench/per_shape_check.py bf16=90x7000x512,250x5600x512 fp8=250x4400x512
+"""
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+
+import torch  # noqa: E402
+
+import cutlassgen as cg  # noqa: E402
+import per_shape_cases  # noqa: E402
+from cutlassgen import dispatch  # noqa: E402
+from cutlassgen.dtypes import storage  # noqa: E402
+from cutlassgen.tiles import shape_tile  # noqa: E402
+from cutlassgen.tuning import label, random_inputs  # noqa: E402
+from tolerances import REL_ERR  # noqa: E402
+
+
+def parse(args: list) -> list:
+    cases = per_shape_cases.cases()
+    plans = []
+    for arg in args:
+        name, _, shapes = arg.partition("=")
+        if name not in cases or not shapes:
+            sys.exit(f"usage: CASE=MxNxK[,MxNxK...] with CASE one of {', '.join(cases)}; got {arg!r}")
+        plans.append((name, cases[name][0], [tuple(map(int, s.split("x"))) for s in shapes.split(",")]))
+    return plans
+
+
+def main() -> int:
+    plans = parse(sys.argv[1:])
+    cg.build_many([v for _, spec, shapes in plans
+                   for v in (spec, *dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes)))])
+    failed = 0
+    for name, spec, shapes in plans:
+        k = cg.build(spec, shapes=shapes)
+        out_dtype = getattr(torch, storage(spec.d.dtype).torch)
+        for M, N, K in shapes:
+            chosen = k.choose(M, N).spec
+            torch.manual_seed(M + N + K)
+            (a, b), inputs = random_inputs(spec, M, N, K)
+            out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
+            k(a, b, **inputs, out=out)
+            want = cg.reference(spec, a, b, **inputs).double()
+            rel = ((out.double() - want).norm() / want.norm()).item()  # NaN (a row left unwritten) fails too
+            ok = chosen.tile == (shape_tile(spec, M, N) or spec.tile) and rel < REL_ERR[spec.d.dtype]
+            failed += not ok
+            print(f"{name} {M}x{N}x{K}: {label(chosen)}, rel err {rel:.1e} {'ok' if ok else 'FAILED'}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
