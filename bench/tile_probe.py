@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352
+     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -823,6 +823,18 @@ STAGES4352_BF16 = named("swap 128x80x64 c4x1 coop epi128x80", "swap 128x80x64 c4
                         "swap 128x80x64 c2x1 coop epi128x80", "swap 128x80x64 c1x1 coop epi128x80")
 STAGES4352_FP8 = named("swap 128x80x128 c4x1 coop epi128x80", "swap 128x80x128 c4x1 coop epi128x16")
 STAGES4352_SHAPES = [(232, 4352, 4096), (240, 4544, 4096), (232, 5120, 4096)]
+# c1x1more (session 33): run 90 put the 128x80 c1x1 (no cluster) 1.22-1.33x ahead of the same tile in the plan's
+# 4x1 cluster; the same with 88-wide columns, fp8, and the 96-row column.
+C1X1_BF16 = named("swap 128x88x64 c4x1 coop", "swap 128x88x64 c1x1 coop", "swap 64x96x64 c4x1 pingpong",
+                  "swap 64x96x64 c1x1 pingpong")
+C1X1_BF16_SHAPES = [(256, 4544, 4096), (256, 5120, 4096), (96, 4544, 4096), (96, 6144, 4096)]
+C1X1_FP8 = named("swap 128x80x128 c1x1 coop epi128x80", "swap 128x88x128 c1x1 coop")
+C1X1_FP8_SHAPES = [(232, 4352, 4096), (240, 4544, 4096), (256, 4544, 4096)]
+# c1x1wide (session 33): the one column from WIDE_N (one_column, 4x1 cluster) beside the same tile with none.
+C1X1_WIDE_GROUPS = [
+    (named("swap 128x240x64 c4x1 coop epi128x48", "swap 128x240x64 c1x1 coop epi128x48"), [(240, 14336, 4096)]),
+    (named("swap 128x128x64 c4x1 coop", "swap 128x128x64 c1x1 coop"), [(128, 14336, 4096), (120, 12288, 4096)]),
+    (named("swap 128x208x64 c4x1 coop", "swap 128x208x64 c1x1 coop"), [(200, 14336, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1280,6 +1292,8 @@ CASES = {
     "nvjet4352more": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
                         ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for tile, shapes in NVJET4352_FP8_GROUPS),
                       *(beside_plan(tiles, shapes) for tiles, shapes in NVJET4352_BF16_MID_N)],
+    "c1x1more": [beside_plan(C1X1_BF16, C1X1_BF16_SHAPES), fp8_beside_plan(fp8_scaled, C1X1_FP8, C1X1_FP8_SHAPES)],
+    "c1x1wide": [beside_plan(tiles, shapes) for tiles, shapes in C1X1_WIDE_GROUPS],
     "stages4352": [beside_plan(STAGES4352_BF16, STAGES4352_SHAPES),
                    fp8_beside_plan(fp8_scaled, STAGES4352_FP8, STAGES4352_SHAPES[:2])],
     "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in

@@ -537,9 +537,12 @@ def _n_classes(k_bytes: int) -> dict:
 
     def three_columns(tile: dict) -> tuple:
         # 225-256 rows: 16-bit to THREE_COLUMNS_END_N, 8-bit to MID_N, then 128x128, which also stands in where the
-        # columns are off the operands' steps (int8's go in 16s: not 88 wide)
-        return from_two_64_columns_end((tile, coop_128[1]), coop_128, THREE_COLUMNS_END_N if k_bytes == 2 else MID_N,
-                                       (1, 2))
+        # columns are off the operands' steps (int8's go in 16s: not 88 wide). No cluster: the same tile in cuBLAS's
+        # 4x1 ran 0.75-0.83x as fast (bf16 232x4352x4096 416 / 437 vs 312 / 326, 256x5120 506 / 520 vs 405 / 434; fp8
+        # 0.93-0.98x; tile_probe.py stages4352 and c1x1more, runs 90-91), though from WIDE_N the one column's 4x1
+        # cluster ties or leads (c1x1wide, run 92)
+        return from_two_64_columns_end(({**tile, "cluster": (1, 1, 1)}, coop_128[1]), coop_128,
+                                       THREE_COLUMNS_END_N if k_bytes == 2 else MID_N, (1, 2))
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}

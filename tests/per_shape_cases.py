@@ -82,13 +82,13 @@ def expect_bf16_tiles(tile_of) -> None:
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 80)]
     assert tile_of(150, 4400).cta[:2] == (64, 160)
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
-    # MID_N), three swapped 80- and 88-wide token columns under 128-row weight tiles in a 4x1 cluster at 225-256 (to
+    # MID_N), three swapped 80- and 88-wide token columns under 128-row weight tiles, no cluster, at 225-256 (to
     # N = 5633, 128x128 from there), the 96-wide column in a 4x1 cluster at 81-96 (to LARGE_N)
     for M, N, form in ((120, 4400, ((64, 80), (2, 1, 1), False, "pingpong")),
-                       (235, 4400, ((128, 80), (4, 1, 1), True, "cooperative")),
-                       (250, 4400, ((128, 88), (4, 1, 1), True, "cooperative")),
-                       (240, 5000, ((128, 80), (4, 1, 1), True, "cooperative")),
-                       (250, 5600, ((128, 88), (4, 1, 1), True, "cooperative")),
+                       (235, 4400, ((128, 80), (1, 1, 1), True, "cooperative")),
+                       (250, 4400, ((128, 88), (1, 1, 1), True, "cooperative")),
+                       (240, 5000, ((128, 80), (1, 1, 1), True, "cooperative")),
+                       (250, 5600, ((128, 88), (1, 1, 1), True, "cooperative")),
                        (240, 6000, ((128, 128), (1, 1, 1), False, "cooperative")),
                        (90, 4400, ((64, 96), (4, 1, 1), True, "pingpong")),
                        (88, 5000, ((64, 96), (4, 1, 1), True, "pingpong")),
@@ -133,14 +133,14 @@ def expect_fp8_tiles(tile_of) -> None:
     # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows;
     # from N = 4225 (run 87) two 72-, 88- and 96-wide columns under 128-row weight tiles in 1x2 clusters at 140, 170
     # and 185 rows, 80-wide ones at 150 from MID_N (run 89); at 225-256 rows three 80- or 88-wide token columns under
-    # 128-row weight tiles in a 4x1 cluster to MID_N (run 89), 128x128 from there
+    # 128-row weight tiles, no cluster, to MID_N (runs 89-91), 128x128 from there
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
         (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128), (64, 80, 128), (64, 112, 128),
         (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 72, 128), (128, 88, 128), (128, 96, 128),
         (128, 80, 128), (128, 88, 128), (128, 80, 128), (128, 128, 128)]
     assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N in ((240, 4400), (250, 4400), (150, 5000))] == [
-        ((4, 1, 1), True), ((4, 1, 1), True), ((1, 2, 1), True)]
+        ((1, 1, 1), True), ((1, 1, 1), True), ((1, 2, 1), True)]
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
@@ -167,7 +167,7 @@ def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
     # 180x9304 int8 three 64-row token tiles under 224-wide weight tiles, no cluster, tf32 again two swapped columns
     # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of runs 87 and 89 (not timed with int8): two 80- and
     # 96-wide columns under 128-row weight tiles in 1x2 clusters at 140 and 185 rows (its token tiles go in steps of
-    # 16), three 80-wide columns in a 4x1 cluster at 240; tf32 keeps its tiles there
+    # 16), three 80-wide columns (no cluster) at 240; tf32 keeps its tiles there
     if operands == "int8":
         k_main = 128
         narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 80),
@@ -175,7 +175,7 @@ def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
         forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
                  (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong"),
                  (140, 5000): ((1, 2, 1), True, "cooperative"), (185, 5000): ((1, 2, 1), True, "cooperative"),
-                 (240, 4400): ((4, 1, 1), True, "cooperative")}
+                 (240, 4400): ((1, 1, 1), True, "cooperative")}
     else:
         k_main = 32
         narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64), (128, 96), (128, 128), (64, 96),

@@ -390,11 +390,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert THREE_COLUMNS_END_N == 5633  # 3 * ceil(N / 128) > 132 SMs from here
     for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; from there three
         narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # swapped 80- or 88-wide token columns under 128-row
-        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # weight tiles in a 4x1 cluster (runs 88-89), 128x128
+        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # weight tiles, no cluster (runs 88-91), 128x128
         wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # cooperative from THREE_COLUMNS_END_N (8-bit: MID_N)
         assert shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1) == three, M
         assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, 80 if M <= 240 else 88, 64), True,
-                                                                             "cooperative", (4, 1, 1)), M
+                                                                             "cooperative", (1, 1, 1)), M
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
@@ -468,7 +468,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         (256, MID_N - 1), (240, MID_N)))]
     assert fp8_tiles == [((64, 72, 128), (1, 2, 1)), ((128, 64, 128), (1, 1, 1)), ((128, 72, 128), (1, 2, 1)),
                          ((64, 160, 128), (1, 1, 1)), ((128, 80, 128), (1, 2, 1)), ((128, 88, 128), (1, 2, 1)),
-                         ((128, 96, 128), (1, 2, 1)), ((128, 80, 128), (4, 1, 1)), ((128, 88, 128), (4, 1, 1)),
+                         ((128, 96, 128), (1, 2, 1)), ((128, 80, 128), (1, 1, 1)), ((128, 88, 128), (1, 1, 1)),
                          ((128, 128, 128), (1, 1, 1))]
     assert shape_tile(fp8, 96, 4400).cluster == (1, 1, 1)  # the 96-wide column's 4x1 cluster is 16-bit's only
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in

@@ -185,7 +185,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters;
     at 110x9304 int8's 64x160 pingpong tiles in 2x1 clusters, tf32's two columns under 128-row weight tiles; at
     180x9304 int8's three 64-row token tiles under 224-wide weight tiles; from N = 4225 int8's two token columns
-    under 128-row weight tiles (140 and 185 rows) and three in a 4x1 cluster (240); into a poisoned out."""
+    under 128-row weight tiles (140 and 185 rows) and three with no cluster (240); into a poisoned out."""
     import torch
 
     import cutlassgen as cg
