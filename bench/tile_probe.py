@@ -797,7 +797,8 @@ NVJET4352_GROUPS = [
 # Run 88 (cold / warm; tiles.py took the winners for 16-bit operands at N = 4225-4607): the 96-wide column 64 of K
 # c4x1 1.02-1.16x the plan's, 128 of K c4x1 0.99-1.14x; three 80-wide columns 1.01-1.10x 128x128 at 232-240 rows (at
 # 256 four of them: 239 / 240), three 88-wide 1.07-1.08x at 256; three 72-wide 0.87-0.99x the plan at 200-216 rows.
-# nvjet4352more (session 32, run 89 in session 33; its 11 tiles compiled on the 2-core machine, 168 registers, no spills):
+# nvjet4352more (session 32, run 89 in session 33; its 11 tiles compiled on the 2-core machine, 168 registers, no
+# spills):
 # run 88's forms with fp8 scaled, with and without fast accumulation (8-bit keeps 64x96x128 at 81-96 rows and 128x128
 # at 225-256 there), with fp8 the two 80-wide columns bf16 took from MID_N at 145-160 rows (run 87), and with bf16
 # run 88's forms from MID_N, while three columns make up to 132 CTAs.
