@@ -528,9 +528,9 @@ def _n_classes(k_bytes: int) -> dict:
     # columns 1.02-1.10x with fast accumulation and 1.07-1.16x without (256x4544 612 / 616 and 563 / 566 vs 556 / 590
     # and 500 / 529), taken by 8-bit operands; the 96-wide column 0.99-1.01x with fast accumulation, 0.98-0.99x
     # without, not taken.
-    def from_two_64_columns_end(tile: dict, before: tuple, until: int, k_widths: tuple = (2,)) -> tuple:
-        # tile from TWO_64_COLUMNS_END_N to until for operands k_widths bytes wide; before: the class (n_min, fields)
-        # it replaces there, which takes over again from until
+    def from_two_64_columns_end(tile: dict | tuple, before: tuple, until: int, k_widths: tuple = (2,)) -> tuple:
+        # tile (or tiles tried in order) from TWO_64_COLUMNS_END_N to until for operands k_widths bytes wide; before:
+        # the class (n_min, fields) it replaces there, which takes over again from until
         return ((TWO_64_COLUMNS_END_N, tile), (until, before[1])) if k_bytes in k_widths else (before,)
     column_96 = (TWO_64_COLUMNS_END_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)})
     coop_128 = (MID_N, _coop_128(k_bytes))
