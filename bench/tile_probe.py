@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide
+     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -836,6 +836,21 @@ C1X1_WIDE_GROUPS = [
     (named("swap 128x240x64 c4x1 coop epi128x48", "swap 128x240x64 c1x1 coop epi128x48"), [(240, 14336, 4096)]),
     (named("swap 128x128x64 c4x1 coop", "swap 128x128x64 c1x1 coop"), [(128, 14336, 4096), (120, 12288, 4096)]),
     (named("swap 128x208x64 c4x1 coop", "swap 128x208x64 c1x1 coop"), [(200, 14336, 4096)])]
+# nocluster (session 33, not run yet; its 17 kernels compiled on the 2-core machine, 168 registers, no spills): run
+# 90 found the three token columns 1.20-1.34x faster without cuBLAS's 4x1 cluster; here the plan's other clusters
+# below WIDE_N beside the same tile with none: the 33-64-row token tiles (4x1 at MID_N-7167, 2x1 above), the two
+# columns under one 128-row weight tile (1x2), the band's unswapped tiles (2x1) and 192-row ones (1x2), and three
+# 72- / 80-wide columns at 200-216 rows with no cluster (72 wide in a 4x1 one lost, run 88).
+NOCLUSTER_GROUPS = [
+    (named("swap 64x48x128 c4x1 pingpong", "swap 64x48x128 c1x1 pingpong"), [(48, 6144, 4096)]),
+    (named("swap 64x64x128 c4x1 pingpong", "swap 64x64x128 c1x1 pingpong"), [(64, 6144, 4096), (64, 5120, 8192)]),
+    (named("swap 64x40x128 c2x1 pingpong", "swap 64x40x128 c1x1 pingpong"), [(40, 8192, 4096)]),
+    (named("swap 128x72x64 c1x2 coop", "swap 128x72x64 c1x1 coop"), [(136, 8192, 4096)]),
+    (named("swap 128x104x64 c1x2 coop", "swap 128x104x64 c1x1 coop"), [(200, 8192, 4096), (200, 4352, 4096)]),
+    (named("swap 128x72x64 c1x1 coop", "swap 128x80x64 c1x1 coop epi128x80"), [(200, 4352, 4096), (216, 4544, 4096)]),
+    (named("128x144x64 c2x1 coop", "128x144x64 c1x1 coop"), [(240, 9216, 4096)]),
+    (named("64x144x64 c2x1 pingpong", "64x144x64 c1x1 pingpong"), [(120, 9216, 4096)]),
+    (named("swap 192x96x64 c1x2 pingpong", "swap 192x96x64 c1x1 pingpong"), [(184, 12288, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1295,6 +1310,7 @@ CASES = {
                       *(beside_plan(tiles, shapes) for tiles, shapes in NVJET4352_BF16_MID_N)],
     "c1x1more": [beside_plan(C1X1_BF16, C1X1_BF16_SHAPES), fp8_beside_plan(fp8_scaled, C1X1_FP8, C1X1_FP8_SHAPES)],
     "c1x1wide": [beside_plan(tiles, shapes) for tiles, shapes in C1X1_WIDE_GROUPS],
+    "nocluster": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_GROUPS],
     "stages4352": [beside_plan(STAGES4352_BF16, STAGES4352_SHAPES),
                    fp8_beside_plan(fp8_scaled, STAGES4352_FP8, STAGES4352_SHAPES[:2])],
     "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in
