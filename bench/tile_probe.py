@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, dispatch, jit, lower
+from cutlassgen.golden import rel_error
 from cutlassgen.tiles import shape_tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 from cutlassgen.tuning import label
@@ -1104,7 +1105,7 @@ def with_checked_kernels(timed: dict, kernels: dict, call, ref_of, tol: float = 
     for name, k in kernels.items():
         ref = ref_of(name)
         got = call(k, name) if poisoned is None else call(k, name, out=poisoned())
-        err = ((got.double() - ref).norm() / ref.norm()).item()
+        err = rel_error(got, ref)
         assert err < tol, (name, err)
         timed[name] = lambda k=k, name=name: call(k, name)
     return timed

@@ -13,6 +13,13 @@ from .dtypes import DTYPES, storage
 from .spec import GemmSpec
 
 
+def rel_error(out, ref) -> float:
+    """||out - ref|| / ||ref|| in float64: the relative Frobenius error every check of a kernel against the reference
+    uses (NaN where out holds any, as a poisoned out left partly unwritten does)."""
+    ref = ref.double()
+    return ((out.double() - ref).norm() / ref.norm()).item()
+
+
 def _act(fn: str, x, node):
     import torch
     import torch.nn.functional as F

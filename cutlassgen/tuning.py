@@ -242,7 +242,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
     """(shape index, variant index, Row) for each of variants (numbered by indices) at each shape, on this GPU."""
     import torch
 
-    from .golden import reference
+    from .golden import reference, rel_error
     from .jit import PerformanceWarning
     from .timing import l2_flush, median_ms
 
@@ -264,7 +264,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
             for vi, variant, kernel, smem_bytes in zip(indices, variants, kernels, smem):
                 res = kernel(*args, **inputs)
                 res = res.d if isinstance(res, tuple) else res
-                err = ((res.double() - ref.double()).norm() / ref.double().norm()).item()
+                err = rel_error(res, ref)
 
                 ms = median_ms(lambda: kernel(*args, **inputs), reps=reps, before=flush)
                 info = kernel.build_info
