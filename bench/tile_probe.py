@@ -12,7 +12,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      mid128 mid128grid mid128fit fit256 fitcheck fitodd twocol epiwide oddn extmma unswapext midnsk twocol4k
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
-     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster
+     wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -837,7 +837,7 @@ C1X1_WIDE_GROUPS = [
     (named("swap 128x240x64 c4x1 coop epi128x48", "swap 128x240x64 c1x1 coop epi128x48"), [(240, 14336, 4096)]),
     (named("swap 128x128x64 c4x1 coop", "swap 128x128x64 c1x1 coop"), [(128, 14336, 4096), (120, 12288, 4096)]),
     (named("swap 128x208x64 c4x1 coop", "swap 128x208x64 c1x1 coop"), [(200, 14336, 4096)])]
-# nocluster (session 33, not run yet; its 17 kernels compiled on the 2-core machine, 168 registers, no spills): run
+# nocluster (session 33, run 93 in session 34): run
 # 90 found the three token columns 1.20-1.34x faster without cuBLAS's 4x1 cluster; here the plan's other clusters
 # below WIDE_N beside the same tile with none: the 33-64-row token tiles (4x1 at MID_N-7167, 2x1 above), the two
 # columns under one 128-row weight tile (1x2), the band's unswapped tiles (2x1) and 192-row ones (1x2), and three
@@ -852,6 +852,19 @@ NOCLUSTER_GROUPS = [
     (named("128x144x64 c2x1 coop", "128x144x64 c1x1 coop"), [(240, 9216, 4096)]),
     (named("64x144x64 c2x1 pingpong", "64x144x64 c1x1 pingpong"), [(120, 9216, 4096)]),
     (named("swap 192x96x64 c1x2 pingpong", "swap 192x96x64 c1x1 pingpong"), [(184, 12288, 4096)])]
+# Run 93 (cold / warm): the plan's clusters tie or lead the same tile with none (0.97-1.13x), so they stay; three
+# 72-wide columns with no cluster 1.10-1.15x cuBLASLt fused at 200x4352 and 216x4544 (390 / 404 and 434 / 450 vs the
+# plan's two 104- / 112-wide columns in a 1x2 cluster, 314 / 314 and 337 / 335), 80-wide 348 / 330 and 402 / 419.
+# nocluster193 (session 34): tiles.py takes those for 16-bit operands at 193-224 rows (72 wide to 208, 80 above) from
+# TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N; here across that range beside the tiles they replaced (the 1x2 two
+# columns), below it beside the two columns under 64-row weight tiles, and with fp8 scaled (plan unchanged).
+NOCLUSTER193_BF16 = [
+    (named("swap 128x104x64 c1x2 coop", "swap 128x72x64 c1x1 coop"),
+     [(200, 4096, 4096), (200, 5120, 4096), (208, 5600, 4096), (196, 4608, 8192)]),
+    (named("swap 128x112x64 c1x2 coop epi128x112", "swap 128x80x64 c1x1 coop epi128x80"),
+     [(216, 4096, 4096), (224, 4352, 4096), (224, 5120, 4096), (212, 5600, 4096)])]
+NOCLUSTER193_FP8 = (("swap 128x72x128 c1x1 coop", "swap 128x80x128 c1x1 coop epi128x80"),
+                    [(200, 4352, 4096), (216, 4544, 4096), (208, 5120, 4096)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1312,6 +1325,9 @@ CASES = {
     "c1x1more": [beside_plan(C1X1_BF16, C1X1_BF16_SHAPES), fp8_beside_plan(fp8_scaled, C1X1_FP8, C1X1_FP8_SHAPES)],
     "c1x1wide": [beside_plan(tiles, shapes) for tiles, shapes in C1X1_WIDE_GROUPS],
     "nocluster": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_GROUPS],
+    "nocluster193": [*(beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER193_BF16),
+                     *(fp8_beside_plan(make, named(*NOCLUSTER193_FP8[0], **extra), NOCLUSTER193_FP8[1])
+                       for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],
     "stages4352": [beside_plan(STAGES4352_BF16, STAGES4352_SHAPES),
                    fp8_beside_plan(fp8_scaled, STAGES4352_FP8, STAGES4352_SHAPES[:2])],
     "wave7168fp8": [*(fp8_beside_plan(make, named(tile, **extra), shapes) for make, extra in

@@ -41,7 +41,8 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # 2x56, 80 and 112 wide from there (72 and 100 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64
 # without; from 4608 on one 96-wide column and 128x64 cooperative, one 160-wide at 150x4400; two columns under one
 # 128-row weight tile in a 1x2 cluster, 56 wide at 110 rows, 72 at 140, 80 at 150 (from N = 4608), 96 at 180, 112 at
-# 210, with subtiles as wide as a column) and
+# 210 (from N = 5633, three 72- or 80-wide columns with no cluster before: 200x4400, 220x5000), with subtiles as wide
+# as a column) and
 # 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row weight tiles in 4x1 clusters (80 to
 # 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last cluster's weight tiles partly or wholly past
 # N; from N = 8449 two token columns under 192-row pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to
@@ -58,11 +59,11 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                + [(120, 11000, 520), (216, 8704, 520), (150, 8704, 520), (170, 9304, 520), (185, 10008, 520)]
                + [(72, 9304, 520), (104, 11000, 520), (72, 4304, 512), (100, 4304, 512)]
                + [(40, 8192, 512), (40, 5000, 512), (44, 8192, 512), (44, 5000, 512), (56, 5000, 512),
-                  (110, 8192, 512), (140, 8192, 512), (180, 8192, 512), (210, 5000, 512), (240, 5000, 512),
+                  (110, 8192, 512), (140, 8192, 512), (180, 8192, 512), (210, 6000, 512), (240, 5000, 512),
                   (600, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512),
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
                   (150, 4400, 512), (250, 4400, 512), (90, 4400, 512), (90, 7000, 512), (250, 5600, 512),
-                  (240, 6000, 512)])
+                  (240, 6000, 512), (200, 4400, 512), (220, 5000, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -82,9 +83,12 @@ def expect_bf16_tiles(tile_of) -> None:
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 80)]
     assert tile_of(150, 4400).cta[:2] == (64, 160)
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
-    # MID_N), three swapped 80- and 88-wide token columns under 128-row weight tiles, no cluster, at 225-256 (to
-    # N = 5633, 128x128 from there), the 96-wide column in a 4x1 cluster at 81-96 (to LARGE_N)
+    # MID_N), three swapped 72-, 80- and 88-wide token columns under 128-row weight tiles, no cluster, at 193-256 (to
+    # N = 5633, then two columns in a 1x2 cluster at 193-224 and 128x128 at 225-256), the 96-wide column in a 4x1
+    # cluster at 81-96 (to LARGE_N)
     for M, N, form in ((120, 4400, ((64, 80), (2, 1, 1), False, "pingpong")),
+                       (200, 4400, ((128, 72), (1, 1, 1), True, "cooperative")),
+                       (220, 5000, ((128, 80), (1, 1, 1), True, "cooperative")),
                        (235, 4400, ((128, 80), (1, 1, 1), True, "cooperative")),
                        (250, 4400, ((128, 88), (1, 1, 1), True, "cooperative")),
                        (240, 5000, ((128, 80), (1, 1, 1), True, "cooperative")),
@@ -113,7 +117,7 @@ def expect_bf16_tiles(tile_of) -> None:
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 1, 1), False, "pingpong"), M
     for M, N, cta in ((110, 8192, (128, 56)), (140, 8192, (128, 72)), (150, 7200, (128, 80)), (150, 5000, (128, 80)),
-                      (180, 8192, (128, 96)), (210, 5000, (128, 112)), (140, 5000, (128, 72)), (170, 4400, (128, 88)),
+                      (180, 8192, (128, 96)), (210, 6000, (128, 112)), (140, 5000, (128, 72)), (170, 4400, (128, 88)),
                       (185, 6000, (128, 96))):
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 2, 1), True, "cooperative"), M

@@ -283,14 +283,15 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
 
 
 def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
-    from cutlassgen.tiles import MID_N, TALL_N, WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import TALL_N, THREE_COLUMNS_END_N, WIDE_N, shape_class, shape_tile
 
     for M in (17, 32):
         assert shape_tile(SPEC, M, 14336).cluster == (2, 1, 1) and shape_tile(SPEC, M, 14336).cta == (64, 32, 128)
         assert shape_tile(SPEC, M, WIDE_N - 1).cluster == (1, 1, 1) and shape_tile(SPEC, M).cluster == (1, 1, 1)
-    # no wide-N tile measured better there: M = 16 keeps its tile whatever N (M = 200 its tile of MID_N up to TALL_N)
+    # no wide-N tile measured better there: M = 16 keeps its tile whatever N (M = 200 one tile from where its three
+    # columns end up to TALL_N)
     assert shape_tile(SPEC, 16, 14336) == shape_tile(SPEC, 16)
-    assert shape_tile(SPEC, 200, TALL_N - 1) == shape_tile(SPEC, 200, MID_N)
+    assert shape_tile(SPEC, 200, TALL_N - 1) == shape_tile(SPEC, 200, THREE_COLUMNS_END_N)
     assert shape_class(32, 14336) == (1, WIDE_N) and shape_class(16, 14336) == (0, 0)
     assert shape_class(32, 8192) == (1, 0) and shape_class(32) == (1, 0)
 
@@ -348,7 +349,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     for M in (193, 208, 209, 224):  # two swapped 104- or 112-wide token columns, under a 128-row weight tile from
-        tiles = {shape_tile(SPEC, M, n) for n in (MID_N, LARGE_N, TALL_N - 1)}  # MID_N
+        tiles = {shape_tile(SPEC, M, n) for n in (THREE_COLUMNS_END_N, LARGE_N, TALL_N - 1)}  # THREE_COLUMNS_END_N
         assert len(tiles) == 1, M
         (tile,) = tiles
         assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((128, 104 if M <= 208 else 112, 64),
@@ -398,6 +399,17 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
+        assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
+    for M in (193, 208, 209, 224):  # 16-bit operands: three 72- or 80-wide columns, no cluster (run 93), then from
+        two = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # THREE_COLUMNS_END_N two 104- or 112-wide ones under a
+        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # 128-row weight tile in a 1x2 cluster, as from
+        wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # TWO_64_COLUMNS_END_N before
+        assert shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1) == three, M
+        width = 72 if M <= 208 else 80
+        assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, width, 64), True, "cooperative",
+                                                                             (1, 1, 1)), M
+        assert (two.cta, two.cluster) == ((64, 112, 128), (1, 2, 1)), M
+        assert (wide.cta, wide.swap_ab, wide.cluster) == ((128, 104 if M <= 208 else 112, 64), True, (1, 2, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
     # from TALL_N, where two columns under 128-row weight tiles pass one wave of the H200's SMs, to ONE_COLUMN_N:
     # two columns under 192-row weight tiles in a 1x2 cluster, pingpong (cuBLAS's form at N = 12288; probe runs
