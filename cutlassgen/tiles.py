@@ -535,21 +535,26 @@ def _n_classes(k_bytes: int) -> dict:
     column_96 = (TWO_64_COLUMNS_END_N, {"cta": (64, 96, k_decode), "cluster": (1, 1, 1)})
     coop_128 = (MID_N, _coop_128(k_bytes))
 
-    def three_columns(tokens: int, before: tuple, epilogue_tile=AUTO, eight_bit_until: int | None = None) -> tuple:
-        # Three swapped token columns under 128-row weight tiles, from TWO_64_COLUMNS_END_N: 16-bit to
-        # THREE_COLUMNS_END_N, 8-bit to eight_bit_until (None: not at all), then before (the class they replace),
-        # whose tiles also stand in where the columns are off the operands' steps (int8's go in 16s). No cluster: the
-        # same tile in cuBLAS's 4x1 ran 0.75-0.83x as fast at 225-256 rows (bf16 232x4352x4096 416 / 437 vs 312 / 326,
-        # 256x5120 506 / 520 vs 405 / 434; fp8 0.93-0.98x; tile_probe.py stages4352 and c1x1more, runs 90-91), though
-        # from WIDE_N the one column's 4x1 cluster ties or leads (c1x1wide, run 92). At 193-224 rows (16-bit; 72 wide
-        # lost in a 4x1 cluster, run 88) with no cluster, cold / warm (nocluster, run 93): 3 x 72 at 200x4352x4096
-        # 390 / 404 vs 314 / 314 for the two 104-wide columns, 3 x 80 at 216x4544 402 / 419 vs 337 / 335 for the two
-        # 112-wide ones (3 x 72 434 / 450 there, but 72 x 3 < 224)
-        column = {**one_column(tokens, epilogue_tile), "cluster": (1, 1, 1)}
+    def no_cluster_column(tokens: int, epilogue_tile=AUTO) -> dict:
+        return {**one_column(tokens, epilogue_tile), "cluster": (1, 1, 1)}
+
+    def three_columns(columns: tuple, before: tuple, eight_bit_until: int) -> tuple:
+        # Three swapped token columns under 128-row weight tiles (the first of columns on the operands' steps), from
+        # TWO_64_COLUMNS_END_N: 16-bit to THREE_COLUMNS_END_N, 8-bit to eight_bit_until, then before (the class they
+        # replace), whose tiles also stand in where no column is on the operands' steps (int8's go in 16s). No
+        # cluster: the same tile in cuBLAS's 4x1 ran 0.75-0.83x as fast at 225-256 rows (bf16 232x4352x4096 416 / 437
+        # vs 312 / 326, 256x5120 506 / 520 vs 405 / 434; fp8 0.93-0.98x; tile_probe.py stages4352 and c1x1more, runs
+        # 90-91), though from WIDE_N the one column's 4x1 cluster ties or leads (c1x1wide, run 92). At 193-224 rows
+        # (72 wide lost in a 4x1 cluster, run 88), with no cluster, cold / warm (nocluster and nocluster193, runs
+        # 93-94): bf16 3 x 72 1.11-1.29x the two 104-wide columns in a 1x2 cluster (200x4352x4096 390 / 404 vs
+        # 314 / 314, 208x5600 457 / 485 vs 413 / 412, 196x4608x8192 462 / 469 vs 385 / 384), 3 x 80 1.01-1.24x the
+        # two 112-wide ones (224x4352 410 / 417 vs 336 / 337, 212x5600 414 / 410 vs 403 / 404); fp8 scaled 3 x 72
+        # 1.15-1.26x with fast accumulation and 1.13-1.22x without (216x4544 629 / 671 and 528 / 552 vs 514 / 532 and
+        # 443 / 454), 3 x 80 1.14-1.18x at 216x4544
         fallback = before[1] if isinstance(before[1], tuple) else (before[1],)
-        return from_two_64_columns_end((column, *fallback), before,
-                                       THREE_COLUMNS_END_N if k_bytes == 2 else eight_bit_until,
-                                       (1, 2) if eight_bit_until else (2,))
+        return from_two_64_columns_end((*columns, *fallback), before,
+                                       THREE_COLUMNS_END_N if k_bytes == 2 else eight_bit_until, (1, 2))
+    column_80 = no_cluster_column(80, (128, 80))
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
@@ -577,12 +582,13 @@ def _n_classes(k_bytes: int) -> dict:
             192: (two_columns_192, *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
-            208: (*three_columns(72, narrowed(two_columns_224, 104)),
+            208: (*three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104),
+                                 THREE_COLUMNS_END_N),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
-            224: (*three_columns(80, two_columns_224, (128, 80)),
+            224: (*three_columns((column_80,), two_columns_224, THREE_COLUMNS_END_N),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
-            240: (*three_columns(80, coop_128, (128, 80), MID_N), *fitted_then_one_column(240, (128, 48))),
-            256: (*three_columns(88, coop_128, eight_bit_until=MID_N), *fitted_then_one_column(256)),
+            240: (*three_columns((column_80,), coop_128, MID_N), *fitted_then_one_column(240, (128, 48))),
+            256: (*three_columns((no_cluster_column(88),), coop_128, MID_N), *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 

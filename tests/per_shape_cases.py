@@ -126,7 +126,8 @@ def expect_bf16_tiles(tile_of) -> None:
 FP8_SHAPES = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
               + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
                  (216, 8704, 512)] + [(140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (240, 4400, 512),
-                                      (250, 4400, 512), (150, 5000, 512), (240, 5000, 512)])
+                                      (250, 4400, 512), (150, 5000, 512), (240, 5000, 512), (200, 4400, 512),
+                                      (220, 5000, 512)])
 
 
 def expect_fp8_tiles(tile_of) -> None:
@@ -137,14 +138,16 @@ def expect_fp8_tiles(tile_of) -> None:
     # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows;
     # from N = 4225 (run 87) two 72-, 88- and 96-wide columns under 128-row weight tiles in 1x2 clusters at 140, 170
     # and 185 rows, 80-wide ones at 150 from MID_N (run 89); at 225-256 rows three 80- or 88-wide token columns under
-    # 128-row weight tiles, no cluster, to MID_N (runs 89-91), 128x128 from there
+    # 128-row weight tiles, no cluster, to MID_N (runs 89-91), 128x128 from there; at 193-224 three 72- or 80-wide
+    # ones, no cluster, to N = 5633 (run 94)
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
         (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128), (64, 80, 128), (64, 112, 128),
         (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 72, 128), (128, 88, 128), (128, 96, 128),
-        (128, 80, 128), (128, 88, 128), (128, 80, 128), (128, 128, 128)]
-    assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N in ((240, 4400), (250, 4400), (150, 5000))] == [
-        ((1, 1, 1), True), ((1, 1, 1), True), ((1, 2, 1), True)]
+        (128, 80, 128), (128, 88, 128), (128, 80, 128), (128, 128, 128), (128, 72, 128), (128, 80, 128)]
+    assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab)
+            for M, N in ((240, 4400), (250, 4400), (150, 5000), (200, 4400), (220, 5000))] == [
+        ((1, 1, 1), True), ((1, 1, 1), True), ((1, 2, 1), True), ((1, 1, 1), True), ((1, 1, 1), True)]
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
@@ -159,7 +162,7 @@ def expect_fp8_fast_tiles(tile_of) -> None:
 SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),
                                                                             (110, 9304, 528), (180, 9304, 528),
                                                                             (140, 5000, 528), (185, 5000, 528),
-                                                                            (240, 4400, 528)]
+                                                                            (240, 4400, 528), (200, 4400, 528)]
 
 
 def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
@@ -171,19 +174,19 @@ def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
     # 180x9304 int8 three 64-row token tiles under 224-wide weight tiles, no cluster, tf32 again two swapped columns
     # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of runs 87 and 89 (not timed with int8): two 80- and
     # 96-wide columns under 128-row weight tiles in 1x2 clusters at 140 and 185 rows (its token tiles go in steps of
-    # 16), three 80-wide columns (no cluster) at 240; tf32 keeps its tiles there
+    # 16), three 80-wide columns (no cluster) at 200 and 240; tf32 keeps its tiles there
     if operands == "int8":
         k_main = 128
         narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 80),
-                                                          (128, 96), (128, 80)]
+                                                          (128, 96), (128, 80), (128, 80)]
         forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
                  (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong"),
                  (140, 5000): ((1, 2, 1), True, "cooperative"), (185, 5000): ((1, 2, 1), True, "cooperative"),
-                 (240, 4400): ((1, 1, 1), True, "cooperative")}
+                 (240, 4400): ((1, 1, 1), True, "cooperative"), (200, 4400): ((1, 1, 1), True, "cooperative")}
     else:
         k_main = 32
         narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64), (128, 96), (128, 128), (64, 96),
-                                          (64, 128)]
+                                          (64, 128), (128, 128)]
         forms = {(250, 12520): ((4, 1, 1), True, "cooperative"), (110, 9304): ((1, 2, 1), True, "cooperative"),
                  (180, 9304): ((1, 2, 1), True, "cooperative")}
     assert [tile_of(M, N).cta[:2] for M, N, _ in SM90_INT8_TF32_SHAPES] == [(64, 16), (64, 32), *narrow, *wide]

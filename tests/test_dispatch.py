@@ -400,10 +400,10 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
-    for M in (193, 208, 209, 224):  # 16-bit operands: three 72- or 80-wide columns, no cluster (run 93), then from
+    for M in (193, 208, 209, 224):  # three 72- or 80-wide columns, no cluster (runs 93-94), then from
         two = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # THREE_COLUMNS_END_N two 104- or 112-wide ones under a
         three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # 128-row weight tile in a 1x2 cluster, as from
-        wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # TWO_64_COLUMNS_END_N before
+        wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # TWO_64_COLUMNS_END_N before; 8-bit too, int8 80 wide
         assert shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1) == three, M
         width = 72 if M <= 208 else 80
         assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, width, 64), True, "cooperative",
@@ -411,6 +411,12 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (two.cta, two.cluster) == ((64, 112, 128), (1, 2, 1)), M
         assert (wide.cta, wide.swap_ab, wide.cluster) == ((128, 104 if M <= 208 else 112, 64), True, (1, 2, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
+        for operands, eight_bit_width in (("e4m3", width), ("int8", 80)):
+            spec = SPEC.replace(a=cg.Operand(operands), b=cg.Operand(operands, "column"),
+                                accumulator="int32" if operands == "int8" else "fp32")
+            tile = shape_tile(spec, M, THREE_COLUMNS_END_N - 1)
+            assert (tile.cta, tile.swap_ab, tile.cluster) == ((128, eight_bit_width, 128), True, (1, 1, 1)), M
+            assert shape_tile(spec, M, THREE_COLUMNS_END_N).cluster == (1, 2, 1), M
     # from TALL_N, where two columns under 128-row weight tiles pass one wave of the H200's SMs, to ONE_COLUMN_N:
     # two columns under 192-row weight tiles in a 1x2 cluster, pingpong (cuBLAS's form at N = 12288; probe runs
     # 70-71), the columns fitted in steps of 8 (runs 83-84)
@@ -471,7 +477,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(fp8, 96).cta == (64, 48, 128) and shape_tile(fp8, 128).cta == (64, 64, 128)  # 128 bytes of K
     assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
     assert shape_tile(fp8, 136).cta == (64, 72, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
-    assert shape_tile(fp8, 200, MID_N).cta == (128, 104, 128)
+    assert shape_tile(fp8, 200, MID_N).cta == (128, 72, 128)  # three columns (run 94), 104 wide from 5633
+    assert shape_tile(fp8, 200, THREE_COLUMNS_END_N).cta == (128, 104, 128)
     # run 86's forms, timed with fp8 in run 87, but at 113-128 rows, where fp8 keeps 128x64; at 145-160 rows the one
     # 160-wide column below MID_N, two 80-wide ones from it (run 89); at 225-256 the three token columns to MID_N
     # (run 89), 16-bit's to THREE_COLUMNS_END_N
