@@ -547,7 +547,7 @@ def _n_classes(k_bytes: int) -> dict:
         # 90-91), though from WIDE_N the one column's 4x1 cluster ties or leads (c1x1wide, run 92). At 193-224 rows
         # (72 wide lost in a 4x1 cluster, run 88), with no cluster, cold / warm (nocluster and nocluster193, runs
         # 93-94): bf16 3 x 72 1.11-1.29x the two 104-wide columns in a 1x2 cluster (200x4352x4096 390 / 404 vs
-        # 314 / 314, 208x5600 457 / 485 vs 413 / 412, 196x4608x8192 462 / 469 vs 385 / 384), 3 x 80 1.01-1.24x the
+        # 314 / 314, 208x5600 457 / 485 vs 413 / 412, 196x4608x8192 462 / 469 vs 385 / 384), 3 x 80 1.01-1.25x the
         # two 112-wide ones (224x4352 410 / 417 vs 336 / 337, 212x5600 414 / 410 vs 403 / 404); fp8 scaled 3 x 72
         # 1.15-1.26x with fast accumulation and 1.13-1.22x without (216x4544 629 / 671 and 528 / 552 vs 514 / 532 and
         # 443 / 454), 3 x 80 1.14-1.18x at 216x4544
