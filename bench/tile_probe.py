@@ -13,6 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
+     threecols
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -865,6 +866,20 @@ NOCLUSTER193_BF16 = [
      [(216, 4096, 4096), (224, 4352, 4096), (224, 5120, 4096), (212, 5600, 4096)])]
 NOCLUSTER193_FP8 = (("swap 128x72x128 c1x1 coop", "swap 128x80x128 c1x1 coop epi128x80"),
                     [(200, 4352, 4096), (216, 4544, 4096), (208, 5120, 4096)])
+# Run 94 (cold / warm): bf16 72 wide 1.11-1.29x the 1x2 two columns, 80 wide 1.01-1.25x; fp8 scaled 1.13-1.26x
+# (tiles.py takes both widths for 16- and 8-bit operands); at 200x4096 the 72 columns 1.13-1.15x the plan's two
+# columns under 64-row weight tiles, at 216x4096 the 80 ones 0.93-0.98x.
+# threecols (session 34, not run yet): cuBLAS splits 200-232 rows into three token columns (run 88's nvjet 128x72 /
+# 128x80), and without a cluster they beat the plan's two columns (runs 90-94). The same split at fewer rows, from
+# TWO_64_COLUMNS_END_N, where the plan's two columns (or one 112- / 160-wide one) make 68-80 CTAs: three 40- to
+# 64-wide columns make 3 x ceil(N / 128) (102 at N = 4352); at 104 rows also the two 56-wide columns with no
+# cluster; and the 72-wide three columns at 200 rows below TWO_64_COLUMNS_END_N (run 94 found them ahead at 4096).
+THREECOLS_GROUPS = [
+    (named("swap 128x40x64 c1x1 coop", "swap 128x56x64 c1x1 coop"), [(104, 4352, 4096), (104, 4544, 4096)]),
+    (named("swap 128x48x64 c1x1 coop"), [(136, 4352, 4096), (136, 5120, 4096)]),
+    (named("swap 128x56x64 c1x1 coop"), [(152, 4352, 4096), (160, 5120, 4096)]),
+    (named("swap 128x64x64 c1x1 coop"), [(168, 4352, 4096), (184, 5120, 4096)]),
+    (named("swap 128x72x64 c1x1 coop"), [(200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1325,6 +1340,7 @@ CASES = {
     "c1x1more": [beside_plan(C1X1_BF16, C1X1_BF16_SHAPES), fp8_beside_plan(fp8_scaled, C1X1_FP8, C1X1_FP8_SHAPES)],
     "c1x1wide": [beside_plan(tiles, shapes) for tiles, shapes in C1X1_WIDE_GROUPS],
     "nocluster": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_GROUPS],
+    "threecols": [beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_GROUPS],
     "nocluster193": [*(beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER193_BF16),
                      *(fp8_beside_plan(make, named(*NOCLUSTER193_FP8[0], **extra), NOCLUSTER193_FP8[1])
                        for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],

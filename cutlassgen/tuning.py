@@ -65,14 +65,17 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
     # the tokens in two 64-row tiles (up to 128 rows) or two 128-row ones (above) under weight tiles 144 to 192 wide
     # in a 2x1 cluster that multicasts each weight tile to both (the plan's where N / 64 of those fill one wave); at
     # 129-192 rows also three 64-row tiles under weight tiles 208 to 240 wide, and one 192-row tile under 80- or
-    # 96-wide ones, no cluster (the plan's at 145-192 rows where 3 x N / 224 or N / 80 fill one wave).
+    # 96-wide ones, no cluster (the plan's at 145-192 rows where 3 x N / 224 or N / 80 fill one wave). Three
+    # swapped columns under a 128-row weight tile, no cluster: cuBLAS's split at 200-256 rows (in its 4x1 cluster)
+    # and the plan's at 193-256 rows where 3 x N / 128 fill one wave.
     swapped = dict(scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
     unswapped = dict(swapped, swap_ab=False)
     for m in token_rows:
         one, two = -(-m // 16) * 16, -(-m // 32) * 16
-        # two columns in steps of 8 (validation turns them away for int8 and tf32)
+        # two or three columns in steps of 8 too (validation turns them away for int8 and tf32)
         two8 = -(-m // 16) * 8
         twos = sorted({two, two8})
+        threes = sorted({-(-m // 48) * 16, -(-m // 24) * 8})
         for k in (2 * kb, 4 * kb):
             for n in sorted({one, *twos}):
                 # a 1x2 cluster only where there are two columns to pair: one column would leave its twin idle
@@ -80,6 +83,8 @@ def _token_fitted_tiles(base: Sm90Tile, kb: int, token_rows):
                     yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong", **swapped)
             for n in twos:
                 yield dataclasses.replace(base, cta=(128, n, k), cluster=(1, 2, 1), mainloop="cooperative", **swapped)
+            for n in threes:
+                yield dataclasses.replace(base, cta=(128, n, k), cluster=(1, 1, 1), mainloop="cooperative", **swapped)
             yield dataclasses.replace(base, cta=(128, one, k), cluster=(4, 1, 1), mainloop="cooperative", **swapped)
             for n in twos:
                 yield dataclasses.replace(base, cta=(192, n, k), cluster=(1, 2, 1), mainloop="pingpong", **swapped)

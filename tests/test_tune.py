@@ -196,13 +196,15 @@ def test_m_65_to_256_adds_swapped_tiles_fitted_to_the_tokens():
     # one column of 208 tokens or two of 112 (steps of 16) or 104 (steps of 8, which bf16 takes), 64 or 128 elements
     # of K, with and without a 2x1 cluster; the two columns also in a 1x2 cluster (sharing their weight tile), and
     # under one 128-row weight tile; the one column under a 128-row weight tile in a 4x1 cluster (sharing the
-    # tokens); the two columns under a 192-row pingpong weight tile in a 1x2 cluster; and unswapped, two 128-row
-    # token tiles under weight tiles 144-192 wide in a 2x1 cluster (at 65-128 rows two 64-row pingpong ones)
+    # tokens); the two columns under a 192-row pingpong weight tile in a 1x2 cluster; three columns of 72 or 80
+    # tokens under a 128-row weight tile, no cluster; and unswapped, two 128-row token tiles under weight tiles
+    # 144-192 wide in a 2x1 cluster (at 65-128 rows two 64-row pingpong ones)
     fitted = [((128, w, 64), (2, 1, 1), "cooperative") for w in (144, 160, 176, 192)]
     assert sorted({(v.tile.cta, v.tile.cluster, v.tile.mainloop) for v in added}) == sorted(
         [((64, n, k), c, "pingpong") for n in (104, 112, 208) for k in (64, 128) for c in ((1, 1, 1), (2, 1, 1))]
         + [((64, n, k), (1, 2, 1), "pingpong") for n in (104, 112) for k in (64, 128)]
         + [((128, n, k), (1, 2, 1), "cooperative") for n in (104, 112) for k in (64, 128)]
+        + [((128, n, k), (1, 1, 1), "cooperative") for n in (72, 80) for k in (64, 128)]
         + [((128, 208, k), (4, 1, 1), "cooperative") for k in (64, 128)]
         + [((192, n, k), (1, 2, 1), "pingpong") for n in (104, 112) for k in (64, 128)] + fitted)
     assert all(v.tile.swap_ab == ((v.tile.cta, v.tile.cluster, v.tile.mainloop) not in fitted) for v in added)
