@@ -869,7 +869,8 @@ NOCLUSTER193_FP8 = (("swap 128x72x128 c1x1 coop", "swap 128x80x128 c1x1 coop epi
 # Run 94 (cold / warm): bf16 72 wide 1.11-1.29x the 1x2 two columns, 80 wide 1.01-1.25x; fp8 scaled 1.13-1.26x
 # (tiles.py takes both widths for 16- and 8-bit operands); at 200x4096 the 72 columns 1.13-1.15x the plan's two
 # columns under 64-row weight tiles, at 216x4096 the 80 ones 0.93-0.98x.
-# threecols (session 34, not run yet): cuBLAS splits 200-232 rows into three token columns (run 88's nvjet 128x72 /
+# threecols (session 34, not run yet; its 5 new tiles compiled on the 2-core machine in 153 s, 168 registers, no
+# spills): cuBLAS splits 200-232 rows into three token columns (run 88's nvjet 128x72 /
 # 128x80), and without a cluster they beat the plan's two columns (runs 90-94). The same split at fewer rows, from
 # TWO_64_COLUMNS_END_N, where the plan's two columns (or one 112- / 160-wide one) make 68-80 CTAs: three 40- to
 # 64-wide columns make 3 x ceil(N / 128) (102 at N = 4352); at 104 rows also the two 56-wide columns with no
