@@ -75,4 +75,5 @@ PYBIND11_MODULE(CUTLASSGEN_MODULE_NAME, m) {
   });
   m.def("spec_json", []() { return std::string(cg_spec_json()); });
   m.def("target_arch", []() { return cg_target_arch(); });
+  m.def("pipeline_json", []() { return std::string(cg_pipeline_json()); });
 }

@@ -95,6 +95,15 @@ class Kernel:
             return {}
 
     @property
+    def pipeline(self) -> dict:
+        """What the compiled kernel fixed that the spec leaves to CUTLASS: smem_bytes (the dynamic shared memory a CTA
+        launches with), mainloop_stages, and on sm90 epilogue_stages_c / _d (its C and D buffers); {} for a module
+        built before modules said (an older prebuilt wheel)."""
+        if not hasattr(self._mod, "pipeline_json"):
+            return {}
+        return json.loads(self._mod.pipeline_json())
+
+    @property
     def inputs(self) -> dict:
         """Epilogue inputs the call takes: name -> (kind, dtype)."""
         return {s.name: (s.kind, s.dtype) for s in self._in_slots}

@@ -40,6 +40,7 @@ class Sm90Config:
     fp8_fast_accum: bool = False
     split_k: int = 1
     swap_ab: bool = False  # the kernel's (M, N) are the problem's (N, M): operands, layouts and vectors exchanged
+    mainloop_stages: int = 0  # the stages smem_bytes counts: stages, or for AUTO as many as fit beside the epilogue
 
 
 def operand_bytes(spec: GemmSpec) -> tuple[int, int]:
@@ -94,25 +95,36 @@ def kernel_vector_kind(kind: str, swap_ab: bool) -> str:
     return {"per_row": "per_col", "per_col": "per_row"}.get(kind, kind) if swap_ab else kind
 
 
-def sm90_epilogue_smem(spec: GemmSpec, epi_tile: tuple) -> int:
-    """Bytes the TMA epilogue keeps in shared memory (C and D stages, aux stores, broadcast vectors)."""
+def sm90_epilogue_smem(spec: GemmSpec, cta: tuple, epi_tile: tuple) -> int:
+    """Bytes the TMA epilogue keeps in shared memory, by the rule of CUTLASS's sm90 epilogue builder
+    (sm90_get_tma_dispatch_policy): D in one buffer per subtile up to 2; C in one per subtile up to 4, and at least one
+    more than D where D reuses C's buffers (C and D as wide, wider than 8 bits); aux stores as D; a broadcast vector
+    one CTA slice per C stage (a bound: CUTLASS's own row broadcast keeps one); 1 KiB of barriers and alignment."""
     em, en = epi_tile
-    total = 0
-    if spec.c is not None:
-        total += 2 * em * en * DTYPES[spec.c.dtype].bits // 8  # C load stages
-    total += 2 * em * en * DTYPES[spec.d.dtype].bits // 8  # D store stages
+    subtiles = (cta[0] // em) * (cta[1] // en)
+    stages_d = min(subtiles, 2)
+    d_bits = DTYPES[spec.d.dtype].bits
+    c_bits = DTYPES[spec.c.dtype].bits if spec.c is not None else 0
+    reuse = c_bits == d_bits > 8
+    stages_c = max(min(subtiles, 4), stages_d + 1) if reuse else min(subtiles, 4)
+    total = stages_c * em * en * c_bits // 8 + (0 if reuse else stages_d * em * en * d_bits // 8)
     for _, kind, dtype in epi.extra_outputs_of(spec.epilogue):
         if kind == "tensor":
-            total += 2 * em * en * DTYPES[dtype].bits // 8
-    cta_n = spec.tile.cta[1] if spec.tile.cta != AUTO else 256
-    cta_m = spec.tile.cta[0] if spec.tile.cta != AUTO else 128
-    for _, kind, _ in epi.inputs_of(spec.epilogue):
+            total += stages_d * em * en * DTYPES[dtype].bits // 8
+    for _, kind, dtype in epi.inputs_of(spec.epilogue):
         kind = kernel_vector_kind(kind, spec.tile.swap_ab)
-        if kind == "per_col":
-            total += 2 * cta_n * 4
-        elif kind == "per_row":
-            total += 2 * cta_m * 4
-    return total + 1024  # pipeline barriers
+        if kind in ("per_col", "per_row"):
+            total += stages_c * cta[1 if kind == "per_col" else 0] * DTYPES[dtype].bits // 8
+    return total + 1024
+
+
+def sm90_auto_stages(cta: tuple, operand_bytes: tuple, epilogue_smem: int, smem_limit: int) -> int:
+    """The mainloop stages CUTLASS's collective builder fits beside the epilogue (StageCountAutoCarveout): each
+    stage's A and B tiles rounded up to 128 bytes, with its pipeline's two 8-byte barriers."""
+    def round_up(x):
+        return -(-x // 128) * 128
+    stage = round_up((cta[0] * operand_bytes[0] + cta[1] * operand_bytes[1]) * cta[2]) + 16
+    return (smem_limit // 128 * 128 - round_up(epilogue_smem)) // stage
 
 
 def main_k(k_bytes: int) -> int:
@@ -139,15 +151,17 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     cluster = t.cluster if t.cluster != AUTO else ((2, 1, 1) if cta[1] >= 256 and cta[0] >= 128 else (1, 1, 1))
     epi_tile = (sm90_epilogue_tile(cta, mainloop, DTYPES[spec.d.dtype].bits) if t.epilogue_tile == AUTO
                 else t.epilogue_tile)
-    epi_smem = sm90_epilogue_smem(spec, epi_tile)
+    epi_smem = sm90_epilogue_smem(spec, cta, epi_tile)
     per_stage = cta[0] * cta[2] * operand_bytes(spec)[0] + cta[1] * cta[2] * operand_bytes(spec)[1]
     stages = t.stages
-    smem = epi_smem + (per_stage * (stages if stages != AUTO else max(1, (smem_limit - epi_smem) // per_stage)))
+    mainloop_stages = stages if stages != AUTO else max(1, sm90_auto_stages(cta, operand_bytes(spec), epi_smem,
+                                                                              smem_limit))
+    smem = epi_smem + per_stage * mainloop_stages
     raster = t.raster
     swizzle = t.swizzle
     split_k = 1 if t.split_k == AUTO else t.split_k
     return Sm90Config(cta, cluster, mainloop, t.scheduler, stages, raster, swizzle, epi_tile, smem, t.fp8_fast_accum,
-                      split_k, t.swap_ab)
+                      split_k, t.swap_ab, mainloop_stages)
 
 
 def resolve(spec: GemmSpec):

@@ -213,7 +213,8 @@ class Row:
     spec_key: str
     registers: int | None = None  # per thread, from ptxas -v (None: built before the build recorded it)
     spill_bytes: int | None = None  # ptxas spill stores
-    smem_bytes: int | None = None  # shared memory per CTA as tiles.resolve sizes it (mainloop stages + epilogue)
+    smem_bytes: int | None = None  # shared memory a CTA launches with (Kernel.pipeline; else tiles.resolve's guess)
+    stages: int | None = None  # mainloop pipeline stages the compiled kernel holds (None: its module does not say)
 
 
 def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, make_inputs=None,
@@ -255,7 +256,8 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
     if not variants:
         return out
     spec = variants[0]  # all share dtypes, layouts and epilogue
-    smem = [resolve(v).smem_bytes for v in variants]
+    pipelines = [k.pipeline for k in kernels]
+    smem = [p.get("smem_bytes") or resolve(v).smem_bytes for p, v in zip(pipelines, variants)]
     flush = l2_flush()  # each timed run starts with cold L2, as in a model
     with warnings.catch_warnings():
         # the default kernel's once-per-kernel hint that a small M has a per-shape tile: the study is deciding that
@@ -266,7 +268,7 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
                 args, inputs = (make_inputs or random_inputs)(spec, M, N, K)
             ref = reference(spec, *args, **inputs)
             ref = ref.d if isinstance(ref, tuple) else ref
-            for vi, variant, kernel, smem_bytes in zip(indices, variants, kernels, smem):
+            for vi, variant, kernel, smem_bytes, pipeline in zip(indices, variants, kernels, smem, pipelines):
                 res = kernel(*args, **inputs)
                 res = res.d if isinstance(res, tuple) else res
                 err = rel_error(res, ref)
@@ -276,7 +278,8 @@ def time_configurations(variants, kernels, indices, shapes, reps, make_inputs=No
                 used = info.get("resources") or {}
                 out.append((si, vi, Row(label(variant), f"{M}x{N}x{K}", ms, 2 * M * N * K / ms / 1e9, err,
                                         info.get("compile_seconds", 0.0), len(info.get("warnings", [])), variant.key,
-                                        used.get("registers"), used.get("spill_store_bytes"), smem_bytes)))
+                                        used.get("registers"), used.get("spill_store_bytes"), smem_bytes,
+                                        pipeline.get("mainloop_stages"))))
     return out
 
 
@@ -395,7 +398,7 @@ def arithmetic_intensity(spec: GemmSpec, M: int, N: int, K: int) -> float:
 def read_report(out_dir) -> list[Row]:
     """The rows of a study.csv that write_report wrote (empty cells: values that run did not record)."""
     kinds = {"ms": float, "tflops": float, "rel_err": float, "compile_seconds": float, "warnings": int,
-             "registers": int, "spill_bytes": int, "smem_bytes": int}
+             "registers": int, "spill_bytes": int, "smem_bytes": int, "stages": int}
     with open(pathlib.Path(out_dir) / "study.csv", newline="") as f:
         return [Row(**{k: None if v == "" else kinds.get(k, str)(v) for k, v in d.items()}) for d in csv.DictReader(f)]
 

@@ -356,11 +356,8 @@ def _sm90_tile(spec):
                                                 (info.smem_per_block - cfg.smem_bytes) < 0):
         raise _tile_err("stages", cfg.stages, f"needs about {cfg.smem_bytes} bytes of shared memory with the "
                         f"epilogue, over the {info.smem_per_block} of sm90", "use fewer stages or 'auto'")
-    if cfg.stages == "auto":
-        per_stage = m * k * DTYPES[spec.a.dtype].bits // 8 + n * k * DTYPES[spec.b.dtype].bits // 8
-        from .tiles import sm90_epilogue_smem
-        if (info.smem_per_block - sm90_epilogue_smem(spec, cfg.epilogue_tile)) // per_stage < 2:
-            raise _tile_err("cta", cfg.cta, "fewer than 2 mainloop stages fit beside the epilogue",
-                            "use a smaller CTA K or N")
+    if cfg.stages == "auto" and cfg.mainloop_stages < 2:
+        raise _tile_err("cta", cfg.cta, "fewer than 2 mainloop stages fit beside the epilogue",
+                        "use a smaller CTA K or N")
     if cfg.swizzle != "auto" and cfg.swizzle not in (1, 2, 4, 8):
         raise _tile_err("swizzle", cfg.swizzle, "scheduler max swizzle is 1, 2, 4 or 8", "use 'auto'")

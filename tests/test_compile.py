@@ -64,6 +64,29 @@ def test_kernel_introspection(ci_kernels):
     assert k.Result._fields == ("d", "pre_act", "amax")
 
 
+def test_pipeline_is_what_the_compiled_kernel_holds_and_what_validation_sized(ci_kernels):
+    """kernel.pipeline comes from the module (no GPU needed); the stage count that validation and tiles.resolve
+    size shared memory by is the one CUTLASS compiled, and the sm90 epilogue's buffer stages follow its builder's
+    rule (D: one per subtile up to 2, C: up to 4)."""
+    from cutlassgen.arch import ARCHS
+    from cutlassgen.tiles import operand_bytes, resolve
+
+    sm80 = ci_kernels["sm80"]
+    cfg = resolve(sm80.spec)
+    assert sm80.pipeline == {"smem_bytes": cfg.smem_bytes, "mainloop_stages": cfg.stages}
+    for name in ("sm90", "sm90_swap", "sm90_fp8_narrow"):
+        k = ci_kernels[name]
+        pipe, cfg = k.pipeline, resolve(k.spec)
+        assert pipe["mainloop_stages"] == cfg.mainloop_stages >= 2, name
+        m, n, k_elems = cfg.cta
+        per_stage = (m * operand_bytes(k.spec)[0] + n * operand_bytes(k.spec)[1]) * k_elems
+        assert pipe["mainloop_stages"] * per_stage < pipe["smem_bytes"] <= ARCHS[90].smem_per_block, name
+        subtiles = (cfg.cta[0] // cfg.epilogue_tile[0]) * (cfg.cta[1] // cfg.epilogue_tile[1])
+        assert pipe["epilogue_stages_d"] == min(subtiles, 2), name
+        assert min(subtiles, 4) <= pipe["epilogue_stages_c"] <= 4, name
+    assert [ci_kernels[n].pipeline["epilogue_stages_d"] for n in ("sm90", "sm90_swap")] == [2, 1]
+
+
 def test_compile_seconds_are_each_kernels_own(ci_kernels):
     """The tile study reports compile time per configuration: each kernel's span in ninja's log, not the batch's."""
     infos = [ci_kernels[name].build_info for name in ("sm80", "sm90")]

@@ -464,10 +464,14 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == (cta, "pingpong", (1, 1, 1), False), (M, n)
         assert shape_class(M, THREE_TILES_END_N)[1] == THREE_TILES_END_N, M
         assert shape_class(M, ONE_TOKEN_TILE_END_N)[1] == (ONE_TOKEN_TILE_END_N if M > 176 else THREE_TILES_END_N), M
-    # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick
-    heavy = SPEC.replace(c=cg.Operand("bf16"), epilogue=[cg.Add("tensor", "res"), cg.StoreAux("pre", "bf16"),
-                                                         cg.Add("per_col", "bias", "bf16")])
-    assert shape_tile(heavy, 220, 8192).cta == (128, 112, 64) and shape_tile(heavy, 220, 8192).epilogue_tile == "auto"
+    # a bucket's subtile that does not fit beside a residual and an aux store gives way to CUTLASS's pick: with fp32
+    # ones (bf16's fit: one subtile of D, C in two that D reuses, one of the aux store; tiles.sm90_epilogue_smem)
+    def heavy(dtype):
+        return SPEC.replace(d=cg.Operand(dtype), c=cg.Operand(dtype), epilogue=[
+            cg.Add("tensor", "res"), cg.StoreAux("pre", dtype), cg.Add("per_col", "bias", "bf16")])
+    assert shape_tile(heavy("fp32"), 220, 8192).cta == (128, 112, 64)
+    assert shape_tile(heavy("fp32"), 220, 8192).epilogue_tile == "auto"
+    assert shape_tile(heavy("bf16"), 220, 8192).epilogue_tile == (128, 112)
     rec = dispatch.heuristic_record(SPEC, [(80, 8192, 4096), (80, 14336, 4096), (120, 8192, 4096)])
     k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
                                                           dispatch.heuristic_variants(SPEC, rec)])

@@ -1,6 +1,7 @@
 """Tile study: the enumeration holds only valid, distinct configurations; the report is written from rows.
 Timing itself needs a GPU (test marked gpu)."""
 import csv
+import dataclasses
 import json
 import pathlib
 
@@ -113,15 +114,22 @@ def test_report_files(tmp_path):
     rows = [Row("128x256x64 c2x1 cooperative", "8192x8192x8192", 1.6, 687.0, 1e-3, 50.0, 0, "k1"),
             Row("128x128x64 c1x2 cooperative", "8192x8192x8192", 1.8, 610.0, 1e-3, 48.0, 0, "k2"),
             Row("64x128x64 c1x1 pingpong", "32x8192x8192", 0.07, 58.0, 1e-3, 45.0, 1, "k3")]
-    rows.append(Row("swap 64x32x64 c1x1 pingpong", "32x8192x8192", 0.05, 98.0, 1e-3, 45.0, 0, "k4", 90, 0, 200704))
+    rows.append(Row("swap 64x32x64 c1x1 pingpong", "32x8192x8192", 0.05, 98.0, 1e-3, 45.0, 0, "k4", 90, 0, 200704, 9))
     spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
     paths = write_report(rows, tmp_path, peak_tflops=790, spec=spec, peak_tbps=4.8)
     with open(tmp_path / "study.csv") as f:
         got = list(csv.DictReader(f))
     assert [r["config"] for r in got] == [r.config for r in rows]
-    assert (got[3]["registers"], got[3]["spill_bytes"], got[3]["smem_bytes"]) == ("90", "0", "200704")
-    assert got[0]["registers"] == ""  # not recorded: left empty, not invented
+    assert (got[3]["registers"], got[3]["spill_bytes"], got[3]["smem_bytes"], got[3]["stages"]) == (
+        "90", "0", "200704", "9")
+    assert got[0]["registers"] == got[0]["stages"] == ""  # not recorded: left empty, not invented
     assert read_report(tmp_path) == rows
+    # a study.csv from before the stages column reads back with stages unknown
+    old = tmp_path / "old"
+    old.mkdir()
+    with open(tmp_path / "study.csv") as f, open(old / "study.csv", "w") as g:
+        g.writelines(line.rsplit(",", 1)[0] + "\n" for line in f.read().splitlines())
+    assert read_report(old) == [dataclasses.replace(r, stages=None) for r in rows]
     best = json.loads((tmp_path / "study.json").read_text())["best"]
     assert best["8192x8192x8192"]["config"] == "128x256x64 c2x1 cooperative"
     try:
@@ -231,6 +239,10 @@ def test_study_times_and_checks_on_the_gpu(cache_dir, tmp_path):
     rows = study(spec, [(512, 512, 512)], limit=2, reps=5)
     assert len(rows) == 2
     assert all(r.ms > 0 and r.tflops > 0 and r.rel_err < 5e-3 for r in rows)
+    # the sm80 path's stages are the tile's own; shared memory as the compiled kernel launches with it
+    variants = configs(spec, limit=2)
+    assert [r.stages for r in rows] == [v.tile.stages for v in variants]
+    assert all(0 < r.smem_bytes <= 227 * 1024 for r in rows)
 
 
 @pytest.mark.gpu
@@ -246,6 +258,7 @@ def test_study_of_an_auto_sm90_spec_at_small_m_gives_no_per_shape_hint(cache_dir
         warnings.filterwarnings("error", message=".*runs the default tile", category=PerformanceWarning)
         rows = study(spec, [(32, 1024, 1024)], variants=variants, reps=3)
     assert len(rows) == 2 and all(r.rel_err < 1e-2 for r in rows)
+    assert all(r.stages >= 2 and 0 < r.smem_bytes <= 227 * 1024 for r in rows)
 
 
 def test_configs_keep_the_fields_the_study_does_not_vary():

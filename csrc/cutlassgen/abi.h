@@ -30,4 +30,7 @@ int cg_can_implement(const cg_problem* p, char* msg, size_t msg_len);
 size_t cg_workspace_size(const cg_problem* p);
 const char* cg_spec_json();
 int cg_target_arch();   // e.g. 90 for sm_90a, 80 for sm_80
+// What the compiled kernel fixed that the spec leaves to CUTLASS: the dynamic shared memory a CTA launches with and
+// the pipeline depths, as JSON ({"smem_bytes", "mainloop_stages"[, "epilogue_stages_c", "epilogue_stages_d"]}).
+const char* cg_pipeline_json();
 }

@@ -1,5 +1,9 @@
 // The C ABI (abi.h) implemented over a generated translation unit's `Gemm` adapter and `make_arguments`.
 // Included at the end of each generated source, after CUTLASSGEN_TARGET_ARCH and CUTLASSGEN_SPEC_JSON are defined.
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
 #include "cutlassgen/driver_shim.inl"
 
 namespace cutlassgen {
@@ -164,12 +168,42 @@ cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t 
   }
 }
 
+// The epilogue's C and D buffer stages, where its dispatch policy has them (the TMA epilogues; 0 otherwise).
+template <class Policy, class = void>
+struct epilogue_stages {
+  static constexpr int c = 0, d = 0;
+};
+template <class Policy>
+struct epilogue_stages<Policy, std::void_t<decltype(Policy::StagesC), decltype(Policy::StagesD)>> {
+  static constexpr int c = Policy::StagesC, d = Policy::StagesD;
+};
+
+template <class Kernel>
+std::string pipeline_json() {
+  char buf[160];
+  if constexpr (is_cutlass3<Kernel>) {
+    using Epilogue = epilogue_stages<typename Kernel::CollectiveEpilogue::DispatchPolicy>;
+    std::snprintf(buf, sizeof buf,
+                  "{\"smem_bytes\": %d, \"mainloop_stages\": %d, \"epilogue_stages_c\": %d, \"epilogue_stages_d\": %d}",
+                  static_cast<int>(Kernel::SharedStorageSize), static_cast<int>(Kernel::DispatchPolicy::Stages),
+                  Epilogue::c, Epilogue::d);
+  } else {  // 2.x: the mainloop's and the epilogue's shared memory are a union
+    std::snprintf(buf, sizeof buf, "{\"smem_bytes\": %d, \"mainloop_stages\": %d}",
+                  static_cast<int>(sizeof(typename Kernel::SharedStorage)), static_cast<int>(Kernel::Mma::kStages));
+  }
+  return buf;
+}
+
 }  // namespace cutlassgen
 
 extern "C" {
 
 int cg_target_arch() { return CUTLASSGEN_TARGET_ARCH; }
 const char* cg_spec_json() { return CUTLASSGEN_SPEC_JSON; }
+const char* cg_pipeline_json() {
+  static const std::string json = cutlassgen::pipeline_json<GemmKernel>();
+  return json.c_str();
+}
 
 size_t cg_workspace_size(const cg_problem* p) {
   return Gemm::get_workspace_size(cutlassgen::arguments_for<GemmKernel>(*p));
