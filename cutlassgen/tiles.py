@@ -118,12 +118,13 @@ def sm90_epilogue_smem(spec: GemmSpec, cta: tuple, epi_tile: tuple) -> int:
     return total + 1024
 
 
-def sm90_auto_stages(cta: tuple, operand_bytes: tuple, epilogue_smem: int, smem_limit: int) -> int:
+def sm90_auto_stages(cta: tuple, widths: tuple, epilogue_smem: int, smem_limit: int) -> int:
     """The mainloop stages CUTLASS's collective builder fits beside the epilogue (StageCountAutoCarveout): each
-    stage's A and B tiles rounded up to 128 bytes, with its pipeline's two 8-byte barriers."""
+    stage's A and B tiles (widths: their elements' bytes) rounded up to 128 bytes, with its pipeline's two 8-byte
+    barriers."""
     def round_up(x):
         return -(-x // 128) * 128
-    stage = round_up((cta[0] * operand_bytes[0] + cta[1] * operand_bytes[1]) * cta[2]) + 16
+    stage = round_up((cta[0] * widths[0] + cta[1] * widths[1]) * cta[2]) + 16
     return (smem_limit // 128 * 128 - round_up(epilogue_smem)) // stage
 
 
