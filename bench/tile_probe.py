@@ -1440,6 +1440,9 @@ def main():
     # every tile of every case, and each plan's kernels, in one ninja run
     built = build_variants([(s, settings) for *_, s, settings in specs] +
                            [(s, {}) for gi in plan_specs for s in plan_specs[gi]])
+    # what each compiled tile holds (kernel.pipeline): its mainloop stages and shared memory
+    print("stages:", ", ".join(f"{name} {k.pipeline.get('mainloop_stages')} ({k.pipeline.get('smem_bytes')} B)"
+                               for (_, name, *_), k in zip(specs, built)), flush=True)
     plan_kernels, at = {}, len(specs)
     for gi, group_specs in plan_specs.items():
         default, variants = built[at], built[at + 1:at + len(group_specs)]
