@@ -129,6 +129,7 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
+    from .tiles import Sm80Config, resolve
     from .tuning import candidates, label, write_report
 
     (spec,) = _load_specs([args.spec])
@@ -136,8 +137,11 @@ def cmd_tune(args):
     variants = candidates(spec, shapes, args.limit, args.match)
     print(f"{len(variants)} valid configurations of {spec.name or spec.key} (its own tile first; for an all-'auto' "
           f"spec the per-shape heuristic's tiles of the shapes given next)")
-    if args.list:
-        print("\n".join(label(v) for v in variants))
+    if args.list:  # with the pipeline each would compile to, as validation sizes it (kernel.pipeline once built)
+        for v in variants:
+            cfg = resolve(v)
+            stages = cfg.stages if isinstance(cfg, Sm80Config) else cfg.mainloop_stages
+            print(f"{label(v):48} {stages} stages, {cfg.smem_bytes} bytes of shared memory")
         return 0
     try:
         import torch

@@ -145,9 +145,12 @@ def test_cli_lists_configurations(capsys):
 
     assert main(["tune", str(ROOT / "examples/specs/fp16_bias_relu_sm80.toml"), "--list", "--limit", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
-    # its own tile (128x128x32 w64x64 s4) is also the space's second configuration: listed once
-    assert out[0].startswith("3 valid configurations") and out[1:] == [
-        "128x128x32 w64x64 s4", "128x128x32 w64x64 s3", "128x128x64 w64x64 s3"]
+    # its own tile (128x128x32 w64x64 s4) is also the space's second configuration: listed once, each with the
+    # pipeline validation sized (on the sm80 path the tile's stages of A and B tiles)
+    assert out[0].startswith("3 valid configurations") and [line.split() for line in out[1:]] == [
+        ["128x128x32", "w64x64", "s4", "4", "stages,", str(4 * 128 * 32 * 2 * 2), "bytes", "of", "shared", "memory"],
+        ["128x128x32", "w64x64", "s3", "3", "stages,", str(3 * 128 * 32 * 2 * 2), "bytes", "of", "shared", "memory"],
+        ["128x128x64", "w64x64", "s3", "3", "stages,", str(3 * 128 * 64 * 2 * 2), "bytes", "of", "shared", "memory"]]
 
 
 def test_bad_shapes_limits_and_reps_are_clear_errors_before_any_build(capsys):
