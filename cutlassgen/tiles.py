@@ -98,8 +98,10 @@ def kernel_vector_kind(kind: str, swap_ab: bool) -> str:
 def sm90_epilogue_smem(spec: GemmSpec, cta: tuple, epi_tile: tuple) -> int:
     """Bytes the TMA epilogue keeps in shared memory, by the rule of CUTLASS's sm90 epilogue builder
     (sm90_get_tma_dispatch_policy): D in one buffer per subtile up to 2; C in one per subtile up to 4, and at least one
-    more than D where D reuses C's buffers (C and D as wide, wider than 8 bits); aux stores as D; a broadcast vector
-    one CTA slice per C stage (a bound: CUTLASS's own row broadcast keeps one); 1 KiB of barriers and alignment."""
+    more than D where D reuses C's buffers (C and D as wide, wider than 8 bits); aux stores as D; a vector along the
+    kernel's N one CTA slice (CUTLASS's row broadcast), one along its M one slice per C stage in a swapped kernel
+    (lower.py's bulk column broadcast) and none otherwise (CUTLASS's reads registers); 1 KiB of barriers and
+    alignment."""
     em, en = epi_tile
     subtiles = (cta[0] // em) * (cta[1] // en)
     stages_d = min(subtiles, 2)
@@ -113,8 +115,10 @@ def sm90_epilogue_smem(spec: GemmSpec, cta: tuple, epi_tile: tuple) -> int:
             total += stages_d * em * en * DTYPES[dtype].bits // 8
     for _, kind, dtype in epi.inputs_of(spec.epilogue):
         kind = kernel_vector_kind(kind, spec.tile.swap_ab)
-        if kind in ("per_col", "per_row"):
-            total += stages_c * cta[1 if kind == "per_col" else 0] * DTYPES[dtype].bits // 8
+        if kind == "per_col":
+            total += cta[1] * DTYPES[dtype].bits // 8
+        elif kind == "per_row" and spec.tile.swap_ab:
+            total += stages_c * cta[0] * DTYPES[dtype].bits // 8
     return total + 1024
 
 
