@@ -129,7 +129,7 @@ def cmd_aot(args):
 
 
 def cmd_tune(args):
-    from .tiles import Sm80Config, resolve
+    from .tiles import resolve
     from .tuning import candidates, label, write_report
 
     (spec,) = _load_specs([args.spec])
@@ -140,8 +140,7 @@ def cmd_tune(args):
     if args.list:  # with the pipeline each would compile to, as validation sizes it (kernel.pipeline once built)
         for v in variants:
             cfg = resolve(v)
-            stages = cfg.stages if isinstance(cfg, Sm80Config) else cfg.mainloop_stages
-            print(f"{label(v):48} {stages} stages, {cfg.smem_bytes} bytes of shared memory")
+            print(f"{label(v):48} {cfg.mainloop_stages} stages, {cfg.smem_bytes} bytes of shared memory")
         return 0
     try:
         import torch

@@ -39,9 +39,9 @@ def run(arch: int | None = None) -> int:
     t0 = time.perf_counter()
     kernel = build(spec, arch=arch)
     print(f"kernel ready in {time.perf_counter() - t0:.1f} s: {kernel.binary_path}")
-    if kernel.pipeline:
-        print(f"pipeline: {kernel.pipeline['mainloop_stages']} mainloop stages, "
-              f"{kernel.pipeline['smem_bytes']} bytes of shared memory per CTA")
+    if pipe := kernel.pipeline:
+        print(f"pipeline: {pipe['mainloop_stages']} mainloop stages, {pipe['smem_bytes']} bytes of shared memory "
+              "per CTA")
     warns = kernel.build_info.get("warnings", [])
     print(f"compiler warnings: {len(warns)}" + "".join(f"\n  {w[:160]}" for w in warns))
     if not gpu:

@@ -5,6 +5,7 @@ torch is imported on first call, not at import time, so a cached build(spec) sta
 from __future__ import annotations
 
 import collections
+import functools
 import importlib.machinery
 import importlib.util
 import json
@@ -94,7 +95,7 @@ class Kernel:
         except (OSError, ValueError):
             return {}
 
-    @property
+    @functools.cached_property
     def pipeline(self) -> dict:
         """What the compiled kernel fixed that the spec leaves to CUTLASS: smem_bytes (the dynamic shared memory a CTA
         launches with), mainloop_stages, and on sm90 epilogue_stages_c / _d (its C and D buffers); {} for a module

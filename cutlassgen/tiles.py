@@ -25,6 +25,10 @@ class Sm80Config:
     split_k: int
     smem_bytes: int
 
+    @property
+    def mainloop_stages(self) -> int:  # as Sm90Config names it
+        return self.stages
+
 
 @dataclass(frozen=True)
 class Sm90Config:
@@ -122,14 +126,12 @@ def sm90_epilogue_smem(spec: GemmSpec, cta: tuple, epi_tile: tuple) -> int:
     return total + 1024
 
 
-def sm90_auto_stages(cta: tuple, widths: tuple, epilogue_smem: int, smem_limit: int) -> int:
+def sm90_auto_stages(per_stage: int, epilogue_smem: int, smem_limit: int) -> int:
     """The mainloop stages CUTLASS's collective builder fits beside the epilogue (StageCountAutoCarveout): each
-    stage's A and B tiles (widths: their elements' bytes) rounded up to 128 bytes, with its pipeline's two 8-byte
-    barriers."""
+    stage's A and B tiles (per_stage bytes) rounded up to 128 bytes, with its pipeline's two 8-byte barriers."""
     def round_up(x):
         return -(-x // 128) * 128
-    stage = round_up((cta[0] * widths[0] + cta[1] * widths[1]) * cta[2]) + 16
-    return (smem_limit // 128 * 128 - round_up(epilogue_smem)) // stage
+    return (smem_limit // 128 * 128 - round_up(epilogue_smem)) // (round_up(per_stage) + 16)
 
 
 def main_k(k_bytes: int) -> int:
@@ -159,8 +161,7 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     epi_smem = sm90_epilogue_smem(spec, cta, epi_tile)
     per_stage = cta[0] * cta[2] * operand_bytes(spec)[0] + cta[1] * cta[2] * operand_bytes(spec)[1]
     stages = t.stages
-    mainloop_stages = stages if stages != AUTO else max(1, sm90_auto_stages(cta, operand_bytes(spec), epi_smem,
-                                                                              smem_limit))
+    mainloop_stages = stages if stages != AUTO else max(1, sm90_auto_stages(per_stage, epi_smem, smem_limit))
     smem = epi_smem + per_stage * mainloop_stages
     raster = t.raster
     swizzle = t.swizzle
