@@ -66,6 +66,9 @@ CASES = [
     # trails cuBLASLt fused at 96-104, 200-216 and 225-256 rows (0.78-0.95x, tile_probe.py wave7168, run 86).
     *per_shape_cases((96, 4544, 4096), (104, 4352, 4096), (200, 4352, 4096), (216, 4544, 4096), (232, 4352, 4096),
                      (256, 4544, 4096)),
+    # Session 35: 200 rows below TWO_64_COLUMNS_END_N, where the plan and the three 72-wide columns both trail
+    # cuBLASLt fused (0.81-0.89x, tile_probe.py threecols, run 95), and 96 rows at 4352 (0.96-0.99x).
+    *per_shape_cases((200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096), (96, 4352, 4096)),
 ]
 
 

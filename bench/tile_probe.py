@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols
+     threecols threecolsmore
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -881,6 +881,22 @@ THREECOLS_GROUPS = [
     (named("swap 128x56x64 c1x1 coop"), [(152, 4352, 4096), (160, 5120, 4096)]),
     (named("swap 128x64x64 c1x1 coop"), [(168, 4352, 4096), (184, 5120, 4096)]),
     (named("swap 128x72x64 c1x1 coop"), [(200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096)])]
+# Run 95 (threecols, session 35; cold / warm): from TWO_64_COLUMNS_END_N three no-cluster columns beat the plan at
+# 129-192 rows, 1.04-1.18x (136x4352x4096 3 x 48 286 / 311 vs 266 / 279, 152x4352 3 x 56 322 / 331 vs 274 / 285,
+# 184x5120 3 x 64 412 / 424 vs 357 / 358; 1.16-1.52x cuBLASLt fused); at 104 rows 3 x 40 227 / 230 and 2 x 56
+# 224 / 243 vs the plan's 212 / 234. Below TWO_64_COLUMNS_END_N at 200 rows the 72-wide three columns ran as the plan
+# (0.81-0.89x cuBLASLt fused at N = 2048-3840) and lost at 3840 cold.
+# threecolsmore (session 35): the rest of the three columns' bands before taking them: 113-128 rows (3 x 48), the
+# bands' edges (161-168 rows 3 x 56 or 64; 5600, next to THREE_COLUMNS_END_N), 81-112 rows (3 x 32, 2 x 48, 3 x 40,
+# 2 x 56 without a cluster), and fp8 scaled at 129-192 rows.
+THREECOLS_MORE_BF16 = [
+    (named("swap 128x32x64 c1x1 coop", "swap 128x48x64 c1x1 coop"), [(88, 4544, 4096), (96, 4352, 4096)]),
+    (named("swap 128x40x64 c1x1 coop", "swap 128x56x64 c1x1 coop"), [(112, 4352, 4096), (112, 5120, 4096)]),
+    (named("swap 128x48x64 c1x1 coop"), [(120, 4352, 4096), (128, 4544, 4096), (128, 5600, 4096), (144, 5600, 4096)]),
+    (named("swap 128x56x64 c1x1 coop", "swap 128x64x64 c1x1 coop"), [(164, 4352, 4096), (160, 5600, 4096)]),
+    (named("swap 128x64x64 c1x1 coop"), [(176, 5600, 4096), (192, 4352, 4096), (192, 5600, 4096)])]
+THREECOLS_MORE_FP8 = (("swap 128x48x128 c1x1 coop", "swap 128x56x128 c1x1 coop", "swap 128x64x128 c1x1 coop"),
+                      [(136, 4352, 4096), (152, 4544, 4096), (184, 5120, 4096)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1342,6 +1358,9 @@ CASES = {
     "c1x1wide": [beside_plan(tiles, shapes) for tiles, shapes in C1X1_WIDE_GROUPS],
     "nocluster": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_GROUPS],
     "threecols": [beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_GROUPS],
+    "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
+                      *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
+                        for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],
     "nocluster193": [*(beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER193_BF16),
                      *(fp8_beside_plan(make, named(*NOCLUSTER193_FP8[0], **extra), NOCLUSTER193_FP8[1])
                        for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],

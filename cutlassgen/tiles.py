@@ -571,10 +571,31 @@ def _n_classes(k_bytes: int) -> dict:
         # two 112-wide ones (224x4352 410 / 417 vs 336 / 337, 212x5600 414 / 410 vs 403 / 404); fp8 scaled 3 x 72
         # 1.15-1.26x with fast accumulation and 1.13-1.22x without (216x4544 629 / 671 and 528 / 552 vs 514 / 532 and
         # 443 / 454), 3 x 80 1.14-1.18x at 216x4544
-        fallback = before[1] if isinstance(before[1], tuple) else (before[1],)
-        return from_two_64_columns_end((*columns, *fallback), before,
-                                       THREE_COLUMNS_END_N if k_bytes == 2 else eight_bit_until, (1, 2))
+        # 129-192 rows (threecols and threecolsmore, runs 95-96), bf16 3 x 48 at 129-144 1.04-1.11x the plan's two
+        # 72-wide columns in a 1x2 cluster (136x4352x4096 286 / 311 vs 266 / 279, 144x5600 347 / 371 vs 332 / 342),
+        # 3 x 56 at 145-160 1.03-1.18x (152x4352 322 / 331 vs 274 / 285, 160x5600 357 / 407 vs 347 / 353), 3 x 64 at
+        # 161-192 1.01-1.27x (164x4352 314 / 290 vs 284 / 288, 3 x 56 there 341 / 370; 192x4352 376 / 403 vs
+        # 314 / 317); fp8 scaled 1.09-1.22x with fast accumulation and 1.09-1.33x without (152x4544 3 x 56 462 / 487
+        # and 389 / 408 vs 413 / 432 and 293 / 306). Not at 113-128 rows: 3 x 48 0.83-0.95x the plan but at 5600.
+        return columns_over(columns, (before,), eight_bit_until)
+
+    def columns_over(columns: tuple, classes: tuple, eight_bit_until: int = THREE_COLUMNS_END_N) -> tuple:
+        # three_columns over a run of the bucket's classes (n_min, fields): from TWO_64_COLUMNS_END_N to the end
+        # (16-bit THREE_COLUMNS_END_N, 8-bit eight_bit_until) columns first in each, then the class in force there
+        if k_bytes not in (1, 2):
+            return classes
+        until = THREE_COLUMNS_END_N if k_bytes == 2 else eight_bit_until
+        (_, first), *rest = classes  # the first from TWO_64_COLUMNS_END_N, wherever its own class starts
+        with_columns = [(n, (*columns, *(f if isinstance(f, tuple) else (f,))))
+                        for n, f in ((TWO_64_COLUMNS_END_N, first), *(c for c in rest if c[0] < until))]
+        in_force = [f for n, f in ((0, first), *rest) if n <= until][-1]
+        return (*with_columns, (until, in_force), *(c for c in rest if c[0] > until))
     column_80 = no_cluster_column(80, (128, 80))
+    column_64 = no_cluster_column(64)
+    # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
+    # ceil(N / 128) CTAs, 1.02-1.08x the one 112-wide column under 64-row weight tiles (104x4352x4096 224 / 243 vs
+    # 212 / 234, 112x5120 260 / 283 vs 247 / 268; three 40-wide columns 0.98-1.08x; runs 95-96)
+    column_112 = {"cta": (64, 112, k_decode)}
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
@@ -587,19 +608,25 @@ def _n_classes(k_bytes: int) -> dict:
                  *tall_in_band(tall(48, (64, 48), narrow_tokens=40)), (WIDE_N, one_column(80, (128, 80)))),
             96: (*from_two_64_columns_end({"cta": (64, 96, k_main), "cluster": (4, 1, 1)}, column_96, LARGE_N),
                  *tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(96))),
-            112: ((TWO_64_COLUMNS_END_N, {"cta": (64, 112, k_decode)}), narrowed(two_columns_128, 56),
+            112: (*from_two_64_columns_end((no_cluster_column(56), column_112), (TWO_64_COLUMNS_END_N, column_112),
+                                           THREE_COLUMNS_END_N),
+                  narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
             128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
-            144: (narrowed((two_columns_from, two_columns_160[1]), 72),
+            144: (*three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72),
+                                 THREE_COLUMNS_END_N),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
-            160: ((TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}), two_columns_160,
+            160: (*columns_over((no_cluster_column(56),), ((TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main),
+                                                                                      "cluster": (1, 1, 1)}),
+                                                            two_columns_160)),
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
-            176: (narrowed(two_columns_192, 88), *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall,
+            176: (*three_columns((column_64,), narrowed(two_columns_192, 88), THREE_COLUMNS_END_N),
+                  *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall,
                                                          fallback=two_columns_192[1])),
-            192: (two_columns_192, *tall_then_one_column(
+            192: (*three_columns((column_64,), two_columns_192, THREE_COLUMNS_END_N), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
             208: (*three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104),

@@ -38,11 +38,12 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # one 40-wide token tile in 4x1 clusters at N = 5000, 2x1 at 8192; M = 600 at N = 12288: the large-M wide-weight 128x128
 # pingpong tile, its last row of tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with
 # 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and
-# 2x56, 80 and 112 wide from there (72 and 100 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64
-# without; from 4608 on one 96-wide column and 128x64 cooperative, one 160-wide at 150x4400; two columns under one
-# 128-row weight tile in a 1x2 cluster, 56 wide at 110 rows, 72 at 140, 80 at 150 (from N = 4608), 96 at 180, 112 at
-# 210 (from N = 5633, three 72- or 80-wide columns with no cluster before: 200x4400, 220x5000), with subtiles as wide
-# as a column) and
+# 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without;
+# from 4608 on one 96-wide column and 128x64 cooperative; from N = 4225 to 5632 columns with no cluster under 128-row
+# weight tiles, two 56-wide at 97-112 rows (100x4304, 110x5600), three 48-, 56- and 64-wide at 129-192 (140x5000,
+# 150x4400, 150x5000, 170x4400, 190x5600), three 72- or 80-wide at 193-224 (200x4400, 220x5000); two columns under
+# one 128-row weight tile in a 1x2 cluster from there, 56 wide at 110 rows, 72 at 140, 80 at 150, 88 at 170, 96 at
+# 180, 112 at 210, with subtiles as wide as a column) and
 # 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row weight tiles in 4x1 clusters (80 to
 # 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last cluster's weight tiles partly or wholly past
 # N; from N = 8449 two token columns under 192-row pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to
@@ -63,7 +64,8 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (600, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512),
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
                   (150, 4400, 512), (250, 4400, 512), (90, 4400, 512), (90, 7000, 512), (250, 5600, 512),
-                  (240, 6000, 512), (200, 4400, 512), (220, 5000, 512)])
+                  (240, 6000, 512), (200, 4400, 512), (220, 5000, 512), (110, 5600, 512), (190, 5600, 512),
+                  (170, 6000, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -79,14 +81,18 @@ def expect_bf16_tiles(tile_of) -> None:
         (64, 40), (64, 48), (64, 56), (64, 64), (64, 72), (64, 80), (64, 96), (64, 112), (64, 128)]
     assert [tile_of(M, 1024).cluster for M in (72, 88, 100, 120, 136, 150, 200)] == [
         (1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1), (1, 2, 1), (1, 2, 1), (1, 2, 1)]
-    assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (64, 112)]
-    assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 80)]
-    assert tile_of(150, 4400).cta[:2] == (64, 160)
+    assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (128, 56)]
+    assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 56)]
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
-    # MID_N), three swapped 72-, 80- and 88-wide token columns under 128-row weight tiles, no cluster, at 193-256 (to
-    # N = 5633, then two columns in a 1x2 cluster at 193-224 and 128x128 at 225-256), the 96-wide column in a 4x1
-    # cluster at 81-96 (to LARGE_N)
+    # MID_N), swapped token columns under 128-row weight tiles, no cluster, to N = 5633: two 56-wide at 97-112 rows,
+    # three 48-, 56-, 64-, 72-, 80- and 88-wide at 129-256 (then two columns in a 1x2 cluster at 97-224 and 128x128
+    # at 225-256), the 96-wide column in a 4x1 cluster at 81-96 (to LARGE_N)
+    no_cluster = ((1, 1, 1), True, "cooperative")
     for M, N, form in ((120, 4400, ((64, 80), (2, 1, 1), False, "pingpong")),
+                       (100, 4304, ((128, 56), *no_cluster)), (110, 5600, ((128, 56), *no_cluster)),
+                       (140, 5000, ((128, 48), *no_cluster)), (150, 4400, ((128, 56), *no_cluster)),
+                       (150, 5000, ((128, 56), *no_cluster)), (170, 4400, ((128, 64), *no_cluster)),
+                       (190, 5600, ((128, 64), *no_cluster)),
                        (200, 4400, ((128, 72), (1, 1, 1), True, "cooperative")),
                        (220, 5000, ((128, 80), (1, 1, 1), True, "cooperative")),
                        (235, 4400, ((128, 80), (1, 1, 1), True, "cooperative")),
@@ -116,9 +122,8 @@ def expect_bf16_tiles(tile_of) -> None:
     for M, N, cta in ((150, 8704, (64, 224)), (170, 9304, (64, 224)), (185, 10008, (192, 80))):
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 1, 1), False, "pingpong"), M
-    for M, N, cta in ((110, 8192, (128, 56)), (140, 8192, (128, 72)), (150, 7200, (128, 80)), (150, 5000, (128, 80)),
-                      (180, 8192, (128, 96)), (210, 6000, (128, 112)), (140, 5000, (128, 72)), (170, 4400, (128, 88)),
-                      (185, 6000, (128, 96))):
+    for M, N, cta in ((110, 8192, (128, 56)), (140, 8192, (128, 72)), (150, 7200, (128, 80)), (180, 8192, (128, 96)),
+                      (210, 6000, (128, 112)), (170, 6000, (128, 88)), (185, 6000, (128, 96))):
         tile = tile_of(M, N)
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 2, 1), True, "cooperative"), M
 
@@ -127,7 +132,7 @@ FP8_SHAPES = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] +
               + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
                  (216, 8704, 512)] + [(140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (240, 4400, 512),
                                       (250, 4400, 512), (150, 5000, 512), (240, 5000, 512), (200, 4400, 512),
-                                      (220, 5000, 512)])
+                                      (220, 5000, 512), (170, 6000, 512)])
 
 
 def expect_fp8_tiles(tile_of) -> None:
@@ -136,18 +141,19 @@ def expect_fp8_tiles(tile_of) -> None:
     # unswapped token tiles under weight tiles N / 64 wide in 2x1 clusters: 128-row ones at 225-256 rows and at
     # 209-224 to 9216, 64-row ones at 97-128 to 10240; two columns in steps of 8 at 65-80 and 97-112 rows below
     # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows;
-    # from N = 4225 (run 87) two 72-, 88- and 96-wide columns under 128-row weight tiles in 1x2 clusters at 140, 170
-    # and 185 rows, 80-wide ones at 150 from MID_N (run 89); at 225-256 rows three 80- or 88-wide token columns under
-    # 128-row weight tiles, no cluster, to MID_N (runs 89-91), 128x128 from there; at 193-224 three 72- or 80-wide
-    # ones, no cluster, to N = 5633 (run 94)
+    # from N = 4225 three 48-, 56- and 64-wide token columns under 128-row weight tiles, no cluster, at 140, 150 and 170
+    # rows to N = 5633 (run 96), two 88- and 96-wide ones in 1x2 clusters from there (170x6000, 185x6000; run 87); at
+    # 225-256 rows three 80- or 88-wide token columns, no cluster, to MID_N (runs 89-91), 128x128 from there; at
+    # 193-224 three 72- or 80-wide ones, no cluster, to N = 5633 (run 94)
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
         (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128), (64, 80, 128), (64, 112, 128),
         (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
-        (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 72, 128), (128, 88, 128), (128, 96, 128),
-        (128, 80, 128), (128, 88, 128), (128, 80, 128), (128, 128, 128), (128, 72, 128), (128, 80, 128)]
+        (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 48, 128), (128, 64, 128), (128, 96, 128),
+        (128, 80, 128), (128, 88, 128), (128, 56, 128), (128, 128, 128), (128, 72, 128), (128, 80, 128),
+        (128, 88, 128)]
     assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab)
-            for M, N in ((240, 4400), (250, 4400), (150, 5000), (200, 4400), (220, 5000))] == [
-        ((1, 1, 1), True), ((1, 1, 1), True), ((1, 2, 1), True), ((1, 1, 1), True), ((1, 1, 1), True)]
+            for M, N in ((240, 4400), (250, 4400), (150, 5000), (200, 4400), (220, 5000), (140, 5000), (170, 4400),
+                         (170, 6000), (185, 6000))] == [((1, 1, 1), True)] * 7 + [((1, 2, 1), True)] * 2
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
@@ -162,7 +168,8 @@ def expect_fp8_fast_tiles(tile_of) -> None:
 SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),
                                                                             (110, 9304, 528), (180, 9304, 528),
                                                                             (140, 5000, 528), (185, 5000, 528),
-                                                                            (240, 4400, 528), (200, 4400, 528)]
+                                                                            (240, 4400, 528), (200, 4400, 528),
+                                                                            (150, 5000, 528)]
 
 
 def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
@@ -172,21 +179,23 @@ def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
     # under 128-row cooperative weight tiles in 4x1 clusters; at 110x9304 int8 two 64-row token tiles in 2x1 clusters
     # under 160-wide weight tiles, tf32 two swapped token columns under 128-row weight tiles in a 1x2 cluster; at
     # 180x9304 int8 three 64-row token tiles under 224-wide weight tiles, no cluster, tf32 again two swapped columns
-    # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of runs 87 and 89 (not timed with int8): two 80- and
-    # 96-wide columns under 128-row weight tiles in 1x2 clusters at 140 and 185 rows (its token tiles go in steps of
-    # 16), three 80-wide columns (no cluster) at 200 and 240; tf32 keeps its tiles there
+    # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of runs 87-96 (not timed with int8): three 48- and
+    # 64-wide token columns under 128-row weight tiles, no cluster, at 140 and 185 rows, two 80-wide ones in a 1x2
+    # cluster at 150 (fp8's 56 is off its steps of 16), three 80-wide columns (no cluster) at 200 and 240; tf32
+    # keeps its tiles there
     if operands == "int8":
         k_main = 128
-        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 80),
-                                                          (128, 96), (128, 80), (128, 80)]
+        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 48),
+                                                          (128, 64), (128, 80), (128, 80), (128, 80)]
         forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
                  (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong"),
-                 (140, 5000): ((1, 2, 1), True, "cooperative"), (185, 5000): ((1, 2, 1), True, "cooperative"),
-                 (240, 4400): ((1, 1, 1), True, "cooperative"), (200, 4400): ((1, 1, 1), True, "cooperative")}
+                 (140, 5000): ((1, 1, 1), True, "cooperative"), (185, 5000): ((1, 1, 1), True, "cooperative"),
+                 (240, 4400): ((1, 1, 1), True, "cooperative"), (200, 4400): ((1, 1, 1), True, "cooperative"),
+                 (150, 5000): ((1, 2, 1), True, "cooperative")}
     else:
         k_main = 32
         narrow, wide = [(128, 128)] * 3, [(128, 128), (128, 256), (128, 64), (128, 96), (128, 128), (64, 96),
-                                          (64, 128), (128, 128)]
+                                          (64, 128), (128, 128), (128, 128)]
         forms = {(250, 12520): ((4, 1, 1), True, "cooperative"), (110, 9304): ((1, 2, 1), True, "cooperative"),
                  (180, 9304): ((1, 2, 1), True, "cooperative")}
     assert [tile_of(M, N).cta[:2] for M, N, _ in SM90_INT8_TF32_SHAPES] == [(64, 16), (64, 32), *narrow, *wide]

@@ -140,7 +140,8 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
     assert waves.ctas_of(split, 1000, 4100) == 8 * 17 * 2
     assert waves.flag(136, 132, 0.25, 0.6) == "just past a wave" and waves.flag(68, 132, 0.25, 0.6) == "under one wave"
     assert waves.flag(128, 132, 0.25, 0.6) is None and waves.flag(200, 132, 0.25, 0.6) is None
-    found = waves.walk(waves.spec_of("bf16"), range(161, 193, 8), range(4352, 4353), 132, 0.25, 0.6)
-    # the plan's two columns under 128-row weight tiles there: 2 x 34 CTAs, about half a wave
-    assert found == {("swap 128x88x64 c1x2 cooperative", "under one wave"): [(161, 4352, 68), (169, 4352, 68)],
-                     ("swap 128x96x64 c1x2 cooperative", "under one wave"): [(177, 4352, 68), (185, 4352, 68)]}
+    found = waves.walk(waves.spec_of("bf16"), range(97, 113, 8), range(4352, 4353), 132, 0.25, 0.6)
+    # the plan's two 56-wide columns under 128-row weight tiles there: 2 x 34 CTAs, about half a wave
+    assert found == {("swap 128x56x64 c1x1 cooperative", "under one wave"): [(97, 4352, 68), (105, 4352, 68)]}
+    # three columns at 161-192 rows: 3 x 34 CTAs, neither flag
+    assert waves.walk(waves.spec_of("bf16"), range(161, 193, 8), range(4352, 4353), 132, 0.25, 0.6) == {}

@@ -318,33 +318,40 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             assert wide.epilogue_tile == subtiles.get(width, "auto"), (M, n)
         assert shape_class(M, WIDE_N)[1] == WIDE_N and shape_class(M, WIDE_N - 1)[1] < WIDE_N, M
     two_columns = ("cooperative", True, (1, 2, 1))  # under one 128-row weight tile, multicast over a 1x2 cluster
-    # one 112-wide token tile (from TWO_64_COLUMNS_END_N) or (from MID_N) twice the CTAs of 128x128, then two
-    # columns, 56 wide at 97-112 rows (cuBLAS's steps of 8, validate.n_step_of; tile_probe.py narrowcols, run 84)
+    no_cluster = ("cooperative", True, (1, 1, 1))  # swapped token columns under 128-row weight tiles
+    # at 97-112 rows two 56-wide columns with no cluster from TWO_64_COLUMNS_END_N (runs 95-96), then one 112-wide
+    # token tile; at 113-128 (from MID_N) twice the CTAs of 128x128; then two columns, 56 wide at 97-112 rows
+    # (cuBLAS's steps of 8, validate.n_step_of; tile_probe.py narrowcols, run 84)
     for M in (97, 112, 113, 128):
         narrow, large = shape_tile(SPEC, M, MID_N), shape_tile(SPEC, M, LARGE_N)
         if M <= 112:  # token columns, then 128x128
-            assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((64, 112, 128), "pingpong", True), M
-            assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == narrow, M
+            assert (narrow.cta, narrow.mainloop, narrow.swap_ab, narrow.cluster) == ((128, 56, 64), *no_cluster), M
+            assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == narrow == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1)
+            one = shape_tile(SPEC, M, THREE_COLUMNS_END_N)
+            assert (one.cta, one.mainloop, one.swap_ab) == ((64, 112, 128), "pingpong", True), M
         else:
             assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 56 if M <= 112 else 64, 64),
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     assert shape_class(96, 14336) == (6, WIDE_N) and shape_class(97, 14336) == (7, WIDE_N)
-    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):  # two 72- or 80-wide columns, at 129-144 rows
-        narrow, large = shape_tile(SPEC, M, MID_N - 1), shape_tile(SPEC, M, LARGE_N)  # (16-bit) from
-        if M > 144:  # TWO_64_COLUMNS_END_N (tile_probe.py wave7168, run 86), at 145-160 from MID_N, one token tile
-            assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, width, 64), True, (1, 1, 1)), M  # fitted
-            assert shape_tile(SPEC, M, MID_N) == large, M  # to 16 rows before (run 87)
-        else:
-            assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == narrow == large, M
+    # 129-192 rows from TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: three 48-, 56- or 64-wide columns with no
+    # cluster (runs 95-96); then two 72-, 80-, 88- or 96-wide columns in a 1x2 cluster (runs 86-87)
+    for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):
+        three, large = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N), shape_tile(SPEC, M, LARGE_N)
+        assert three == shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1), M
+        assert (three.cta, three.mainloop, three.swap_ab, three.cluster) == ((128, 48 if M <= 144 else 56, 64), *no_cluster), M
+        assert shape_tile(SPEC, M, THREE_COLUMNS_END_N) == large, M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, width // 2, 64), *two_columns), M
         assert large.epilogue_tile == ("auto" if M <= 144 else (128, 80)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
     for M in (161, 176, 177, 192):  # two 96-wide token tiles under 64-row weight tiles below TWO_64_COLUMNS_END_N,
         narrow, large = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1), shape_tile(SPEC, M, LARGE_N)  # then two 88-
         assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M  # or 96-wide ones
-        assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == large, M  # under 128-row weight tiles in a 1x2 cluster
+        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # under 128-row weight tiles in a 1x2 cluster from
+        assert three == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1), M  # THREE_COLUMNS_END_N, three 64-wide before
+        assert (three.cta, three.mainloop, three.swap_ab, three.cluster) == ((128, 64, 64), *no_cluster), M
+        assert shape_tile(SPEC, M, THREE_COLUMNS_END_N) == large, M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 88 if M <= 176 else 96, 64),
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
@@ -380,14 +387,16 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             assert (tile.cta, tile.mainloop, tile.swap_ab, tile.cluster) == ((64, 80, 64), "pingpong", False,
                                                                              (2, 1, 1)), (M, n)
     # at 65-80 and 97-112 rows two 40- or 56-wide columns in a 1x2 cluster while their N / 32 CTAs fit one wave, then
-    # the one column (runs 83-84)
+    # the one column (runs 83-84; at 97-112 rows, 16-bit, from THREE_COLUMNS_END_N, two 56-wide columns with no
+    # cluster under 128-row weight tiles before, above)
     assert TWO_64_COLUMNS_END_N == 4225
     for M, width in ((65, 40), (80, 40), (97, 56), (112, 56)):
         tile = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              (1, 2, 1)), M
         assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
-        assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N).cta[:2] == (64, 2 * width), M
+        one_from = TWO_64_COLUMNS_END_N if M <= 80 else THREE_COLUMNS_END_N
+        assert shape_tile(SPEC, M, one_from).cta[:2] == (64, 2 * width), M
     assert THREE_COLUMNS_END_N == 5633  # 3 * ceil(N / 128) > 132 SMs from here
     for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; from there three
         narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # swapped 80- or 88-wide token columns under 128-row
@@ -483,16 +492,17 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(fp8, 136).cta == (64, 72, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
     assert shape_tile(fp8, 200, MID_N).cta == (128, 72, 128)  # three columns (run 94), 104 wide from 5633
     assert shape_tile(fp8, 200, THREE_COLUMNS_END_N).cta == (128, 104, 128)
-    # run 86's forms, timed with fp8 in run 87, but at 113-128 rows, where fp8 keeps 128x64; at 145-160 rows the one
-    # 160-wide column below MID_N, two 80-wide ones from it (run 89); at 225-256 the three token columns to MID_N
-    # (run 89), 16-bit's to THREE_COLUMNS_END_N
+    # from TWO_64_COLUMNS_END_N, at 129-192 rows three 48-, 56- or 64-wide columns with no cluster (run 96), from
+    # THREE_COLUMNS_END_N run 86's forms, timed with fp8 in run 87 (two 80-wide ones at 145-160, run 89); at 113-128
+    # rows fp8 keeps 128x64; at 225-256 the three token columns to MID_N (run 89), 16-bit's to THREE_COLUMNS_END_N
     fp8_tiles = [(t.cta, t.cluster) for t in (shape_tile(fp8, M, N) for M, N in (
         (136, 4096), (120, 4400), (136, 5000), (150, 4400), (150, 5000), (170, 5000), (185, 5000), (240, 4400),
-        (256, MID_N - 1), (240, MID_N)))]
-    assert fp8_tiles == [((64, 72, 128), (1, 2, 1)), ((128, 64, 128), (1, 1, 1)), ((128, 72, 128), (1, 2, 1)),
-                         ((64, 160, 128), (1, 1, 1)), ((128, 80, 128), (1, 2, 1)), ((128, 88, 128), (1, 2, 1)),
-                         ((128, 96, 128), (1, 2, 1)), ((128, 80, 128), (1, 1, 1)), ((128, 88, 128), (1, 1, 1)),
-                         ((128, 128, 128), (1, 1, 1))]
+        (256, MID_N - 1), (240, MID_N), (136, 5633), (150, 5633), (170, 5633), (185, 5633)))]
+    assert fp8_tiles == [((64, 72, 128), (1, 2, 1)), ((128, 64, 128), (1, 1, 1)), ((128, 48, 128), (1, 1, 1)),
+                         ((128, 56, 128), (1, 1, 1)), ((128, 56, 128), (1, 1, 1)), ((128, 64, 128), (1, 1, 1)),
+                         ((128, 64, 128), (1, 1, 1)), ((128, 80, 128), (1, 1, 1)), ((128, 88, 128), (1, 1, 1)),
+                         ((128, 128, 128), (1, 1, 1)), ((128, 72, 128), (1, 2, 1)), ((128, 80, 128), (1, 2, 1)),
+                         ((128, 88, 128), (1, 2, 1)), ((128, 96, 128), (1, 2, 1))]
     assert shape_tile(fp8, 96, 4400).cluster == (1, 1, 1)  # the 96-wide column's 4x1 cluster is 16-bit's only
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
     coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
