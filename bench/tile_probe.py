@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore
+     threecols threecolsmore low200
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -869,7 +869,7 @@ NOCLUSTER193_FP8 = (("swap 128x72x128 c1x1 coop", "swap 128x80x128 c1x1 coop epi
 # Run 94 (cold / warm): bf16 72 wide 1.11-1.29x the 1x2 two columns, 80 wide 1.01-1.25x; fp8 scaled 1.13-1.26x
 # (tiles.py takes both widths for 16- and 8-bit operands); at 200x4096 the 72 columns 1.13-1.15x the plan's two
 # columns under 64-row weight tiles, at 216x4096 the 80 ones 0.93-0.98x.
-# threecols (session 34, not run yet; its 5 new tiles compiled on the 2-core machine in 153 s, 168 registers, no
+# threecols (session 34; run 95, below; its 5 new tiles compiled on the 2-core machine in 153 s, 168 registers, no
 # spills): cuBLAS splits 200-232 rows into three token columns (run 88's nvjet 128x72 /
 # 128x80), and without a cluster they beat the plan's two columns (runs 90-94). The same split at fewer rows, from
 # TWO_64_COLUMNS_END_N, where the plan's two columns (or one 112- / 160-wide one) make 68-80 CTAs: three 40- to
@@ -897,6 +897,17 @@ THREECOLS_MORE_BF16 = [
     (named("swap 128x64x64 c1x1 coop"), [(176, 5600, 4096), (192, 4352, 4096), (192, 5600, 4096)])]
 THREECOLS_MORE_FP8 = (("swap 128x48x128 c1x1 coop", "swap 128x56x128 c1x1 coop", "swap 128x64x128 c1x1 coop"),
                       [(136, 4352, 4096), (152, 4544, 4096), (184, 5120, 4096)])
+# Run 96 (cold / warm): bf16 2 x 56 at 112 rows 1.05-1.08x the plan, 3 x 48 at 144x5600 1.05-1.08x, 3 x 56 at
+# 160x5600 1.03-1.15x, 3 x 64 at 176-192 rows 1.09-1.27x (at 164x4352 1.11 / 1.01x, 3 x 56 1.20 / 1.28x); fp8
+# scaled 1.09-1.22x with fast accumulation, 1.09-1.33x without (tiles.py takes them at 97-112 rows for 16-bit
+# operands, at 129-192 for 16- and 8-bit). Not taken: 3 x 48 at 113-128 rows (0.86-0.95x but 1.02-1.06x at
+# 128x5600), 3 x 32 at 88-96 (0.94-1.03x).
+# low200 (session 35): 200 rows below TWO_64_COLUMNS_END_N, where the plan's two 112-wide columns under 64-row weight
+# tiles in a 1x2 cluster ran 0.81-0.89x cuBLASLt fused at N = 2048-3840 (run 95). cuBLAS there (library_kernels.py,
+# session 35): nvjet 64x72 _4x1 (three 72-wide columns, the token tile multicast over four weight tiles; 96 CTAs) at
+# 2048, 64x104 _4x2 (two 104-wide columns, 4x2 clusters) at 3072-3840; both with 64 elements of K.
+LOW200_TILES = named("swap 64x72x64 c4x1 pingpong", "swap 64x104x64 c4x2 pingpong", "swap 64x104x64 c1x2 pingpong")
+LOW200_SHAPES = [(200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1358,6 +1369,7 @@ CASES = {
     "c1x1wide": [beside_plan(tiles, shapes) for tiles, shapes in C1X1_WIDE_GROUPS],
     "nocluster": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_GROUPS],
     "threecols": [beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_GROUPS],
+    "low200": [beside_plan(LOW200_TILES, LOW200_SHAPES)],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
                         for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],

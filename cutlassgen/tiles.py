@@ -576,7 +576,7 @@ def _n_classes(k_bytes: int) -> dict:
         # 3 x 56 at 145-160 1.03-1.18x (152x4352 322 / 331 vs 274 / 285, 160x5600 357 / 407 vs 347 / 353), 3 x 64 at
         # 161-192 1.01-1.27x (164x4352 314 / 290 vs 284 / 288, 3 x 56 there 341 / 370; 192x4352 376 / 403 vs
         # 314 / 317); fp8 scaled 1.09-1.22x with fast accumulation and 1.09-1.33x without (152x4544 3 x 56 462 / 487
-        # and 389 / 408 vs 413 / 432 and 293 / 306). Not at 113-128 rows: 3 x 48 0.83-0.95x the plan but at 5600.
+        # and 389 / 408 vs 413 / 432 and 293 / 306). Not at 113-128 rows: 3 x 48 0.86-0.95x the plan but at 5600.
         return columns_over(columns, (before,), eight_bit_until)
 
     def columns_over(columns: tuple, classes: tuple, eight_bit_until: int = THREE_COLUMNS_END_N) -> tuple:
@@ -594,7 +594,7 @@ def _n_classes(k_bytes: int) -> dict:
     column_64 = no_cluster_column(64)
     # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
     # ceil(N / 128) CTAs, 1.02-1.08x the one 112-wide column under 64-row weight tiles (104x4352x4096 224 / 243 vs
-    # 212 / 234, 112x5120 260 / 283 vs 247 / 268; three 40-wide columns 0.98-1.08x; runs 95-96)
+    # 212 / 234, 112x5120 260 / 283 vs 247 / 268; three 40-wide columns 0.91-1.08x; runs 95-96)
     column_112 = {"cta": (64, 112, k_decode)}
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
