@@ -340,7 +340,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     for M, width in ((129, 144), (144, 144), (145, 160), (160, 160)):
         three, large = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N), shape_tile(SPEC, M, LARGE_N)
         assert three == shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1), M
-        assert (three.cta, three.mainloop, three.swap_ab, three.cluster) == ((128, 48 if M <= 144 else 56, 64), *no_cluster), M
+        assert (three.cta, three.mainloop, three.swap_ab, three.cluster) == ((128, 48 if M <= 144 else 56, 64),
+                                                                             *no_cluster), M
         assert shape_tile(SPEC, M, THREE_COLUMNS_END_N) == large, M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, width // 2, 64), *two_columns), M
         assert large.epilogue_tile == ("auto" if M <= 144 else (128, 80)), M
