@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore low200
+     threecols threecolsmore low200 low200more
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -908,6 +908,16 @@ THREECOLS_MORE_FP8 = (("swap 128x48x128 c1x1 coop", "swap 128x56x128 c1x1 coop",
 # 2048, 64x104 _4x2 (two 104-wide columns, 4x2 clusters) at 3072-3840; both with 64 elements of K.
 LOW200_TILES = named("swap 64x72x64 c4x1 pingpong", "swap 64x104x64 c4x2 pingpong", "swap 64x104x64 c1x2 pingpong")
 LOW200_SHAPES = [(200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096)]
+# low200more (session 35, after low200 ran 1.14-1.25x the plan): the 64-element K of cuBLAS's tiles, with 104- and
+# 112-wide columns in 1x2 and 4x2 clusters, at 193-224 rows over the rest of N below TWO_64_COLUMNS_END_N.
+LOW200_MORE = [(named("swap 64x104x64 c1x2 pingpong", "swap 64x104x64 c4x2 pingpong"), [(200, 1024, 4096),
+                                                                                      (200, 4096, 4096)]),
+               (named("swap 64x112x64 c1x2 pingpong", "swap 64x112x64 c4x2 pingpong"),
+                [(216, 2048, 4096), (216, 3072, 4096), (216, 4096, 4096)])]
+# Runs 98-99 (cold / warm): 64x104x64 in the plan's 1x2 cluster 1.12-1.27x the plan's 64x112x128 at 200 rows,
+# N = 1024-4096 (200x3840 387 / 418 vs 327 / 341), cuBLAS's 4x2 cluster 1.02-1.08x the 1x2 one at N <= 2048, level
+# at 3072-3840, 0.65-0.69x at 4096, its 64x72 _4x1 three columns behind from 3072; at 216 rows 64x112x64 c1x2
+# 1.01-1.07x the plan (tiles.py takes both for 16-bit operands). cuBLASLt fused still leads at N <= 3840: 0.80-0.99x.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1370,6 +1380,7 @@ CASES = {
     "nocluster": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_GROUPS],
     "threecols": [beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_GROUPS],
     "low200": [beside_plan(LOW200_TILES, LOW200_SHAPES)],
+    "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
                         for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],

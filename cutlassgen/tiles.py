@@ -281,6 +281,17 @@ def _bucket_tiles(k_bytes: int) -> dict:
     # they run the tile of the bucket above
     for upper in (176, 208, 240):
         tiles[upper] = tiles[upper + 16]
+    if k_bytes == 2:
+        # 16-bit operands at 193-224 rows below TWO_64_COLUMNS_END_N: 64 elements of K, 10 stages where 128 left 5
+        # (cuBLAS's nvjet 64x104 runs 64 of K, h200_library_kernels.log session 35), and at 193-208 rows the
+        # columns 104 wide (steps of 8), cold / warm against the 112-wide ones with 128 of K (tile_probe.py low200,
+        # low200more, runs 98-99): 200x1024x4096 117 / 119 vs 102 / 106, 200x3072 316 / 345 vs 278 / 287,
+        # 200x4096 394 / 442 vs 323 / 349; at 209-224 rows 1.01-1.07x (216x2048 216 / 230 vs 202 / 220). The
+        # 4x2 cluster of cuBLAS's tile ran 1.02-1.08x the 1x2 one at N <= 2048, level at 3072-3840, 0.65-0.69x at
+        # 4096. cuBLASLt fused still leads at N <= 3840 (0.80-0.99x).
+        two_112 = {**tiles[224], "cta": (64, 112, 64)}
+        tiles[224] = two_112
+        tiles[208] = ({**two_112, "cta": (64, 104, 64)}, two_112)
     return tiles
 
 

@@ -183,8 +183,8 @@ def test_shape_tiles_follow_the_buckets():
             81: (64, 48, 128), 96: (64, 48, 128),
             97: (64, 56, 128), 112: (64, 56, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 72, 128),
             144: (64, 72, 128), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
-            177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 112, 128), 208: (64, 112, 128), 209: (64, 112, 128),
-            224: (64, 112, 128), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
+            177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 104, 64), 208: (64, 104, 64), 209: (64, 112, 64),
+            224: (64, 112, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
             256: (64, 128, 64)}  # N unknown: each
     for M, cta in want.items():  # bucket's narrowest N
         tile = shape_tile(SPEC, M)
@@ -367,8 +367,9 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # (N / 32 CTAs), each weight tile loaded once for both by a 1x2 cluster but at 113-128 (run 65), while those fit
     # one wave; from TWO_64_COLUMNS_END_N the tile of MID_N (run 85), but at 81-96 and 113-128 rows (below) and
     # 145-160 (above)
+    # (at 193-224 rows 16-bit operands take 64 of K, and 104-wide columns at 193-208; runs 98-99)
     for M, width, cluster in ((81, 48, (1, 2, 1)), (96, 48, (1, 2, 1)), (113, 64, (1, 1, 1)), (128, 64, (1, 1, 1)),
-                              (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 112, (1, 2, 1)),
+                              (145, 80, (1, 2, 1)), (160, 80, (1, 2, 1)), (193, 104, (1, 2, 1)),
                               (224, 112, (1, 2, 1))):
         tile = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
@@ -418,7 +419,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         width = 72 if M <= 208 else 80
         assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, width, 64), True, "cooperative",
                                                                              (1, 1, 1)), M
-        assert (two.cta, two.cluster) == ((64, 112, 128), (1, 2, 1)), M
+        assert (two.cta, two.cluster) == ((64, 104 if M <= 208 else 112, 64), (1, 2, 1)), M
         assert (wide.cta, wide.swap_ab, wide.cluster) == ((128, 104 if M <= 208 else 112, 64), True, (1, 2, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
         for operands, eight_bit_width in (("e4m3", width), ("int8", 80)):
