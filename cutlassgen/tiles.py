@@ -635,8 +635,7 @@ def _n_classes(k_bytes: int) -> dict:
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
             176: (*three_columns((column_64,), narrowed(two_columns_192, 88), THREE_COLUMNS_END_N),
-                  *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall,
-                                                         fallback=two_columns_192[1])),
+                  *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall, fallback=two_columns_192[1])),
             192: (*three_columns((column_64,), two_columns_192, THREE_COLUMNS_END_N), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
