@@ -16,11 +16,12 @@ GPU_SPECS = {
     # Linear + bias + gelu -> fp8 with the pre-activation saved and amax recorded (delayed scaling).
     "sm90_bf16_gelu_fp8": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("e4m3"),
                                    epilogue=[Add("per_col", "bias", "bf16"), StoreAux("pre_act", "bf16"),
-                                             Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
+                                             Activation("gelu"), Amax("amax"),
+                                             Quantize("e4m3", "per_tensor", "scale")]),
     # fp8 GEMM with per-token x per-channel dequant scales and bias, the vLLM/TRT-LLM epilogue.
     "sm90_fp8_scaled": GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", COL), d=Operand("bf16"),
-                                epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
-                                          Add("per_col", "bias", "bf16")]),
+                                epilogue=[Multiply("per_row", "scale_a", "fp32"),
+                                          Multiply("per_col", "scale_b", "fp32"), Add("per_col", "bias", "bf16")]),
     # fp16 NN/TT layouts, C residual via beta and a runtime alpha; pingpong; column-major output.
     "sm90_fp16_residual_colD": GemmSpec(arch=90, a=Operand("fp16", COL), b=Operand("fp16", ROW),
                                         c=Operand("fp16", COL), d=Operand("fp16", COL),
@@ -47,8 +48,9 @@ GPU_SPECS = {
     "sm80_fp16_bias_relu": GemmSpec(arch=80, a=Operand("fp16"), b=Operand("fp16", COL), d=Operand("fp16"),
                                     epilogue=[Add("per_col", "bias", "fp16"), Activation("relu")]),
     "sm80_int8_dequant": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("bf16"),
-                                  epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
-                                            Add("per_col", "bias", "bf16"), Activation("silu")]),
+                                  epilogue=[Multiply("per_row", "scale_a", "fp32"),
+                                            Multiply("per_col", "scale_b", "fp32"), Add("per_col", "bias", "bf16"),
+                                            Activation("silu")]),
     "sm80_bf16_residual_aux_amax": GemmSpec(
         arch=80, a=Operand("bf16", COL), b=Operand("bf16", ROW), c=Operand("bf16"), d=Operand("bf16"),
         tile=Sm80Tile(threadblock=(128, 64, 32), warp=(64, 32, 32), stages=3),
@@ -69,14 +71,18 @@ GPU_SPECS = {
                                               Quantize("e5m2", "per_tensor", "scale")]),
     # fp8 operand mixes on the sm90 path: e4m3 x e5m2 and e5m2 x e5m2 (fast accumulation), 8-bit e5m2 output.
     "sm90_fp8_mixed": GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", COL), d=Operand("bf16"),
-                               epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32")]),
+                               epilogue=[Multiply("per_row", "scale_a", "fp32"),
+                                         Multiply("per_col", "scale_b", "fp32")]),
     "sm90_e5m2_fast_accum": GemmSpec(arch=90, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e5m2"),
                                      tile=Sm90Tile(fp8_fast_accum=True),
-                                     epilogue=[Multiply("scalar", "scale_ab", "fp32"), Quantize("e5m2", "per_tensor", "out_scale")]),
+                                     epilogue=[Multiply("scalar", "scale_ab", "fp32"),
+                                               Quantize("e5m2", "per_tensor", "out_scale")]),
     # The raw int8 x int8 -> int32 accumulator on both paths, and e5m2 operands on the sm89 (mma.sync) path with an
     # e4m3 output.
-    "sm80_int8_raw_int32": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"), epilogue=[]),
-    "sm90_int8_raw_int32": GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"), epilogue=[]),
+    "sm80_int8_raw_int32": GemmSpec(arch=80, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"),
+                                    epilogue=[]),
+    "sm90_int8_raw_int32": GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", COL), d=Operand("int32"),
+                                    epilogue=[]),
     "sm89_e5m2_to_e4m3": GemmSpec(arch=89, a=Operand("e5m2"), b=Operand("e5m2", COL), d=Operand("e4m3"),
                                   epilogue=[Multiply("scalar", "scale_ab", "fp32"),
                                             Quantize("e4m3", "per_tensor", "out_scale")]),
@@ -90,7 +96,8 @@ GPU_SPECS = {
         arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("e4m3"),
         tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True),
         epilogue=[Multiply("per_row", "sa", "fp32"), Add("tensor", "res"), StoreAux("pre", "bf16"),
-                  Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
+                  Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"),
+                  Quantize("e4m3", "per_tensor", "scale")]),
     # A wider epilogue subtile (Sm90Tile.epilogue_tile: 2 steps of 128x64 instead of 4 of 128x32 per 128x128 tile)
     # with a C source, an aux store and a broadcast, which all walk the subtile.
     "sm90_epi_tile_residual_aux": GemmSpec(
@@ -106,7 +113,8 @@ GPU_SPECS = {
         arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("e4m3"),
         tile=Sm90Tile(cta=(128, 80, 64), cluster=(1, 2, 1), swap_ab=True, epilogue_tile=(128, 80)),
         epilogue=[Multiply("per_row", "sa", "fp32"), Add("tensor", "res"), StoreAux("pre", "bf16"),
-                  Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"), Quantize("e4m3", "per_tensor", "scale")]),
+                  Add("per_col", "bias", "bf16"), Activation("gelu"), Amax("amax"),
+                  Quantize("e4m3", "per_tensor", "scale")]),
     "sm90_n112_full_subtile_residual_aux": GemmSpec(
         arch=90, a=Operand("bf16"), b=Operand("bf16", COL), c=Operand("bf16"), d=Operand("bf16"),
         tile=Sm90Tile(cta=(64, 112, 64), cluster=(1, 1, 1), mainloop="pingpong", epilogue_tile=(64, 112)),
