@@ -67,7 +67,7 @@ CASES = [
     *per_shape_cases((96, 4544, 4096), (104, 4352, 4096), (200, 4352, 4096), (216, 4544, 4096), (232, 4352, 4096),
                      (256, 4544, 4096)),
     # Session 35: 200 rows below TWO_64_COLUMNS_END_N, where the plan and the three 72-wide columns both trail
-    # cuBLASLt fused (0.81-0.89x, tile_probe.py threecols, run 95), and 96 rows at 4352 (0.96-0.99x).
+    # cuBLASLt fused (0.72-0.89x, tile_probe.py threecols, run 95), and 96 rows at 4352 (0.96-0.99x).
     *per_shape_cases((200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096), (96, 4352, 4096)),
     # Session 35, after run 96: 97-128 rows at N = 4544-5600, where the plan still trails (0.85-0.98x warm).
     *per_shape_cases((112, 5120, 4096), (128, 4544, 4096), (128, 5600, 4096)),

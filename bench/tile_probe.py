@@ -883,9 +883,10 @@ THREECOLS_GROUPS = [
     (named("swap 128x72x64 c1x1 coop"), [(200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096)])]
 # Run 95 (threecols, session 35; cold / warm): from TWO_64_COLUMNS_END_N three no-cluster columns beat the plan at
 # 129-192 rows, 1.04-1.18x (136x4352x4096 3 x 48 286 / 311 vs 266 / 279, 152x4352 3 x 56 322 / 331 vs 274 / 285,
-# 184x5120 3 x 64 412 / 424 vs 357 / 358; 1.16-1.52x cuBLASLt fused); at 104 rows 3 x 40 227 / 230 and 2 x 56
-# 224 / 243 vs the plan's 212 / 234. Below TWO_64_COLUMNS_END_N at 200 rows the 72-wide three columns ran as the plan
-# (0.81-0.89x cuBLASLt fused at N = 2048-3840) and lost at 3840 cold.
+# 184x5120 3 x 64 412 / 424 vs 357 / 358; 1.14-1.52x cuBLASLt fused); at 104 rows 3 x 40 227 / 230 and 2 x 56
+# 224 / 243 vs the plan's 212 / 234. Below TWO_64_COLUMNS_END_N at 200 rows the 72-wide three columns lost at 2048
+# (0.94-0.96x the plan), tied at 3072 and led at 3840 (1.06 / 1.16x); cuBLASLt fused led both (the plan 0.72-0.87x,
+# the columns 0.76-0.89x).
 # threecolsmore (session 35): the rest of the three columns' bands before taking them: 113-128 rows (3 x 48), the
 # bands' edges (161-168 rows 3 x 56 or 64; 5600, next to THREE_COLUMNS_END_N), 81-112 rows (3 x 32, 2 x 48, 3 x 40,
 # 2 x 56 without a cluster), and fp8 scaled at 129-192 rows.
@@ -903,7 +904,7 @@ THREECOLS_MORE_FP8 = (("swap 128x48x128 c1x1 coop", "swap 128x56x128 c1x1 coop",
 # operands, at 129-192 for 16- and 8-bit). Not taken: 3 x 48 at 113-128 rows (0.86-0.95x but 1.02-1.06x at
 # 128x5600), 3 x 32 at 88-96 (0.94-1.03x).
 # low200 (session 35): 200 rows below TWO_64_COLUMNS_END_N, where the plan's two 112-wide columns under 64-row weight
-# tiles in a 1x2 cluster ran 0.81-0.89x cuBLASLt fused at N = 2048-3840 (run 95). cuBLAS there (library_kernels.py,
+# tiles in a 1x2 cluster ran 0.72-0.87x cuBLASLt fused at N = 2048-3840 (run 95). cuBLAS there (library_kernels.py,
 # session 35): nvjet 64x72 _4x1 (three 72-wide columns, the token tile multicast over four weight tiles; 96 CTAs) at
 # 2048, 64x104 _4x2 (two 104-wide columns, 4x2 clusters) at 3072-3840; both with 64 elements of K.
 LOW200_TILES = named("swap 64x72x64 c4x1 pingpong", "swap 64x104x64 c4x2 pingpong", "swap 64x104x64 c1x2 pingpong")
