@@ -208,6 +208,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
+    two_112 = {"cta": (64, 112, k_main if k_bytes == 2 else k_decode), **_SWAP, "cluster": (1, 2, 1)}
     tiles = {
         16: {"cta": (64, 16, k_decode), **_SWAP},
         32: {"cta": (64, 32, k_decode), **_SWAP},
@@ -269,7 +270,14 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 193-224 below TWO_64_COLUMNS_END_N: two swapped 112-wide token columns under 64-row weight tiles in 1x2
         # clusters, N / 32 CTAs (200x4096^2 342 / 352 vs 280 / 283 for the 128-row form below, 216x4096^2 398 / 433 vs
         # 302 / 308; run 65). From there the same columns under a 128-row weight tile (cuBLAS's form, _n_classes).
-        224: {"cta": (64, 112, k_decode), **_SWAP, "cluster": (1, 2, 1)},
+        # 16-bit operands take 64 elements of K, 10 stages where 128 left 5 (cuBLAS's nvjet 64x104 runs 64 of K,
+        # h200_library_kernels.log session 35), and at 193-208 rows columns 104 wide (steps of 8), cold / warm
+        # against the 112-wide ones with 128 of K (tile_probe.py low200, low200more, runs 98-99): 200x1024x4096
+        # 117 / 119 vs 102 / 106, 200x3072 316 / 345 vs 278 / 287, 200x4096 394 / 442 vs 323 / 349; at 209-224 rows
+        # 1.01-1.07x (216x2048 216 / 230 vs 202 / 220). The 4x2 cluster of cuBLAS's tile ran 1.02-1.08x the 1x2 one
+        # at N <= 2048, level at 3072-3840, 0.65-0.69x at 4096. cuBLASLt fused still leads at N <= 3840 (0.80-0.99x).
+        208: (({**two_112, "cta": (64, 104, k_main)},) if k_bytes == 2 else ()) + (two_112,),
+        224: two_112,
         # 225-256 below MID_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two swapped 128-wide token tiles,
         # 128 CTAs at N = 4096 where 128x128 makes 64 (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2
         # 379 / 440 vs 304 / 309, run 53).
@@ -277,21 +285,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
         None: None,
     }
-    # 161-176, 193-208 and 225-240 are buckets of their own only for the one column (_n_classes); below its N
-    # they run the tile of the bucket above
-    for upper in (176, 208, 240):
+    # 161-176 and 225-240 are buckets of their own only for the one column (_n_classes); below its N they run the
+    # tile of the bucket above (193-208 has its own 16-bit form, above)
+    for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
-    if k_bytes == 2:
-        # 16-bit operands at 193-224 rows below TWO_64_COLUMNS_END_N: 64 elements of K, 10 stages where 128 left 5
-        # (cuBLAS's nvjet 64x104 runs 64 of K, h200_library_kernels.log session 35), and at 193-208 rows the
-        # columns 104 wide (steps of 8), cold / warm against the 112-wide ones with 128 of K (tile_probe.py low200,
-        # low200more, runs 98-99): 200x1024x4096 117 / 119 vs 102 / 106, 200x3072 316 / 345 vs 278 / 287,
-        # 200x4096 394 / 442 vs 323 / 349; at 209-224 rows 1.01-1.07x (216x2048 216 / 230 vs 202 / 220). The
-        # 4x2 cluster of cuBLAS's tile ran 1.02-1.08x the 1x2 one at N <= 2048, level at 3072-3840, 0.65-0.69x at
-        # 4096. cuBLASLt fused still leads at N <= 3840 (0.80-0.99x).
-        two_112 = {**tiles[224], "cta": (64, 112, 64)}
-        tiles[224] = two_112
-        tiles[208] = ({**two_112, "cta": (64, 104, 64)}, two_112)
     return tiles
 
 
@@ -569,10 +566,10 @@ def _n_classes(k_bytes: int) -> dict:
     def no_cluster_column(tokens: int, epilogue_tile=AUTO) -> dict:
         return {**one_column(tokens, epilogue_tile), "cluster": (1, 1, 1)}
 
-    def three_columns(columns: tuple, before: tuple, eight_bit_until: int) -> tuple:
+    def three_columns(columns: tuple, *classes: tuple, eight_bit_until: int = THREE_COLUMNS_END_N) -> tuple:
         # Three swapped token columns under 128-row weight tiles (the first of columns on the operands' steps), from
-        # TWO_64_COLUMNS_END_N: 16-bit to THREE_COLUMNS_END_N, 8-bit to eight_bit_until, then before (the class they
-        # replace), whose tiles also stand in where no column is on the operands' steps (int8's go in 16s). No
+        # TWO_64_COLUMNS_END_N: 16-bit to THREE_COLUMNS_END_N, 8-bit to eight_bit_until, then the classes they
+        # replace, whose tiles also stand in where no column is on the operands' steps (int8's go in 16s). No
         # cluster: the same tile in cuBLAS's 4x1 ran 0.75-0.83x as fast at 225-256 rows (bf16 232x4352x4096 416 / 437
         # vs 312 / 326, 256x5120 506 / 520 vs 405 / 434; fp8 0.93-0.98x; tile_probe.py stages4352 and c1x1more, runs
         # 90-91), though from WIDE_N the one column's 4x1 cluster ties or leads (c1x1wide, run 92). At 193-224 rows
@@ -588,15 +585,12 @@ def _n_classes(k_bytes: int) -> dict:
         # 161-192 1.01-1.27x (164x4352 314 / 290 vs 284 / 288, 3 x 56 there 341 / 370; 192x4352 376 / 403 vs
         # 314 / 317); fp8 scaled 1.09-1.22x with fast accumulation and 1.09-1.33x without (152x4544 3 x 56 462 / 487
         # and 389 / 408 vs 413 / 432 and 293 / 306). Not at 113-128 rows: 3 x 48 0.86-0.95x the plan but at 5600.
-        return columns_over(columns, (before,), eight_bit_until)
-
-    def columns_over(columns: tuple, classes: tuple, eight_bit_until: int = THREE_COLUMNS_END_N) -> tuple:
-        # three_columns over a run of the bucket's classes (n_min, fields): from TWO_64_COLUMNS_END_N to the end
-        # (16-bit THREE_COLUMNS_END_N, 8-bit eight_bit_until) columns first in each, then the class in force there
+        # classes: the run of the bucket's classes (n_min, fields) they go in front of, the first from
+        # TWO_64_COLUMNS_END_N wherever its own class starts; after them the class in force there.
         if k_bytes not in (1, 2):
             return classes
         until = THREE_COLUMNS_END_N if k_bytes == 2 else eight_bit_until
-        (_, first), *rest = classes  # the first from TWO_64_COLUMNS_END_N, wherever its own class starts
+        (_, first), *rest = classes
         with_columns = [(n, (*columns, *(f if isinstance(f, tuple) else (f,))))
                         for n, f in ((TWO_64_COLUMNS_END_N, first), *(c for c in rest if c[0] < until))]
         in_force = [f for n, f in ((0, first), *rest) if n <= until][-1]
@@ -626,26 +620,26 @@ def _n_classes(k_bytes: int) -> dict:
                   (WIDE_N, one_column(112, (128, 112)))),
             128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
-            144: (*three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72),
-                                 THREE_COLUMNS_END_N),
+            144: (*three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72)),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
-            160: (*columns_over((no_cluster_column(56),), ((TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main),
-                                                                                      "cluster": (1, 1, 1)}),
-                                                            two_columns_160)),
+            160: (*three_columns((no_cluster_column(56),),
+                                 (TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}),
+                                 two_columns_160),
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
-            176: (*three_columns((column_64,), narrowed(two_columns_192, 88), THREE_COLUMNS_END_N),
+            176: (*three_columns((column_64,), narrowed(two_columns_192, 88)),
                   *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall, fallback=two_columns_192[1])),
-            192: (*three_columns((column_64,), two_columns_192, THREE_COLUMNS_END_N), *tall_then_one_column(
+            192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
-            208: (*three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104),
-                                 THREE_COLUMNS_END_N),
+            208: (*three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
-            224: (*three_columns((column_80,), two_columns_224, THREE_COLUMNS_END_N),
+            224: (*three_columns((column_80,), two_columns_224),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
-            240: (*three_columns((column_80,), coop_128, MID_N), *fitted_then_one_column(240, (128, 48))),
-            256: (*three_columns((no_cluster_column(88),), coop_128, MID_N), *fitted_then_one_column(256)),
+            240: (*three_columns((column_80,), coop_128, eight_bit_until=MID_N),
+                  *fitted_then_one_column(240, (128, 48))),
+            256: (*three_columns((no_cluster_column(88),), coop_128, eight_bit_until=MID_N),
+                  *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
 

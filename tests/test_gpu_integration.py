@@ -1,6 +1,7 @@
 """The callable inside PyTorch: CUDA graphs, torch.compile, streams, empty problems, GPU-only argument checks."""
 import pytest
 
+from cutlassgen.golden import rel_error
 import per_shape_cases as cases
 from gpu_specs import GPU_SPECS
 from tolerances import REL_ERR
@@ -18,11 +19,6 @@ def _inputs(M=256, N=512, K=384, seed=0):
     bias = torch.randn(N, generator=g, device="cuda").bfloat16()
     return a, w.t(), bias
 
-
-def _rel(x, y):
-    from cutlassgen.golden import rel_error
-
-    return rel_error(x, y)
 
 
 def test_cuda_graph_capture_and_replay(gpu_kernel):
@@ -42,7 +38,7 @@ def test_cuda_graph_capture_and_replay(gpu_kernel):
     out.fill_(float("nan"))
     graph.replay()
     torch.cuda.synchronize()
-    assert _rel(out, cg.reference(GPU_SPECS[NAME], a2, b2, bias=bias2)) < REL_ERR["bf16"]
+    assert rel_error(out, cg.reference(GPU_SPECS[NAME], a2, b2, bias=bias2)) < REL_ERR["bf16"]
 
 
 def test_torch_compile_fullgraph(gpu_kernel):
@@ -59,7 +55,7 @@ def test_torch_compile_fullgraph(gpu_kernel):
     a, b, bias = _inputs(seed=3)
     got = compiled(a, b, bias)
     want = cg.reference(GPU_SPECS[NAME], a, b, bias=bias).float() * 2.0 + 1.0
-    assert _rel(got, want) < REL_ERR["bf16"]
+    assert rel_error(got, want) < REL_ERR["bf16"]
 
 
 def test_runs_on_the_current_stream(gpu_kernel):
@@ -76,7 +72,7 @@ def test_runs_on_the_current_stream(gpu_kernel):
         done = torch.cuda.Event()
         done.record(side)
     done.synchronize()
-    assert _rel(out, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
+    assert rel_error(out, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
 
 
 def test_empty_problems_behave_like_torch(gpu_kernel):
@@ -127,7 +123,7 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
-        assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
+        assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
 
 
 def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
@@ -161,7 +157,7 @@ def _check_fp8_scaled_dispatch(k, spec, shapes, seed: int):
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, scale_a=scale_a, scale_b=scale_b, bias=bias, out=out)
         want = cg.reference(spec, a, b, scale_a=scale_a, scale_b=scale_b, bias=bias)
-        assert _rel(out, want) < REL_ERR["bf16"], (M, N)
+        assert rel_error(out, want) < REL_ERR["bf16"], (M, N)
 
 
 def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir):
@@ -186,8 +182,9 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     tiles run partly or wholly past N, int8's two token columns under 192-row pingpong weight tiles at 136 rows and
     its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters;
     at 110x9304 int8's 64x160 pingpong tiles in 2x1 clusters, tf32's two columns under 128-row weight tiles; at
-    180x9304 int8's three 64-row token tiles under 224-wide weight tiles; from N = 4225 int8's two token columns
-    under 128-row weight tiles (140 and 185 rows) and three with no cluster (240); into a poisoned out."""
+    180x9304 int8's three 64-row token tiles under 224-wide weight tiles; from N = 4225 int8's three token columns
+    under 128-row weight tiles with no cluster (140, 185, 200 and 240 rows) and two in a 1x2 cluster (150); into a
+    poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -208,7 +205,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
         (a, b), inputs = random_inputs(spec, M, N, K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
         k(a, b, **inputs, out=out)
-        assert _rel(out, cg.reference(spec, a, b, **inputs)) < REL_ERR[spec.d.dtype], (M, N)
+        assert rel_error(out, cg.reference(spec, a, b, **inputs)) < REL_ERR[spec.d.dtype], (M, N)
 
 
 def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
@@ -231,7 +228,7 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
-        assert _rel(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
+        assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
     a, b, bias = _inputs(M=24, N=1000, K=520)
     with pytest.warns(PerformanceWarning, match=r"M=24, N=1000 runs the default tile.*32x64x64 w32x32"):
         cg.build(spec, dispatch=False)(a, b, bias=bias)
@@ -256,7 +253,7 @@ def test_sm80_path_int8_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
         (a, b), inputs = random_inputs(spec, M, N, K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, **inputs, out=out)
-        assert _rel(out, cg.reference(spec, a, b, **inputs)) < REL_ERR["bf16"], M
+        assert rel_error(out, cg.reference(spec, a, b, **inputs)) < REL_ERR["bf16"], M
 
 
 def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
@@ -274,7 +271,7 @@ def test_default_kernel_says_once_when_a_small_m_has_a_better_tile(cache_dir):
     a, b, bias = _inputs(M=24, N=1024, K=512)
     with pytest.warns(PerformanceWarning, match=r"M=24, N=1024 runs the default tile.*shapes=\[\(24, 1024, 512\)"):
         got = k(a, b, bias=bias)
-    assert _rel(got, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"]
+    assert rel_error(got, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"]
     a, b, bias = _inputs(M=40, N=1024, K=512)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerformanceWarning)
@@ -303,7 +300,7 @@ def test_pdl_kernel_waits_for_the_previous_one(gpu_kernel, name, M):
         torch.cuda.synchronize()
         for i in range(steps):
             want = cg.reference(spec, xs[i], w, s=1.25, bias=bias)
-            assert _rel(xs[i + 1], want) < REL_ERR["bf16"], f"{how}: step {i + 1} of {steps}"
+            assert rel_error(xs[i + 1], want) < REL_ERR["bf16"], f"{how}: step {i + 1} of {steps}"
 
     chain()
     check("eager")
