@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore low200 low200more lowk fit8
+     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -919,20 +919,37 @@ LOW200_MORE = [(named("swap 64x104x64 c1x2 pingpong", "swap 64x104x64 c4x2 pingp
 # N = 1024-4096 (200x3840 387 / 418 vs 327 / 341), cuBLAS's 4x2 cluster 1.02-1.08x the 1x2 one at N <= 2048, level
 # at 3072-3840, 0.65-0.69x at 4096, its 64x72 _4x1 three columns behind from 3072; at 216 rows 64x112x64 c1x2
 # 1.01-1.07x the plan (tiles.py takes both for 16-bit operands). cuBLASLt fused still leads at N <= 3840: 0.80-0.99x.
-# lowk (session 35, not run yet): runs 98-99 found 64 elements of K (10 stages) 1.01-1.27x 128 (5) for 16-bit
+# lowk (session 35): runs 98-99 found 64 elements of K (10 stages) 1.01-1.27x 128 (5) for 16-bit
 # operands at 193-224 rows below TWO_64_COLUMNS_END_N; the plan's other two-column tiles under 64-row weight tiles
 # there (65-192 rows) take 128 (5-8 stages). Each beside the same tile with 64.
 LOWK_GROUPS = [(named(f"swap 64x{width}x64 {cluster} pingpong"), shapes) for width, cluster, shapes in (
     (40, "c1x2", [(72, 2048, 4096), (72, 4096, 4096)]), (48, "c1x2", [(88, 4096, 4096)]),
     (56, "c1x2", [(104, 2048, 4096), (104, 4096, 4096)]), (64, "c1x1", [(120, 4096, 4096)]),
     (72, "c1x2", [(136, 4096, 4096)]), (80, "c1x2", [(152, 4096, 4096)]), (96, "c1x1", [(184, 4096, 4096)]))]
-# fit8 (session 35, not run yet): at 97-128 rows from N = 4544 the plan trails cuBLASLt fused (0.85-0.98x warm, run
+# fit8 (session 35): at 97-128 rows from N = 4544 the plan trails cuBLASLt fused (0.85-0.98x warm, run
 # 96), whose nvjet 72x64 / 80x64 / 88x64 _1x2 there (grid 2 x 64) reads as two 64-row token tiles under weight tiles
 # ceil(N / 64) wide in steps of 8 with 64 of K: the plan's unswapped fitted form (tiles.py fitted(64, width)), which
 # it runs in steps of 16 from N = 8449 and 80 wide at 113-128 rows from 4225 to 4607.
 FIT8_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, shapes in (
     (72, [(128, 4544, 4096), (120, 4608, 4096)]), (80, [(112, 5120, 4096), (104, 5120, 4096)]),
     (88, [(128, 5600, 4096), (112, 5600, 4096)]))]
+# Runs 100-101 (cold / warm): fit8 at 113-128 rows from MID_N 1.05-1.19x the plan's 128x64 cooperative tile
+# (120x4608x4096 64x72 259 / 316 vs 242 / 265, 128x5600 64x88 313 / 352 vs 298 / 307), level with the plan's 64x80
+# at 128x4544; at 97-112 rows 0.91-1.04x (104x5120 230 / 234 vs 247 / 256). lowk: 64 of K 0.90-1.05x 128 (104x2048
+# 140 / 148 vs 133 / 147; 184x4096 347 / 352 vs 370 / 383), so the plan keeps 128.
+# fit8more (session 36): the fitted form in steps of 8 over the rest of 113-128 rows from MID_N to TALL_N (the plan:
+# 128x64 cooperative to LARGE_N, then two 64-wide swapped columns in a 1x2 cluster), and at 97-112 rows above
+# THREE_COLUMNS_END_N (the plan: one 112-wide column under 64-row weight tiles, then two 56-wide ones from LARGE_N).
+FIT8_MORE_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, shapes in (
+    (80, [(124, 5120, 4096)]), (88, [(120, 5632, 4096)]), (96, [(128, 6144, 4096), (116, 6144, 4096),
+                                                               (112, 6144, 4096)]),
+    (104, [(120, 6656, 4096)]), (112, [(124, 7040, 4096), (128, 7168, 4096), (108, 7040, 4096)]),
+    (120, [(120, 7680, 4096)]), (128, [(128, 8192, 4096), (112, 8192, 4096)]), (136, [(120, 8448, 4096)]))]
+# fit8low (session 36): the same form at 97-112 rows from THREE_COLUMNS_END_N to LARGE_N, where run 102 had it
+# 1.05-1.06x the plan's one 112-wide column at 112x6144 but level at 108x7040.
+FIT8_LOW_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, shapes in (
+    (96, [(100, 6144, 4096), (104, 6144, 4096)]), (104, [(104, 6656, 4096), (112, 6656, 4096)]),
+    (112, [(100, 7040, 4096), (112, 7040, 4096)]))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1397,6 +1414,8 @@ CASES = {
     "low200": [beside_plan(LOW200_TILES, LOW200_SHAPES)],
     "lowk": [beside_plan(tiles, shapes) for tiles, shapes in LOWK_GROUPS],
     "fit8": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_GROUPS],
+    "fit8more": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_MORE_GROUPS],
+    "fit8low": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_LOW_GROUPS],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
