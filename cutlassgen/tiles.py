@@ -450,6 +450,15 @@ def _n_classes(k_bytes: int) -> dict:
         # one N class per width, from where N / 64 needs it
         return tuple((max(TALL_N, 64 * (width - 16) + 1), fitted(token_rows, width)) for width in widths)
 
+    def fitted_in_steps_of_8(token_rows: int, start: int, until: int, fallback: dict) -> tuple:
+        # fitted tiles from start to until with the weight tile ceil(N / 64) wide in steps of 8, as cuBLASLt fused
+        # runs them at 113-128 rows (nvjet 72x64 ... 88x64 _1x2, grid 2 x 64; h200_library_kernels.log session 35);
+        # validate.n_step_of allows 8 for 16-bit operands only. fallback: the tile a spec that cannot hold them (a
+        # set 128-row epilogue subtile) takes
+        first = 8 * -(-start // 512)  # ceil(start / 64) rounded up to 8
+        return tuple((max(start, 64 * (width - 8) + 1), (fitted(token_rows, width), fallback))
+                     for width in range(first, until // 64 + 9, 8) if 64 * (width - 8) + 1 < until)
+
     def fitted_band(token_rows: int, *widths: int) -> dict:
         # tall_in_band's arguments for the fitted tiles of widths, the 192-row tile after the last
         return {"before": fitted_classes(token_rows, *widths), "tall_from": 64 * widths[-1] + 1}
@@ -618,7 +627,8 @@ def _n_classes(k_bytes: int) -> dict:
                   narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
-            128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N), two_columns_128,
+            128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N),
+                  *(fitted_in_steps_of_8(64, MID_N, LARGE_N, coop_64) if k_bytes == 2 else ()), two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (*three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72)),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),

@@ -39,7 +39,8 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # pingpong tile, its last row of tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with
 # 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and
 # 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without;
-# from 4608 on one 96-wide column and 128x64 cooperative; from N = 4225 to 5632 columns with no cluster under 128-row
+# from 4608 on one 96-wide column, and at 113-128 rows to 7167 two 64-row token tiles in a 2x1 cluster under weight
+# tiles ceil(N / 64) wide in steps of 8 (120x5000 80, 120x6000 96, 125x7000 112); from N = 4225 to 5632 columns with no cluster under 128-row
 # weight tiles, two 56-wide at 97-112 rows (100x4304, 110x5600), three 48-, 56- and 64-wide at 129-192 (140x5000,
 # 150x4400, 150x5000, 170x4400, 190x5600), three 72- or 80-wide at 193-224 (200x4400, 220x5000); two columns under
 # one 128-row weight tile in a 1x2 cluster from there, 56 wide at 110 rows, 72 at 140, 80 at 150, 88 at 170, 96 at
@@ -65,7 +66,7 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
                   (150, 4400, 512), (250, 4400, 512), (90, 4400, 512), (90, 7000, 512), (250, 5600, 512),
                   (240, 6000, 512), (200, 4400, 512), (220, 5000, 512), (110, 5600, 512), (190, 5600, 512),
-                  (170, 6000, 512), (216, 2048, 512)])
+                  (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -84,13 +85,17 @@ def expect_bf16_tiles(tile_of) -> None:
     # 16-bit at 193-224 rows below N = 4225: 64 elements of K (runs 98-99)
     assert tile_of(200, 1024).cta == (64, 104, 64) and tile_of(216, 2048).cta == (64, 112, 64)
     assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (128, 56)]
-    assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (128, 64), (128, 56)]
+    assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (64, 80), (128, 56)]
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
     # MID_N), swapped token columns under 128-row weight tiles, no cluster, to N = 5633: two 56-wide at 97-112 rows,
     # three 48-, 56-, 64-, 72-, 80- and 88-wide at 129-256 (then two columns in a 1x2 cluster at 97-224 and 128x128
     # at 225-256), the 96-wide column in a 4x1 cluster at 81-96 (to LARGE_N)
     no_cluster = ((1, 1, 1), True, "cooperative")
+    # 113-128 rows, 16-bit, from MID_N to LARGE_N: the same form, the weight tile ceil(N / 64) wide in steps of 8
     for M, N, form in ((120, 4400, ((64, 80), (2, 1, 1), False, "pingpong")),
+                       (120, 5000, ((64, 80), (2, 1, 1), False, "pingpong")),
+                       (120, 6000, ((64, 96), (2, 1, 1), False, "pingpong")),
+                       (125, 7000, ((64, 112), (2, 1, 1), False, "pingpong")),
                        (100, 4304, ((128, 56), *no_cluster)), (110, 5600, ((128, 56), *no_cluster)),
                        (140, 5000, ((128, 48), *no_cluster)), (150, 4400, ((128, 56), *no_cluster)),
                        (150, 5000, ((128, 56), *no_cluster)), (170, 4400, ((128, 64), *no_cluster)),

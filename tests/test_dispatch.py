@@ -320,8 +320,10 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     two_columns = ("cooperative", True, (1, 2, 1))  # under one 128-row weight tile, multicast over a 1x2 cluster
     no_cluster = ("cooperative", True, (1, 1, 1))  # swapped token columns under 128-row weight tiles
     # at 97-112 rows two 56-wide columns with no cluster from TWO_64_COLUMNS_END_N (runs 95-96), then one 112-wide
-    # token tile; at 113-128 (from MID_N) twice the CTAs of 128x128; then two columns, 56 wide at 97-112 rows
-    # (cuBLAS's steps of 8, validate.n_step_of; tile_probe.py narrowcols, run 84)
+    # token tile; at 113-128 (from MID_N) two 64-row token tiles in a 2x1 cluster under weight tiles ceil(N / 64) wide
+    # in steps of 8 (runs 100-103), 8-bit operands twice the CTAs of 128x128; then two columns, 56 wide at 97-112
+    # rows (cuBLAS's steps of 8, validate.n_step_of; tile_probe.py narrowcols, run 84)
+    fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     for M in (97, 112, 113, 128):
         narrow, large = shape_tile(SPEC, M, MID_N), shape_tile(SPEC, M, LARGE_N)
         if M <= 112:  # token columns, then 128x128
@@ -330,7 +332,13 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             one = shape_tile(SPEC, M, THREE_COLUMNS_END_N)
             assert (one.cta, one.mainloop, one.swap_ab) == ((64, 112, 128), "pingpong", True), M
         else:
-            assert (narrow.cta, narrow.mainloop, narrow.swap_ab) == ((128, 64, 64), "cooperative", False), M
+            for n, width in ((MID_N, 72), (MID_N + 1, 80), (5120, 80), (5121, 88), (6144, 96), (LARGE_N - 1, 112)):
+                fitted = shape_tile(SPEC, M, n)
+                assert (fitted.cta, fitted.mainloop, fitted.swap_ab, fitted.cluster) == ((64, width, 64), "pingpong",
+                                                                                         False, (2, 1, 1)), (M, n)
+            for n in (MID_N, LARGE_N - 1):
+                coop = shape_tile(fp8, M, n)
+                assert (coop.cta, coop.mainloop, coop.swap_ab) == ((128, 64, 128), "cooperative", False), (M, n)
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 56 if M <= 112 else 64, 64),
                                                                              *two_columns), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
