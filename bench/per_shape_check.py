@@ -5,6 +5,7 @@ into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any 
 
 Run: python bench/per_shape_check.py CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
      e.g. python bench/per_shape_check.py bf16=90x7000x512,250x5600x512 fp8=250x4400x512
+     CASE: a case of tests/per_shape_cases.py, or fp16 (the bf16 case's chain with fp16 operands)
 """
 import pathlib
 import sys
@@ -23,14 +24,23 @@ from cutlassgen.tuning import label, random_inputs  # noqa: E402
 from tolerances import REL_ERR  # noqa: E402
 
 
+def specs() -> dict:
+    """CASE -> spec: the per-shape GPU tests' cases, and fp16, which takes the 16-bit plan unmeasured: the bf16
+    case's chain with fp16 operands."""
+    cases = {name: spec for name, (spec, *_) in per_shape_cases.cases().items()}
+    cases["fp16"] = cases["bf16"].replace(name="fp16_per_shape_check", a=cg.Operand("fp16"),
+                                          b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
+    return cases
+
+
 def parse(args: list) -> list:
-    cases = per_shape_cases.cases()
+    cases = specs()
     plans = []
     for arg in args:
         name, _, shapes = arg.partition("=")
         if name not in cases or not shapes:
             sys.exit(f"usage: CASE=MxNxK[,MxNxK...] with CASE one of {', '.join(cases)}; got {arg!r}")
-        plans.append((name, cases[name][0], [tuple(map(int, s.split("x"))) for s in shapes.split(",")]))
+        plans.append((name, cases[name], [tuple(map(int, s.split("x"))) for s in shapes.split(",")]))
     return plans
 
 

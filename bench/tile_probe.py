@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low
+     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -950,6 +950,12 @@ FIT8_MORE_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, s
 FIT8_LOW_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, shapes in (
     (96, [(100, 6144, 4096), (104, 6144, 4096)]), (104, [(104, 6656, 4096), (112, 6656, 4096)]),
     (112, [(100, 7040, 4096), (112, 7040, 4096)]))]
+# twin (session 36): at 72x4096x4096 and 104x4096x4096 cuBLAS runs the very tiles the lowk case timed (nvjet
+# 64x40_64x16 and 64x56_64x14 _1x2, h200_library_kernels.log session 24: 64 elements of K, 16 and 14 stages, as
+# ours), yet ours ran 0.91-0.96x it warm (runs 100-101). Over K, with and without the epilogue: a gap constant in
+# microseconds is a fixed cost (prologue, epilogue), one growing with K the mainloop.
+TWIN_TILES = named("swap 64x40x64 c1x2 pingpong", "swap 64x56x64 c1x2 pingpong", "swap 64x56x128 c1x2 pingpong")
+TWIN_SHAPES = [(M, 4096, k) for M in (72, 104) for k in (1024, 4096, 16384)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1416,6 +1422,7 @@ CASES = {
     "fit8": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_GROUPS],
     "fit8more": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_MORE_GROUPS],
     "fit8low": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_LOW_GROUPS],
+    "twin": with_and_without_epilogue(TWIN_TILES, TWIN_SHAPES, "cuBLASLt fused"),
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
