@@ -945,17 +945,29 @@ FIT8_MORE_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, s
                                                                (112, 6144, 4096)]),
     (104, [(120, 6656, 4096)]), (112, [(124, 7040, 4096), (128, 7168, 4096), (108, 7040, 4096)]),
     (120, [(120, 7680, 4096)]), (128, [(128, 8192, 4096), (112, 8192, 4096)]), (136, [(120, 8448, 4096)]))]
+# Run 102 (cold / warm): 1.01-1.21x the plan's 128x64 cooperative tile at 113-128 rows from MID_N to LARGE_N
+# (124x5120 286 / 356 vs 267 / 295, 116x6144 299 / 319 vs 268 / 268, 124x7040 327 / 317 vs 318 / 315); from
+# LARGE_N behind the plan's two swapped columns (128x7168 0.96x, 120x8448 0.87-0.90x). tiles.py takes it for
+# 16-bit operands (9a7811c); run 103 timed the plan after it, running the probe's tiles (0.95-1.00x cuBLASLt fused
+# warm at 124x5120-124x7040, where it had run 0.80-0.91x).
 # fit8low (session 36): the same form at 97-112 rows from THREE_COLUMNS_END_N to LARGE_N, where run 102 had it
 # 1.05-1.06x the plan's one 112-wide column at 112x6144 but level at 108x7040.
 FIT8_LOW_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, shapes in (
     (96, [(100, 6144, 4096), (104, 6144, 4096)]), (104, [(104, 6656, 4096), (112, 6656, 4096)]),
     (112, [(100, 7040, 4096), (112, 7040, 4096)]))]
+# Run 103 (fit8low, cold / warm): 0.94-1.04x the plan (100x7040 240 / 245 vs 255 / 260, 104x6144 256 / 260 vs
+# 249 / 250): not taken.
 # twin (session 36): at 72x4096x4096 and 104x4096x4096 cuBLAS runs the very tiles the lowk case timed (nvjet
 # 64x40_64x16 and 64x56_64x14 _1x2, h200_library_kernels.log session 24: 64 elements of K, 16 and 14 stages, as
 # ours), yet ours ran 0.91-0.96x it warm (runs 100-101). Over K, with and without the epilogue: a gap constant in
 # microseconds is a fixed cost (prologue, epilogue), one growing with K the mainloop.
 TWIN_TILES = named("swap 64x40x64 c1x2 pingpong", "swap 64x56x64 c1x2 pingpong", "swap 64x56x128 c1x2 pingpong")
 TWIN_SHAPES = [(M, 4096, k) for M in (72, 104) for k in (1024, 4096, 16384)]
+# Run 104 (warm): a fixed cost. Without the epilogue, against cuBLAS mm, ours took 0.33-0.37 us longer at K = 1024
+# (72: 6.86 vs 6.49 us) and 0.36-0.57 us at 4096 (104: 12.78 vs 12.42 us with 128 of K), but 3.4-3.9 us less at
+# 16384 (1.09-1.10x: 104 350 vs 319 TFLOP/s): our mainloop streams faster, its start (or end) costs about half a
+# microsecond more. The bias+gelu epilogue cost ours 0.2-0.3 us, cuBLASLt's 0.3-0.6 (72x4096x4096: ours 197 / 201
+# TFLOP/s with / without, cuBLAS 201 / 211), so the epilogue is not where the gap is.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

@@ -453,8 +453,12 @@ def _n_classes(k_bytes: int) -> dict:
     def fitted_in_steps_of_8(token_rows: int, start: int, until: int, fallback: dict) -> tuple:
         # fitted tiles from start to until with the weight tile ceil(N / 64) wide in steps of 8, as cuBLASLt fused
         # runs them at 113-128 rows (nvjet 72x64 ... 88x64 _1x2, grid 2 x 64; h200_library_kernels.log session 35);
-        # validate.n_step_of allows 8 for 16-bit operands only. fallback: the tile a spec that cannot hold them (a
-        # set 128-row epilogue subtile) takes
+        # validate.n_step_of allows 8 for 16-bit operands only. At 113-128 rows from MID_N to LARGE_N, bf16 cold /
+        # warm against 128x64 cooperative (tile_probe.py fit8, fit8more, runs 101-102): 1.01-1.21x (120x4608x4096
+        # 259 / 316 vs 242 / 265, 124x5120 286 / 356 vs 267 / 295, 116x6144 299 / 319 vs 268 / 268, 124x7040
+        # 327 / 317 vs 318 / 315); from LARGE_N the two swapped columns stay ahead (128x7168 0.96x, 120x8448 136
+        # wide 0.87-0.90x); at 97-112 rows 0.91-1.06x the plan (fit8 and fit8low, runs 101-103), not taken.
+        # fallback: the tile a spec that cannot hold them (a set 128-row epilogue subtile) takes
         first = 8 * -(-start // 512)  # ceil(start / 64) rounded up to 8
         return tuple((max(start, 64 * (width - 8) + 1), (fitted(token_rows, width), fallback))
                      for width in range(first, until // 64 + 9, 8) if 64 * (width - 8) + 1 < until)
