@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin
+     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -968,6 +968,11 @@ TWIN_SHAPES = [(M, 4096, k) for M in (72, 104) for k in (1024, 4096, 16384)]
 # 16384 (1.09-1.10x: 104 350 vs 319 TFLOP/s): our mainloop streams faster, its start (or end) costs about half a
 # microsecond more. The bias+gelu epilogue cost ours 0.2-0.3 us, cuBLASLt's 0.3-0.6 (72x4096x4096: ours 197 / 201
 # TFLOP/s with / without, cuBLAS 201 / 211), so the epilogue is not where the gap is.
+# fixedcost (session 36, after run 104): where the half microsecond goes. At K = 64 (one mainloop iteration) a call
+# is nearly all fixed cost; the twin tile in its 1x2 cluster, with no cluster (no cluster barrier at start), and with
+# 4 stages (fewer barriers to initialise, fewer loads in flight at start), with and without the epilogue.
+FIXED_COST_TILES = named("swap 64x56x64 c1x2 pingpong", "swap 64x56x64 c1x1 pingpong", "swap 64x56x64 c1x2 pingpong s4")
+FIXED_COST_SHAPES = [(104, 4096, 64), (104, 4096, 256), (104, 4096, 1024)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1435,6 +1440,7 @@ CASES = {
     "fit8more": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_MORE_GROUPS],
     "fit8low": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_LOW_GROUPS],
     "twin": with_and_without_epilogue(TWIN_TILES, TWIN_SHAPES, "cuBLASLt fused"),
+    "fixedcost": with_and_without_epilogue(FIXED_COST_TILES, FIXED_COST_SHAPES, "cuBLASLt fused"),
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
