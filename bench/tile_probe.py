@@ -973,6 +973,12 @@ TWIN_SHAPES = [(M, 4096, k) for M in (72, 104) for k in (1024, 4096, 16384)]
 # 4 stages (fewer barriers to initialise, fewer loads in flight at start), with and without the epilogue.
 FIXED_COST_TILES = named("swap 64x56x64 c1x2 pingpong", "swap 64x56x64 c1x1 pingpong", "swap 64x56x64 c1x2 pingpong s4")
 FIXED_COST_SHAPES = [(104, 4096, 64), (104, 4096, 256), (104, 4096, 1024)]
+# Run 105 (warm; TFLOP/s in whole numbers, hence the per-round ratios): without the epilogue ours 0.956x cuBLAS mm at
+# K = 64 (about 0.2 us of its ~5 us), 0.960x at 256, 0.94x at 1024 (122 vs 130 TFLOP/s: 7.15 vs 6.71 us); no cluster
+# the same, 4 stages the same to 256 and 0.75x at 1024. So about 0.2 us at the start, and the gap grows to 0.4-0.5 us
+# over the first thousands of K before ours pulls ahead (run 104): the loads' ramp, not the cluster, the barriers or
+# the epilogue. Next: ncu (source page, stall reasons) beside nvjet at 104x4096x1024. The probe now prints the
+# median microseconds of calls under 50 us.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1572,8 +1578,12 @@ def main():
             tf = {n: 2 * M * N * K / statistics.median(t) / 1e9 for n, t in rounds.items()}
             best = max((v, n) for n, v in tf.items() if n in kernels)
             paired = paired_ratio(rounds[best[1]], rounds[anchor])
+            # calls of tens of microseconds: their median times too, where whole TFLOP/s are too coarse (run 105)
+            us = {n: statistics.median(t) * 1e3 for n, t in rounds.items()}
+            times = (" | us: " + ", ".join(f"{n} {v:.2f}" for n, v in us.items())) if min(us.values()) < 50 else ""
             print(f"{what} {M}x{N}x{K}: " + ", ".join(f"{n} {v:.0f}" for n, v in tf.items()) +
-                  f" | best ours {best[1]} {best[0] / tf[anchor]:.2f}x {anchor} (per round {paired})", flush=True)
+                  f" | best ours {best[1]} {best[0] / tf[anchor]:.2f}x {anchor} (per round {paired})" + times,
+                  flush=True)
 
 
 if __name__ == "__main__":
