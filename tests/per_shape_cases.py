@@ -38,22 +38,21 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # one 40-wide token tile in 4x1 clusters at N = 5000, 2x1 at 8192; M = 600 at N = 12288: the large-M wide-weight 128x128
 # pingpong tile, its last row of tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with
 # 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and
-# 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without;
-# from 4608 on one 96-wide column, and at 113-128 rows to 7167 two 64-row token tiles in a 2x1 cluster under weight
-# tiles ceil(N / 64) wide in steps of 8 (120x5000 80, 120x6000 96, 125x7000 112); from N = 4225 to 5632 columns with no cluster under 128-row
-# weight tiles, two 56-wide at 97-112 rows (100x4304, 110x5600), three 48-, 56- and 64-wide at 129-192 (140x5000,
-# 150x4400, 150x5000, 170x4400, 190x5600), three 72- or 80-wide at 193-224 (200x4400, 220x5000); two columns under
-# one 128-row weight tile in a 1x2 cluster from there, 56 wide at 110 rows, 72 at 140, 80 at 150, 88 at 170, 96 at
-# 180, 112 at 210, with subtiles as wide as a column) and
-# 128x128 cooperative, at ragged M and N; one column of all the tokens under 128-row weight tiles in 4x1 clusters (80 to
-# 256 wide), from N = 12288 at 65-128 rows and from 12673 above, the last cluster's weight tiles partly or wholly past
-# N; from N = 8449 two token columns under 192-row pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to
-# 64 wide, at N = 9304 the last tile 88 rows deep, at 11000 56) and to 12672 at 129-224 (80 to 104 wide, at N = 12520 40
-# rows deep); in that band unswapped token tiles in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at
-# 8704, 192 at 12520; ragged last ones): 128-row cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at
-# 97-128 to 10240; with no cluster, three 64-row pingpong token tiles under 224-wide weight tiles at 145-192 rows to N =
-# 9856 (150 and 170 rows at N = 8704 and 9304) and one 192-row one under 80-wide weight tiles at 177-192 to 10560
-# (185x10008, the last weight tile 8 wide)
+# 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without; from
+# 4608 on one 96-wide column, and at 113-128 rows to 7167 two 64-row token tiles in a 2x1 cluster under weight tiles
+# ceil(N / 64) wide in steps of 8 (120x5000 80, 120x6000 96, 125x7000 112); from N = 4225 to 5632 columns with no
+# cluster under 128-row weight tiles, two 56-wide at 97-112 rows (100x4304, 110x5600), three 48-, 56- and 64-wide at
+# 129-192 (140x5000, 150x4400, 150x5000, 170x4400, 190x5600), three 72- or 80-wide at 193-224 (200x4400, 220x5000); two
+# columns under one 128-row weight tile in a 1x2 cluster from there, 56 wide at 110 rows, 72 at 140, 80 at 150, 88 at
+# 170, 96 at 180, 112 at 210, with subtiles as wide as a column) and 128x128 cooperative, at ragged M and N; one column
+# of all the tokens under 128-row weight tiles in 4x1 clusters (80 to 256 wide), from N = 12288 at 65-128 rows and from
+# 12673 above, the last cluster's weight tiles partly or wholly past N; from N = 8449 two token columns under 192-row
+# pingpong weight tiles in 1x2 clusters, to 12287 at 65-128 rows (40 to 64 wide, at N = 9304 the last tile 88 rows deep,
+# at 11000 56) and to 12672 at 129-224 (80 to 104 wide, at N = 12520 40 rows deep); in that band unswapped token tiles
+# in 2x1 clusters under weight tiles N / 64 wide (160 at N = 9304, 144 at 8704, 192 at 12520; ragged last ones): 128-row
+# cooperative at 225-256 rows and at 209-224 to 9216, 64-row pingpong at 97-128 to 10240; with no cluster, three 64-row
+# pingpong token tiles under 224-wide weight tiles at 145-192 rows to N = 9856 (150 and 170 rows at N = 8704 and 9304)
+# and one 192-row one under 80-wide weight tiles at 177-192 to 10560 (185x10008, the last weight tile 8 wide)
 BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
                + [(M, 12288, 512) for M in (24, 48, 72)]
                + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
