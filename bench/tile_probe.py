@@ -13,7 +13,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost
+     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -979,6 +979,29 @@ FIXED_COST_SHAPES = [(104, 4096, 64), (104, 4096, 256), (104, 4096, 1024)]
 # over the first thousands of K before ours pulls ahead (run 104): the loads' ramp, not the cluster, the barriers or
 # the epilogue. Next: ncu (source page, stall reasons) beside nvjet at 104x4096x1024. The probe now prints the
 # median microseconds of calls under 50 us.
+# weightsfirst (session 36, after run 105): the swapped tiles load the weights EVICT_FIRST (lower.LOAD_HINTS, probe
+# runs 40-41 at decode, where the weights outgrow L2). At 72-104x4096x4096 the weights (32 MiB) fit in L2, and
+# ours ran level or ahead of cuBLASLt fused cold but 0.92-0.94x warm (run 100): each tile as shipped and with
+# CUTLASS's own loads, cold and warm.
+class Setting(dict):
+    """A LOAD_HINTS value that prints as its name in the probe's labels."""
+    def __init__(self, name: str, value: dict):
+        super().__init__(value)
+        self.name = name
+
+    def __str__(self) -> str:
+        return self.name
+
+
+WEIGHTS_FIRST_VARIANTS = ("LOAD_HINTS", (
+    Setting("weights_first", {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
+                              "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}),
+    Setting("cutlass", {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
+                        "b": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"}})))
+WEIGHTS_FIRST_GROUPS = [(named("swap 64x56x128 c1x2 pingpong", "swap 64x56x64 c1x2 pingpong"), [(104, 4096, 4096),
+                                                                                              (104, 4096, 1024)]),
+                        (named("swap 64x40x128 c1x2 pingpong"), [(72, 4096, 4096)]),
+                        (named("swap 64x64x128 c4x1 pingpong"), [(64, 6144, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1447,6 +1470,7 @@ CASES = {
     "fit8low": [beside_plan(tiles, shapes) for tiles, shapes in FIT8_LOW_GROUPS],
     "twin": with_and_without_epilogue(TWIN_TILES, TWIN_SHAPES, "cuBLASLt fused"),
     "fixedcost": with_and_without_epilogue(FIXED_COST_TILES, FIXED_COST_SHAPES, "cuBLASLt fused"),
+    "weightsfirst": [beside_plan(tiles, shapes, WEIGHTS_FIRST_VARIANTS) for tiles, shapes in WEIGHTS_FIRST_GROUPS],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
