@@ -1002,6 +1002,12 @@ WEIGHTS_FIRST_GROUPS = [(named("swap 64x56x128 c1x2 pingpong", "swap 64x56x64 c1
                                                                                               (104, 4096, 1024)]),
                         (named("swap 64x40x128 c1x2 pingpong"), [(72, 4096, 4096)]),
                         (named("swap 64x64x128 c4x1 pingpong"), [(64, 6144, 4096)])]
+# Run 106 (warm twice, 5 and 9 rounds, then cold): with CUTLASS's own loads 1.5-2.4% faster warm at 104x4096x4096
+# on the 64-of-K tile (11.82 / 11.87 vs 12.00 / 12.16 us), 0.2-1% with 128 of K, 0-1.6% at 72x4096x4096, level at
+# 104x4096x1024; at 64x6144x4096 (48 MiB of weights) EVICT_FIRST 2.8-3.8% faster warm (17.87 / 17.92 vs 18.38 /
+# 18.61 us); cold all within 0.7%. Too small and mixed to make the policy depend on the shape: unchanged. On this
+# machine the plan ran 0.98-0.99x cuBLASLt fused warm at 104x4096x4096 (12.14 / 12.30 vs 12.00 us; run 100: 0.92x)
+# and 1.02x cuBLAS mm warm at 64x6144x4096 (17.97 / 18.11 vs 18.37 / 18.53 us; 0.99x cold).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
