@@ -321,7 +321,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     no_cluster = ("cooperative", True, (1, 1, 1))  # swapped token columns under 128-row weight tiles
     # at 97-112 rows two 56-wide columns with no cluster from TWO_64_COLUMNS_END_N (runs 95-96), then one 112-wide
     # token tile; at 113-128 (from MID_N) two 64-row token tiles in a 2x1 cluster under weight tiles ceil(N / 64) wide
-    # in steps of 8 (runs 100-103), 8-bit operands twice the CTAs of 128x128; then two columns, 56 wide at 97-112
+    # in steps of 8 (runs 101-103), 8-bit operands twice the CTAs of 128x128; then two columns, 56 wide at 97-112
     # rows (cuBLAS's steps of 8, validate.n_step_of; tile_probe.py narrowcols, run 84)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     for M in (97, 112, 113, 128):
