@@ -1,6 +1,7 @@
 """Fits time = fixed + per_k * K to each contender of a tile_probe.py log whose shapes vary only in K (the ksweep
 case): what a contender pays once per launch and tile (prologue, pipeline fill, epilogue tail) apart from what it pays
-per step of K (the mainloop). Times come back from the log's TFLOP/s (2*M*N*K / TFLOP/s).
+per step of K (the mainloop). Times come from a line's microseconds where it prints them (tile_probe.py does for calls
+under 50 us since session 36), else back from its TFLOP/s (2*M*N*K / TFLOP/s), which it prints in whole numbers.
 
 Run: python bench/k_fit.py LOG [LOG ...]   (no GPU needed)
 """
@@ -9,6 +10,7 @@ import re
 import sys
 
 ROW = re.compile(r"(bf16 [a-z+]+) (\d+)x(\d+)x(\d+): (.*?) \|")
+MICROSECONDS = re.compile(r"\| us: (.*)$")
 
 
 def times_us(lines) -> dict:
@@ -19,9 +21,10 @@ def times_us(lines) -> dict:
         if not m:
             continue
         what, (M, N, K) = m.group(1), map(int, m.group(2, 3, 4))
-        for part in m.group(5).split(", "):
-            name, tflops = part.rsplit(" ", 1)
-            out[(what, M, N, name)][K] = 2 * M * N * K / float(tflops) / 1e6
+        us = MICROSECONDS.search(line.rstrip("\n"))
+        for part in (us.group(1) if us else m.group(5)).split(", "):
+            name, value = part.rsplit(" ", 1)
+            out[(what, M, N, name)][K] = float(value) if us else 2 * M * N * K / float(value) / 1e6
     return out
 
 

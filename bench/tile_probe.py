@@ -963,11 +963,12 @@ FIT8_LOW_GROUPS = [(named(f"64x{width}x64 c2x1 pingpong"), shapes) for width, sh
 # microseconds is a fixed cost (prologue, epilogue), one growing with K the mainloop.
 TWIN_TILES = named("swap 64x40x64 c1x2 pingpong", "swap 64x56x64 c1x2 pingpong", "swap 64x56x128 c1x2 pingpong")
 TWIN_SHAPES = [(M, 4096, k) for M in (72, 104) for k in (1024, 4096, 16384)]
-# Run 104 (warm): a fixed cost. Without the epilogue, against cuBLAS mm, ours took 0.33-0.37 us longer at K = 1024
-# (72: 6.86 vs 6.49 us) and 0.36-0.57 us at 4096 (104: 12.78 vs 12.42 us with 128 of K), but 3.4-3.9 us less at
-# 16384 (1.09-1.10x: 104 350 vs 319 TFLOP/s): our mainloop streams faster, its start (or end) costs about half a
-# microsecond more. The bias+gelu epilogue cost ours 0.2-0.3 us, cuBLASLt's 0.3-0.6 (72x4096x4096: ours 197 / 201
-# TFLOP/s with / without, cuBLAS 201 / 211), so the epilogue is not where the gap is.
+# Run 104 (warm): without the epilogue, against cuBLAS mm, ours took 0.33-0.37 us longer at K = 1024 (72: 6.86 vs
+# 6.49 us) and 0.36-0.57 us at 4096 (104: 12.78 vs 12.42 us with 128 of K): a gap that stops growing with K while
+# the weights (32 MiB at 4096) stay in L2; at 16384 (128 MiB, past L2) ours streams them from memory 3.4-3.9 us
+# faster (1.09-1.10x: 104 350 vs 319 TFLOP/s). So k_fit.py's straight line over these three K mixes two regimes.
+# The bias+gelu epilogue cost ours 0.2-0.3 us, cuBLASLt's 0.3-0.6 (72x4096x4096: ours 197 / 201 TFLOP/s with /
+# without, cuBLAS 201 / 211), so the epilogue is not where the gap is.
 # fixedcost (session 36, after run 104): where the half microsecond goes. At K = 64 (one mainloop iteration) a call
 # is nearly all fixed cost; the twin tile in its 1x2 cluster, with no cluster (no cluster barrier at start), and with
 # 4 stages (fewer barriers to initialise, fewer loads in flight at start), with and without the epilogue.
@@ -976,8 +977,8 @@ FIXED_COST_SHAPES = [(104, 4096, 64), (104, 4096, 256), (104, 4096, 1024)]
 # Run 105 (warm; TFLOP/s in whole numbers, hence the per-round ratios): without the epilogue ours 0.956x cuBLAS mm at
 # K = 64 (about 0.2 us of its ~5 us), 0.960x at 256, 0.94x at 1024 (122 vs 130 TFLOP/s: 7.15 vs 6.71 us); no cluster
 # the same, 4 stages the same to 256 and 0.75x at 1024. So about 0.2 us at the start, and the gap grows to 0.4-0.5 us
-# over the first thousands of K before ours pulls ahead (run 104): the loads' ramp, not the cluster, the barriers or
-# the epilogue. Next: ncu (source page, stall reasons) beside nvjet at 104x4096x1024. The probe now prints the
+# over the first thousand of K, then holds to 4096 (run 104): the loads' ramp, not the cluster, the barriers or the
+# epilogue. Next: ncu (source page, stall reasons) beside nvjet at 104x4096x1024. The probe now prints the
 # median microseconds of calls under 50 us.
 # weightsfirst (session 36, after run 105): the swapped tiles load the weights EVICT_FIRST (lower.LOAD_HINTS, probe
 # runs 40-41 at decode, where the weights outgrow L2). At 72-104x4096x4096 the weights (32 MiB) fit in L2, and

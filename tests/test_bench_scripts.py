@@ -31,6 +31,11 @@ def test_k_fit_recovers_fixed_and_per_k_cost(monkeypatch):
     points = k_fit.times_us(lines)[("bf16 bias+gelu", 256, 8192, "lib")]
     fixed, per_k = k_fit.fit(points)
     assert fixed == pytest.approx(7.0, abs=0.01) and per_k == pytest.approx(5.0, abs=0.01)
+    # a line that also prints microseconds (calls under 50 us): those are read, not the whole-number TFLOP/s
+    line = ("bf16 plain 104x4096x64: cuBLAS mm 11, ours 11 | best ours ours 0.96x cuBLAS mm (...) "
+            "| us: cuBLAS mm 4.96, ours 5.18\n")
+    assert k_fit.times_us([line]) == {("bf16 plain", 104, 4096, "cuBLAS mm"): {64: 4.96},
+                                      ("bf16 plain", 104, 4096, "ours"): {64: 5.18}}
 
 
 def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
