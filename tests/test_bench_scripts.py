@@ -150,3 +150,19 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
     assert found == {("swap 128x56x64 c1x1 cooperative", "under one wave"): [(97, 4352, 68), (105, 4352, 68)]}
     # three columns at 161-192 rows: 3 x 34 CTAs, neither flag
     assert waves.walk(waves.spec_of("bf16"), range(161, 193, 8), range(4352, 4353), 132, 0.25, 0.6) == {}
+
+
+def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    plan_diff = importlib.import_module("plan_diff")
+    before = {("bf16", m, n): "128x64" for m in range(111, 120) for n in (5000, 6000)}
+    after = dict(before)
+    # a different tile (115) breaks a run, and so does an unmoved M (117); N = 6000 is a run of its own
+    after.update({("bf16", m, 5000): "64x80" for m in (113, 114, 116, 118)})
+    after.update({("bf16", 115, 5000): "64x88", ("bf16", 113, 6000): "64x96"})
+    assert plan_diff.moved(before, after) == [("bf16", 5000, 113, 114, "128x64", "64x80"),
+                                              ("bf16", 5000, 115, 115, "128x64", "64x88"),
+                                              ("bf16", 5000, 116, 116, "128x64", "64x80"),
+                                              ("bf16", 5000, 118, 118, "128x64", "64x80"),
+                                              ("bf16", 6000, 113, 113, "128x64", "64x96")]
+    assert plan_diff.moved(before, before) == []

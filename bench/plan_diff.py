@@ -1,0 +1,99 @@
+"""Which (operands, M, N) points a plan change moves, worked out without a GPU: tiles.shape_tile of the working tree
+against that of a git revision, over every sm90 operand width (bf16, fp16, e4m3 with and without fast accumulation,
+int8, tf32) and the sm80 path's timed ones, M = 1-299, 400, 600, 1000, and N at and beside the plan's thresholds.
+Each run of M that moved from one tile to the same other tile prints as one line, so a change that should touch one
+band shows that band and nothing else (sessions 32-36 checked each plan change so, with a script kept in /tmp).
+
+Run: python bench/plan_diff.py [REV]   (default HEAD; the revision's cutlassgen/ is read with git archive)
+"""
+import argparse
+import io
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OPERANDS = ["bf16", "fp16", "e4m3", "e4m3 fast", "int8", "fp32", "sm80 bf16", "sm80 int8"]
+M_VALUES = [*range(1, 300), 400, 600, 1000]
+# the plan's N thresholds (tiles.py) and a point on each side, and the shapes the probes time
+N_VALUES = [1024, 2048, 3072, 4096, 4224, 4225, 4352, 4544, 4607, 4608, 4609, 5000, 5120, 5121, 5632, 5633, 6144,
+            6656, 7040, 7167, 7168, 8192, 8448, 8449, 9216, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
+
+# run in a fresh interpreter with one tree's cutlassgen on its path: prints {"OPERANDS M N": tile label} as JSON
+DUMP = """
+import json, sys
+import cutlassgen as cg
+from cutlassgen.tiles import shape_tile
+from cutlassgen.tuning import label
+operands, ms, ns = json.loads(sys.argv[1])
+def spec(name):
+    arch, _, dtype = name.rpartition(" ") if name.startswith("sm80") else ("sm90", "", name.split()[0])
+    out = "fp32" if dtype == "fp32" else "bf16"
+    fast = {"tile": cg.Sm90Tile(fp8_fast_accum=True)} if name.endswith("fast") else {}
+    return cg.GemmSpec(arch=80 if arch == "sm80" else 90, a=cg.Operand(dtype), b=cg.Operand(dtype, "column"),
+                       d=cg.Operand(out), **fast)
+plans = {}
+for name in operands:
+    s = spec(name)
+    for m in ms:
+        for n in ns:
+            tile = shape_tile(s, m, n)
+            plans[f"{name}|{m}|{n}"] = "default" if tile is None else label(s.replace(tile=tile))
+print(json.dumps(plans))
+"""
+
+
+def plans_of(tree: pathlib.Path) -> dict:
+    """(operands, M, N) -> tile label under the cutlassgen package in tree."""
+    args = json.dumps([OPERANDS, M_VALUES, N_VALUES])
+    out = subprocess.run([sys.executable, "-c", DUMP, args], cwd=tree, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(tree)})
+    if out.returncode != 0:
+        sys.exit(f"plan_diff: the plan of {tree} failed:\n{out.stderr.strip()}")
+    return {tuple(int(v) if v.isdigit() else v for v in key.split("|")): tile
+            for key, tile in json.loads(out.stdout).items()}
+
+
+def moved(before: dict, after: dict) -> list:
+    """(operands, N, first M, last M, before, after) for each run of consecutive M values (in M_VALUES' order) over
+    which a point moved between the same two tiles."""
+    runs = []
+    for (operands, m, n) in sorted(before, key=lambda k: (k[0], k[2], k[1])):
+        old, new = before[(operands, m, n)], after[(operands, m, n)]
+        if old == new:
+            continue
+        last = runs[-1] if runs else None
+        if (last and last[:2] == (operands, n) and last[4:] == (old, new)
+                and M_VALUES.index(last[3]) + 1 == M_VALUES.index(m)):
+            runs[-1] = (*last[:3], m, old, new)
+        else:
+            runs.append((operands, n, m, m, old, new))
+    return runs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rev", nargs="?", default="HEAD", help="the git revision to compare with (default HEAD)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "archive", args.rev, "cutlassgen"], cwd=ROOT, capture_output=True)
+        if archive.returncode != 0:
+            sys.exit(f"plan_diff: git archive {args.rev}: {archive.stderr.decode().strip()}")
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tmp, filter="data")
+        before = plans_of(pathlib.Path(tmp))
+    after = plans_of(ROOT)
+    runs = moved(before, after)
+    for operands, n, first, last, old, new in runs:
+        rows = f"M {first}" if first == last else f"M {first}-{last}"
+        print(f"{operands:10s} N {n:5d} {rows:11s} {old} -> {new}")
+    points = sum(M_VALUES.index(last) - M_VALUES.index(first) + 1 for _, _, first, last, *_ in runs)
+    print(f"{points} of {len(before)} points moved ({len(runs)} runs), {args.rev} -> working tree")
+
+
+if __name__ == "__main__":
+    main()
