@@ -71,6 +71,10 @@ CASES = [
     *per_shape_cases((200, 2048, 4096), (200, 3072, 4096), (200, 3840, 4096), (96, 4352, 4096)),
     # Session 35, after run 96: 97-128 rows at N = 4544-5600, where the plan still trails (0.85-0.98x warm).
     *per_shape_cases((112, 5120, 4096), (128, 4544, 4096), (128, 5600, 4096)),
+    # Session 36: the start-up ramp, where the plan's tile is nvjet's own and still trails cuBLAS mm by 0.3-0.5 us
+    # (tile_probe.py twin and fixedcost, runs 104-105): SOURCE_SHAPES=104x4096x1024,72x4096x1024 for the ncu source
+    # page (device_session.sh source).
+    *per_shape_cases((104, 4096, 1024), (72, 4096, 1024)),
 ]
 
 
