@@ -446,22 +446,13 @@ def _n_classes(k_bytes: int) -> dict:
         mainloop = "pingpong" if token_rows == 64 else "cooperative"
         return {"cta": (token_rows, width, k_main), **_COOP, "mainloop": mainloop, "cluster": (2, 1, 1)}
 
-    def fitted_classes(token_rows: int, *widths: int) -> tuple:
-        # one N class per width, from where N / 64 needs it
-        return tuple((max(TALL_N, 64 * (width - 16) + 1), fitted(token_rows, width)) for width in widths)
-
-    def fitted_in_steps_of_8(token_rows: int, start: int, until: int, fallback: dict) -> tuple:
-        # fitted tiles from start to until with the weight tile ceil(N / 64) wide in steps of 8, as cuBLASLt fused
-        # runs them at 113-128 rows (nvjet 72x64 ... 88x64 _1x2, grid 2 x 64; h200_library_kernels.log session 35);
-        # validate.n_step_of allows 8 for 16-bit operands only. At 113-128 rows from MID_N to LARGE_N, bf16 cold /
-        # warm against 128x64 cooperative (tile_probe.py fit8, fit8more, runs 101-102): 1.01-1.21x (120x4608x4096
-        # 259 / 316 vs 242 / 265, 124x5120 286 / 356 vs 267 / 295, 116x6144 299 / 319 vs 268 / 268, 124x7040
-        # 327 / 317 vs 318 / 315); from LARGE_N the two swapped columns stay ahead (128x7168 0.96x, 120x8448 136
-        # wide 0.87-0.90x); at 97-112 rows 0.91-1.06x the plan (fit8 and fit8low, runs 101-103), not taken.
-        # fallback: the tile a spec that cannot hold them (a set 128-row epilogue subtile) takes
-        first = 8 * -(-start // 512)  # ceil(start / 64) rounded up to 8
-        return tuple((max(start, 64 * (width - 8) + 1), (fitted(token_rows, width), fallback))
-                     for width in range(first, until // 64 + 9, 8) if 64 * (width - 8) + 1 < until)
+    def fitted_classes(token_rows: int, *widths: int, step: int = 16, start: int = TALL_N,
+                       fallback: dict | None = None) -> tuple:
+        # one N class per width (widths step apart), from where N / 64 needs it but not before start; fallback: the
+        # tile a spec that cannot hold the fitted one takes there
+        return tuple((max(start, 64 * (width - step) + 1),
+                      fitted(token_rows, width) if fallback is None else (fitted(token_rows, width), fallback))
+                     for width in widths)
 
     def fitted_band(token_rows: int, *widths: int) -> dict:
         # tall_in_band's arguments for the fitted tiles of widths, the 192-row tile after the last
@@ -555,6 +546,16 @@ def _n_classes(k_bytes: int) -> dict:
     # accumulation but 0.97-0.98x without (120x4352 279 / 306 vs 288 / 315), and the classes see operand widths only.
     # At 225-256 rows both widths have taken three token columns there since (runs 88-89, below).
     coop_64 = {"cta": (128, 64, k_main), **_COOP}
+    # 113-128 rows from MID_N to LARGE_N, 16-bit: the fitted form with the weight tile ceil(N / 64) wide in steps of
+    # 8 (validate.n_step_of allows 8 for 16-bit operands only), as cuBLASLt fused runs it there (nvjet 72x64 ...
+    # 88x64 _1x2, grid 2 x 64; h200_library_kernels.log session 35); 128x64 cooperative where a spec cannot hold it
+    # (a set 128-row epilogue subtile). bf16 cold / warm against 128x64 cooperative (tile_probe.py fit8, fit8more,
+    # runs 101-102): 1.01-1.21x (120x4608x4096 259 / 316 vs 242 / 265, 124x5120 286 / 356 vs 267 / 295, 116x6144
+    # 299 / 319 vs 268 / 268, 124x7040 327 / 317 vs 318 / 315); from LARGE_N the two swapped columns stay ahead
+    # (128x7168 0.96x, 120x8448 136 wide 0.87-0.90x); at 97-112 rows 0.91-1.06x the plan (fit8 and fit8low, runs
+    # 101-103), not taken.
+    fitted_by_8_to_large_n = (fitted_classes(64, *range(72, 113, 8), step=8, start=MID_N, fallback=coop_64)
+                              if k_bytes == 2 else ())
     # 16-bit operands from TWO_64_COLUMNS_END_N to MID_N: run 86's 113-128-row form (above), and cuBLAS's forms there
     # (nvjet 64x96 _4x1, 128x80 _4x1; h200_library_kernels.log session 32), cold / warm against the tiles of before
     # (tile_probe.py nvjet4352, run 88): at 81-96 rows the 96-wide column with 64 elements of K in a 4x1 cluster,
@@ -632,7 +633,7 @@ def _n_classes(k_bytes: int) -> dict:
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
                   (WIDE_N, one_column(112, (128, 112)))),
             128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N),
-                  *(fitted_in_steps_of_8(64, MID_N, LARGE_N, coop_64) if k_bytes == 2 else ()), two_columns_128,
+                  *fitted_by_8_to_large_n, two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
             144: (*three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72)),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),

@@ -5,6 +5,7 @@ import sys
 import torch
 
 import cutlassgen as cg
+from cutlassgen.golden import rel_error
 from cutlassgen.timing import median_ms
 
 SPECS = pathlib.Path(__file__).resolve().parent / "specs"
@@ -25,7 +26,7 @@ def check_and_time(spec, kernel, args, inputs, unfused, tol, baseline="unfused t
     out = kernel(*args, **inputs)
     ref = cg.reference(spec, *args, **inputs)
     d, r = (out.d, ref.d) if isinstance(out, tuple) else (out, ref)
-    err = ((d.double() - r.double()).norm() / r.double().norm()).item()
+    err = rel_error(d, r)
     ours = median_ms(lambda: kernel(*args, **inputs))
     theirs = median_ms(unfused)
     print(f"{spec.name}: relative error {err:.2e} ({'ok' if err <= tol else 'TOO LARGE'}); "

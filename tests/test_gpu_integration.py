@@ -20,7 +20,6 @@ def _inputs(M=256, N=512, K=384, seed=0):
     return a, w.t(), bias
 
 
-
 def test_cuda_graph_capture_and_replay(gpu_kernel):
     import torch
 
