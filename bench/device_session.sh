@@ -20,9 +20,13 @@
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
 #                                   # (HINT_ARGS: its options; HINT_VARIANTS: its --variants, names with spaces)
 #   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
+#                                   # (SOURCE_SHAPES: library_kernels.py's cases; SOURCE_NCU_ARGS: more ncu options)
 #   bench/device_session.sh l2      # ncu DRAM / L2 traffic, cycles and clock per contender, L2 warm then flushed
+#                                   # (L2_SHAPES: library_kernels.py's cases; L2_TILES=0 skips the 2048 tiles' pass)
 #   bench/device_session.sh l2src   # ncu L2 sector reads by source unit, the 2048x8192^2 tiles beside nvjet's
 #                                   # (L2SRC_CASE: the tile_probe.py case, default largedefault)
+#   bench/device_session.sh l2case  # ncu L2 counters with the sectors by source unit, for a tile_probe.py case
+#                                   # (L2CASE) at L2CASE_SHAPES, L2 warm then flushed
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -133,7 +137,7 @@ source)
   # cuobjdump finds no nvjet kernel by name in libcublasLt's sm_90 fatbin, so their SASS comes from ncu, which
   # disassembles what actually ran. SOURCE_SHAPES picks library_kernels.py's cases.
   stamp "ncu source page"; rep="$OUT/source"
-  (cd bench && timeout 400 ncu --clock-control none --nvtx --nvtx-include "probe/" --section SourceCounters \
+  (cd bench && timeout 400 ncu --clock-control none ${SOURCE_NCU_ARGS:-} --nvtx --nvtx-include "probe/" --section SourceCounters \
       --section WarpStateStats --section SchedulerStats --section SpeedOfLight -f -o "$rep" \
       $PY library_kernels.py --ncu --shapes "${SOURCE_SHAPES:-256x8192x8192,2048x8192x8192}") > "$OUT/source_run.log" 2>&1
   echo "exit $?"; grep "^ncu:" "$OUT/source_run.log"
@@ -152,6 +156,7 @@ l2)
         --shapes "${L2_SHAPES:-256x8192x8192,2048x8192x8192,16x8192x8192,64x6144x4096}" \
         > "$OUT/ncu_l2_$cc.log" 2>&1; echo "cache-control $cc: exit $?"
   done
+  [ "${L2_TILES:-1}" = 1 ] || exit 0  # L2_TILES=0: the library_kernels.py shapes only (this pass compiles 2048's tiles)
   ncu_counters 250 none $metrics tile_probe.py largedefault --shapes 2048x8192x8192 --ncu > "$OUT/ncu_l2_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
 l2src)
@@ -164,5 +169,18 @@ l2src)
   ncu_counters 300 none $metrics tile_probe.py "${L2SRC_CASE:-largedefault}" --shapes 2048x8192x8192 --ncu \
       > "$OUT/ncu_l2src_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
-*) echo "usage: $0 suite|extras|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src"; exit 2 ;;
+l2case)
+  # The l2 pass's counters with the L2 sectors by source unit (named from ncu's own list for this chip, as l2src)
+  # for a tile_probe.py case: L2 warm, then flushed.
+  stamp "ncu L2 counters, tile_probe.py ${L2CASE:?set L2CASE} at ${L2CASE_SHAPES:?set L2CASE_SHAPES}"
+  names=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' \
+      | grep -E '^lts__t_sectors_src(unit|node)_[a-z0-9]+_op_read$')
+  echo "$names" > "$OUT/ncu_l2case_metrics.txt"
+  metrics=lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum
+  metrics=$metrics,sm__cycles_elapsed.avg,$(echo "$names" | sed 's/$/.sum/' | paste -sd, -)
+  for cc in none all; do
+    ncu_counters 250 $cc "$metrics" tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_l2case_$cc.log" 2>&1
+    echo "cache-control $cc: exit $?"
+  done ;;
+*) echo "usage: $0 suite|extras|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src|l2case"; exit 2 ;;
 esac
