@@ -13,7 +13,8 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      sk14k sk4k onecol14k onecolcheck n12k n12k192 n192band tallcheck fitn fitlow fitlowcheck fitmid
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
-     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst
+     threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
+     nocluster200 nocluster216
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1009,6 +1010,34 @@ WEIGHTS_FIRST_GROUPS = [(named("swap 64x56x128 c1x2 pingpong", "swap 64x56x64 c1
 # 18.61 us); cold all within 0.7%. Too small and mixed to make the policy depend on the shape: unchanged. On this
 # machine the plan ran 0.98-0.99x cuBLASLt fused warm at 104x4096x4096 (12.14 / 12.30 vs 12.00 us; run 100: 0.92x)
 # and 1.02x cuBLAS mm warm at 64x6144x4096 (17.97 / 18.11 vs 18.37 / 18.53 us; 0.99x cold).
+# twin200 (session 37): at 200x2048x4096 cuBLAS runs nvjet 64x72_64x12 _4x1, grid 4 x 24 (four weight tiles share
+# a token tile); our copy of it (same tile, 12 stages, cluster and grid) took 24% more cycles under ncu (24,906 vs
+# 20,058; the plan's 64x104x64 c1x2 27,463), its consumer waiting on full stages (19.5% of stall samples on the
+# barrier's try-wait) and reading 34% more L2 sectors (2.36 M vs 1.76 M; the same 1.35x at 104x4096x1024, where the
+# kernel times are level). The copy with CUTLASS's own loads (no EVICT_FIRST weights: each weight tile is read by
+# three token tiles here), and with smaller clusters.
+TWIN200_TILES = named("swap 64x72x64 c4x1 pingpong", "swap 64x72x64 c2x1 pingpong", "swap 64x72x64 c1x1 pingpong")
+TWIN200_SHAPES = [(200, 2048, 4096)]
+# Run 107 (warm / cold, us): the copy 13.57 / 15.14, with CUTLASS's own loads the same; no cluster 12.90 / 13.65,
+# 0.98 / 0.97x cuBLASLt fused (12.62 / 13.26) and 1.10 / 1.13x the plan (14.24 / 15.47); the 2x1 cluster 15.87 /
+# 16.85. Under ncu the SMs' own L2 reads (srcunit tex) of the copy 1.96 M sectors, of no cluster 1.73-1.78 M, of
+# nvjet 1.72-1.73 M: with no cluster ours reads what nvjet reads.
+# nocluster200 (session 37, after run 107): three no-cluster token columns under 64-row weight tiles, 64 of K, at
+# 193-224 rows where 3 x N / 64 CTAs fit a wave (N <= 2816), against the plan's two columns in a 1x2 cluster.
+NOCLUSTER200_GROUPS = [
+    (named("swap 64x72x64 c1x1 pingpong"), [(200, 1024, 4096), (200, 2048, 4096), (208, 2816, 4096),
+                                            (196, 1536, 4096)]),
+    (named("swap 64x80x64 c1x1 pingpong"), [(216, 1024, 4096), (216, 2048, 4096), (224, 2816, 4096),
+                                            (212, 2560, 4096)])]
+# Run 108 (cold / warm): 72 wide 1.07-1.12x the plan at 196-208 rows to N = 2816 (200x2048 245 / 249 vs 218 / 231);
+# 80 wide 1.08-1.15x at 216x1024-2048, 0.85-0.95x at 212x2560 and 224x2816. tiles.py takes them for 16-bit operands
+# below THREE_64_COLUMNS_END_N and THREE_80_COLUMNS_END_N (run 109: the plan then ran the probe's tiles).
+# nocluster216 (session 37, after the plan took run 108's columns): the 80-wide columns at 209-224 rows against the
+# two 112-wide columns they replaced, side by side on one machine (after the change the plan ran 233 at 216x2048
+# warm, against 248 for the columns in run 108).
+NOCLUSTER216_TILES = named("swap 64x80x64 c1x1 pingpong", "swap 64x112x64 c1x2 pingpong")
+NOCLUSTER216_SHAPES = [(216, 1024, 4096), (216, 2048, 4096), (212, 1536, 4096), (224, 2048, 4096)]
+# Run 110 (warm, 9 rounds): 1.01-1.13x (216x1024 135 vs 119, 216x2048 232 vs 229, 224x2048 268 vs 237).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1478,6 +1507,9 @@ CASES = {
     "twin": with_and_without_epilogue(TWIN_TILES, TWIN_SHAPES, "cuBLASLt fused"),
     "fixedcost": with_and_without_epilogue(FIXED_COST_TILES, FIXED_COST_SHAPES, "cuBLASLt fused"),
     "weightsfirst": [beside_plan(tiles, shapes, WEIGHTS_FIRST_VARIANTS) for tiles, shapes in WEIGHTS_FIRST_GROUPS],
+    "twin200": [beside_plan(TWIN200_TILES, TWIN200_SHAPES, WEIGHTS_FIRST_VARIANTS)],
+    "nocluster200": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER200_GROUPS],
+    "nocluster216": [beside_plan(NOCLUSTER216_TILES, NOCLUSTER216_SHAPES)],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

@@ -276,8 +276,17 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 117 / 119 vs 102 / 106, 200x3072 316 / 345 vs 278 / 287, 200x4096 394 / 442 vs 323 / 349; at 209-224 rows
         # 1.01-1.07x (216x2048 216 / 230 vs 202 / 220). The 4x2 cluster of cuBLAS's tile ran 1.02-1.08x the 1x2 one
         # at N <= 2048, level at 3072-3840, 0.65-0.69x at 4096. cuBLASLt fused still leads at N <= 3840 (0.80-0.99x).
-        208: (({**two_112, "cta": (64, 104, k_main)},) if k_bytes == 2 else ()) + (two_112,),
-        224: two_112,
+        # Below that the 16-bit columns' class starts (_n_classes: THREE_64_COLUMNS_END_N at 193-208 rows,
+        # THREE_80_COLUMNS_END_N at 209-224), three swapped token columns, 72 and 80 wide, under 64-row weight tiles
+        # with no cluster: 3 x ceil(N / 64) CTAs. Our copy of cuBLAS's tile at 200x2048 (nvjet 64x72 _4x1) ran its
+        # consumers waiting on full stages, 24% more cycles than nvjet's under ncu; the same tile with no cluster read
+        # what nvjet reads from L2 and ran 0.97-0.98x cuBLASLt fused (tile_probe.py twin200, run 107). Cold / warm
+        # against the two columns (nocluster200, run 108): 72 wide 1.07-1.12x at 196-208 rows, N = 1024-2816
+        # (200x2048x4096 245 / 249 vs 218 / 231, 208x2816 337 / 356 vs 306 / 333); 80 wide 1.08-1.15x at 216 rows to
+        # 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at 212x2560 and 224x2816.
+        208: (({**_SWAP, "cta": (64, 72, k_main)}, {**two_112, "cta": (64, 104, k_main)}) if k_bytes == 2 else ()) + (
+            two_112,),
+        224: (({**_SWAP, "cta": (64, 80, k_main)},) if k_bytes == 2 else ()) + (two_112,),
         # 225-256 below MID_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two swapped 128-wide token tiles,
         # 128 CTAs at N = 4096 where 128x128 makes 64 (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2
         # 379 / 440 vs 304 / 309, run 53).
@@ -398,6 +407,10 @@ ONE_COLUMN_N = 192 * 132 // 2 + 1
 TWO_64_COLUMNS_END_N = 64 * (132 // 2) + 1
 # Where three token columns under 128-row weight tiles (3 * ceil(N / 128) CTAs) would pass one wave
 THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
+# Where three token columns under 64-row weight tiles (3 * ceil(N / 64) CTAs) would pass it, and where the 80-wide
+# ones stop leading at 209-224 rows (measured: ahead at N = 2048, behind at 2560; run 108)
+THREE_64_COLUMNS_END_N = 64 * (132 // 3) + 1
+THREE_80_COLUMNS_END_N = 2049
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
@@ -647,9 +660,15 @@ def _n_classes(k_bytes: int) -> dict:
             192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
-            208: (*three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
+            # 193-224 rows, 16-bit: the three no-cluster columns under 64-row weight tiles (_bucket_tiles) up to
+            # these classes, then the two columns in a 1x2 cluster they replace
+            208: (*(((THREE_64_COLUMNS_END_N, {"cta": (64, 104, k_main), "cluster": (1, 2, 1)}),) if k_bytes == 2
+                    else ()),
+                  *three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
-            224: (*three_columns((column_80,), two_columns_224),
+            224: (*(((THREE_80_COLUMNS_END_N, {"cta": (64, 112, k_main), "cluster": (1, 2, 1)}),) if k_bytes == 2
+                    else ()),
+                  *three_columns((column_80,), two_columns_224),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
             240: (*three_columns((column_80,), coop_128, eight_bit_until=MID_N),
                   *fitted_then_one_column(240, (128, 48))),

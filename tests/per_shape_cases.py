@@ -38,7 +38,9 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # one 40-wide token tile in 4x1 clusters at N = 5000, 2x1 at 8192; M = 600 at N = 12288: the large-M wide-weight 128x128
 # pingpong tile, its last row of tiles ragged; M 65-256: the token tiles fitted to M in steps of 16 or 8 (144 with
 # 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and
-# 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x112 in 1x2 clusters, 2x64 without; from
+# 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x104 / 2x112 in 1x2 clusters (200x3072,
+# 216x2560), 2x64 without, and at 193-224 rows three columns without, 3x72 to N = 2816 (200x1024, 206x2816) and 3x80
+# to 2048 (216x2048); from
 # 4608 on one 96-wide column, and at 113-128 rows to 7167 two 64-row token tiles in a 2x1 cluster under weight tiles
 # ceil(N / 64) wide in steps of 8 (120x5000 80, 120x6000 96, 125x7000 112); from N = 4225 to 5632 columns with no
 # cluster under 128-row weight tiles, two 56-wide at 97-112 rows (100x4304, 110x5600), three 48-, 56- and 64-wide at
@@ -65,7 +67,8 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
                   (150, 4400, 512), (250, 4400, 512), (90, 4400, 512), (90, 7000, 512), (250, 5600, 512),
                   (240, 6000, 512), (200, 4400, 512), (220, 5000, 512), (110, 5600, 512), (190, 5600, 512),
-                  (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512)])
+                  (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512), (200, 3072, 512),
+                  (216, 2560, 512), (206, 2816, 520)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -78,11 +81,15 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
     assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[0] == 128
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
-        (64, 40), (64, 48), (64, 56), (64, 64), (64, 72), (64, 80), (64, 96), (64, 104), (64, 128)]
+        (64, 40), (64, 48), (64, 56), (64, 64), (64, 72), (64, 80), (64, 96), (64, 72), (64, 128)]
     assert [tile_of(M, 1024).cluster for M in (72, 88, 100, 120, 136, 150, 200)] == [
-        (1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1), (1, 2, 1), (1, 2, 1), (1, 2, 1)]
-    # 16-bit at 193-224 rows below N = 4225: 64 elements of K (runs 98-99)
-    assert tile_of(200, 1024).cta == (64, 104, 64) and tile_of(216, 2048).cta == (64, 112, 64)
+        (1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1), (1, 2, 1), (1, 2, 1), (1, 1, 1)]
+    # 16-bit at 193-224 rows below N = 4225, 64 elements of K (runs 98-99): three no-cluster columns under 64-row
+    # weight tiles to N = 2816 (72 wide) and 2048 (80 wide), two columns in a 1x2 cluster above (run 108)
+    assert [(tile_of(M, N).cta, tile_of(M, N).cluster) for M, N in ((200, 1024), (206, 2816), (216, 2048),
+                                                                      (200, 3072), (216, 2560))] == [
+        ((64, 72, 64), (1, 1, 1)), ((64, 72, 64), (1, 1, 1)), ((64, 80, 64), (1, 1, 1)), ((64, 104, 64), (1, 2, 1)),
+        ((64, 112, 64), (1, 2, 1))]
     assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (128, 56)]
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (64, 80), (128, 56)]
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to

@@ -183,18 +183,17 @@ def test_shape_tiles_follow_the_buckets():
             81: (64, 48, 128), 96: (64, 48, 128),
             97: (64, 56, 128), 112: (64, 56, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 72, 128),
             144: (64, 72, 128), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
-            177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 104, 64), 208: (64, 104, 64), 209: (64, 112, 64),
-            224: (64, 112, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
+            177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 72, 64), 208: (64, 72, 64), 209: (64, 80, 64),
+            224: (64, 80, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
             256: (64, 128, 64)}  # N unknown: each
     for M, cta in want.items():  # bucket's narrowest N
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
         assert tile.swap_ab and tile.scheduler == "persistent" and tile.mainloop == "pingpong", M
-        # token columns that share their weight tile: the decode tiles' 64x32 and, from 65 rows, 40-, 48-, 56-, 72-,
-        # 80- and 112-wide ones (runs 65, 83 and 86; the two 64-wide columns of 113-128 ran as fast without the
-        # cluster)
-        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 112 or 129 <= M <= 160 or 193 <= M <= 224
-                                else (1, 1, 1)), M
+        # token columns that share their weight tile: the decode tiles' 64x32 and, from 65 rows, 40-, 48-, 56-, 72-
+        # and 80-wide ones (runs 65, 83 and 86; the two 64-wide columns of 113-128 ran as fast without the cluster;
+        # 193-224 rows' three columns faster without, run 108)
+        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 112 or 129 <= M <= 160 else (1, 1, 1)), M
         assert tile.epilogue_tile == "auto", M
     # fp8 takes the two 72-wide columns too (run 87); int8, whose token tiles go in steps of 16, keeps one 144-wide
     # column with 48-wide subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
@@ -297,8 +296,9 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_COLUMNS_END_N,
-                                  THREE_TILES_END_N, TWO_64_COLUMNS_END_N, WIDE_N, shape_class, shape_tile)
+    from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_64_COLUMNS_END_N,
+                                  THREE_80_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
+                                  WIDE_N, shape_class, shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
         narrow = shape_tile(SPEC, M, TALL_N - 1)  # 81-96)
@@ -382,7 +382,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         tile = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
-        assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
+        if M < 193:  # 193-224 (16-bit): three columns with no cluster to N = 2816 / 2048 (below)
+            assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
         if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
     for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to LARGE_N: the 96-wide column with 64 elements of K in
@@ -419,6 +420,20 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
+    # 193-224 rows, 16-bit, below N = 4225: three 72- or 80-wide columns under 64-row weight tiles, no cluster (run
+    # 108), to where 3 x N / 64 CTAs pass a wave (72 wide) or to N = 2048 (80 wide; behind from 2560), then two 104- or
+    # 112-wide columns in a 1x2 cluster; 8-bit operands keep the two columns
+    assert (THREE_64_COLUMNS_END_N, THREE_80_COLUMNS_END_N) == (2817, 2049)
+    for M in (193, 208, 209, 224):
+        width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (80, 112, THREE_80_COLUMNS_END_N)
+        for N in (512, 1024, end - 1):
+            tile = shape_tile(SPEC, M, N)
+            assert (tile.cta, tile.swap_ab, tile.mainloop, tile.cluster) == ((64, width, 64), True, "pingpong",
+                                                                             (1, 1, 1)), (M, N)
+        tile = shape_tile(SPEC, M, end)
+        assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, two_width, 64), True, (1, 2, 1)), M
+        fp8 = SPEC.replace(a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"))
+        assert (shape_tile(fp8, M, 1024).cta, shape_tile(fp8, M, 1024).cluster) == ((64, 112, 128), (1, 2, 1)), M
     for M in (193, 208, 209, 224):  # three 72- or 80-wide columns, no cluster (runs 93-94), then from
         two = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # THREE_COLUMNS_END_N two 104- or 112-wide ones under a
         three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # 128-row weight tile in a 1x2 cluster, as from
