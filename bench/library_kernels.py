@@ -16,7 +16,7 @@ import cutlassgen as cg
 from cutlassgen import Sm90Tile
 from cutlassgen.tiles import shape_tile
 from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders,
-                        fp8_scaled, fp8_scaled_contenders, run_in_probe_range, tile_named)
+                        fp8_scaled, fp8_scaled_contenders, named, run_in_probe_range)
 
 
 def per_shape_cases(*shapes, beside: dict | None = None) -> list:
@@ -72,7 +72,7 @@ CASES = [
     *per_shape_cases((200, 3072, 4096), (200, 3840, 4096), (96, 4352, 4096)),
     # Session 37: at 200x2048 (0.83-0.91x cuBLASLt fused) our copy of cuBLAS's own tile there (nvjet 64x72 _4x1,
     # tile_probe.py low200, run 98: 242 vs 266) trails too, so the kernels themselves differ: the ncu source page.
-    *per_shape_cases((200, 2048, 4096), beside={name: tile_named(name) for name in ["swap 64x72x64 c4x1 pingpong"]}),
+    *per_shape_cases((200, 2048, 4096), beside=named("swap 64x72x64 c4x1 pingpong")),
     # Session 35, after run 96: 97-128 rows at N = 4544-5600, where the plan still trails (0.85-0.98x warm).
     *per_shape_cases((112, 5120, 4096), (128, 4544, 4096), (128, 5600, 4096)),
     # Session 36: the start-up ramp, where the plan's tile is nvjet's own and still trails cuBLAS mm by 0.3-0.5 us

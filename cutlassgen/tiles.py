@@ -661,9 +661,10 @@ def _n_classes(k_bytes: int) -> dict:
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
             # 193-224 rows, 16-bit: the three no-cluster columns under 64-row weight tiles (_bucket_tiles) up to
-            # these classes, then the two columns in a 1x2 cluster they replace
-            208: (*(((THREE_64_COLUMNS_END_N, {"cta": (64, 104, k_main), "cluster": (1, 2, 1)}),) if k_bytes == 2
-                    else ()),
+            # these classes, then the two columns in a 1x2 cluster they replace (104 wide, else 112, as before)
+            208: (*(((THREE_64_COLUMNS_END_N, ({"cta": (64, 104, k_main), "cluster": (1, 2, 1)},
+                                                {"cta": (64, 112, k_main), "cluster": (1, 2, 1)})),)
+                    if k_bytes == 2 else ()),
                   *three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
             224: (*(((THREE_80_COLUMNS_END_N, {"cta": (64, 112, k_main), "cluster": (1, 2, 1)}),) if k_bytes == 2
