@@ -14,7 +14,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
-     nocluster200 nocluster216
+     nocluster200 nocluster216 nocluster2col
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1038,6 +1038,14 @@ NOCLUSTER200_GROUPS = [
 NOCLUSTER216_TILES = named("swap 64x80x64 c1x1 pingpong", "swap 64x112x64 c1x2 pingpong")
 NOCLUSTER216_SHAPES = [(216, 1024, 4096), (216, 2048, 4096), (212, 1536, 4096), (224, 2048, 4096)]
 # Run 110 (warm, 9 rounds): 1.01-1.13x (216x1024 135 vs 119, 216x2048 232 vs 229, 224x2048 268 vs 237).
+# nocluster2col (session 37, after run 107 found our multicast slower than none at 200x2048): the plan's two token
+# columns under 64-row weight tiles in their 1x2 cluster (65-160 rows below N = 4225) against the same tiles with no
+# cluster.
+NOCLUSTER_2COL_GROUPS = [(named("swap 64x56x128 c1x1 pingpong"), [(104, 2048, 4096)]),
+                         (named("swap 64x72x128 c1x1 pingpong"), [(136, 2048, 4096)]),
+                         (named("swap 64x80x128 c1x1 pingpong"), [(152, 4096, 4096)])]
+# Run 111 (warm / cold): no cluster 1.03 / 1.08x the plan at 104x2048 (153 / 142 vs 149 / 132), 1.08 / 1.10x at
+# 136x2048 (184 / 173 vs 171 / 157), 1.02 / 0.99x at 152x4096. One shape each: not taken yet.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1510,6 +1518,7 @@ CASES = {
     "twin200": [beside_plan(TWIN200_TILES, TWIN200_SHAPES, WEIGHTS_FIRST_VARIANTS)],
     "nocluster200": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER200_GROUPS],
     "nocluster216": [beside_plan(NOCLUSTER216_TILES, NOCLUSTER216_SHAPES)],
+    "nocluster2col": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_GROUPS],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
