@@ -45,6 +45,13 @@ ncu_counters() {
       --metrics "$metrics" $PY "$@")
 }
 
+# The L2's request and sector counters by source unit and node, named from ncu's own list for this chip, so that a
+# name this ncu lacks cannot abort a pass.
+l2_source_counters() {
+  ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' \
+      | grep -E '^lts__t_(sectors|requests)_src(unit|node)_[a-z0-9]+(_op_read)?$'
+}
+
 save_cache() {  # tuning records only
   if [ -d "$CUTLASSGEN_CACHE_DIR/tuning" ]; then mkdir -p "$OUT/cache" && cp -r "$CUTLASSGEN_CACHE_DIR/tuning" "$OUT/cache/"; fi
 }
@@ -160,21 +167,18 @@ l2)
   ncu_counters 250 none $metrics tile_probe.py largedefault --shapes 2048x8192x8192 --ncu > "$OUT/ncu_l2_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
 l2src)
-  # Which units the L2's sector reads come from (SMs, the fabric between the two L2 partitions, ...): the counters are
-  # named from ncu's own list for this chip, so that a name this ncu lacks cannot abort the pass.
+  # Which units the L2's sector reads come from (SMs, the fabric between the two L2 partitions, ...)
   stamp "ncu L2 sectors by source"
-  names=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' | grep -E '^lts__t_(sectors|requests)_src(unit|node)_[a-z0-9]+(_op_read)?$')
+  names=$(l2_source_counters)
   echo "$names" > "$OUT/ncu_l2src_metrics.txt"
   metrics=$(echo "$names" | sed 's/$/.sum/' | paste -sd, -),lts__t_sectors_op_read.sum,gpu__time_duration.sum
   ncu_counters 300 none $metrics tile_probe.py "${L2SRC_CASE:-largedefault}" --shapes 2048x8192x8192 --ncu \
       > "$OUT/ncu_l2src_2048.log" 2>&1
   echo "2048 tiles: exit $?" ;;
 l2case)
-  # The l2 pass's counters with the L2 sectors by source unit (named from ncu's own list for this chip, as l2src)
-  # for a tile_probe.py case: L2 warm, then flushed.
+  # The l2 pass's counters with the L2 sectors read by source unit, for a tile_probe.py case: L2 warm, then flushed.
   stamp "ncu L2 counters, tile_probe.py ${L2CASE:?set L2CASE} at ${L2CASE_SHAPES:?set L2CASE_SHAPES}"
-  names=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' \
-      | grep -E '^lts__t_sectors_src(unit|node)_[a-z0-9]+_op_read$')
+  names=$(l2_source_counters | grep -E '^lts__t_sectors_.*_op_read$')
   echo "$names" > "$OUT/ncu_l2case_metrics.txt"
   metrics=lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum
   metrics=$metrics,sm__cycles_elapsed.avg,$(echo "$names" | sed 's/$/.sum/' | paste -sd, -)

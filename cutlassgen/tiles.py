@@ -622,6 +622,10 @@ def _n_classes(k_bytes: int) -> dict:
                         for n, f in ((TWO_64_COLUMNS_END_N, first), *(c for c in rest if c[0] < until))]
         in_force = [f for n, f in ((0, first), *rest) if n <= until][-1]
         return (*with_columns, (until, in_force), *(c for c in rest if c[0] > until))
+    def two_64_row_columns_from(n_min: int, *widths: int) -> tuple:
+        # 193-224 rows, 16-bit: the three no-cluster columns under 64-row weight tiles (_bucket_tiles) run below
+        # n_min, from where the two columns in a 1x2 cluster they replaced take over again (the widths in order)
+        return ((n_min, tuple({"cta": (64, w, k_main), "cluster": (1, 2, 1)} for w in widths)),) if k_bytes == 2 else ()
     column_80 = no_cluster_column(80, (128, 80))
     column_64 = no_cluster_column(64)
     # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
@@ -660,15 +664,10 @@ def _n_classes(k_bytes: int) -> dict:
             192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
-            # 193-224 rows, 16-bit: the three no-cluster columns under 64-row weight tiles (_bucket_tiles) up to
-            # these classes, then the two columns in a 1x2 cluster they replace (104 wide, else 112, as before)
-            208: (*(((THREE_64_COLUMNS_END_N, ({"cta": (64, 104, k_main), "cluster": (1, 2, 1)},
-                                                {"cta": (64, 112, k_main), "cluster": (1, 2, 1)})),)
-                    if k_bytes == 2 else ()),
+            208: (*two_64_row_columns_from(THREE_64_COLUMNS_END_N, 104, 112),
                   *three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
-            224: (*(((THREE_80_COLUMNS_END_N, {"cta": (64, 112, k_main), "cluster": (1, 2, 1)}),) if k_bytes == 2
-                    else ()),
+            224: (*two_64_row_columns_from(THREE_80_COLUMNS_END_N, 112),
                   *three_columns((column_80,), two_columns_224),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
             240: (*three_columns((column_80,), coop_128, eight_bit_until=MID_N),
