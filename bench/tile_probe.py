@@ -14,7 +14,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fitmidcheck fit176fp8 tall42 band176 band240 fp8narrow bf16narrow narrowcols
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
-     nocluster200 nocluster216 nocluster2col
+     nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1046,6 +1046,22 @@ NOCLUSTER_2COL_GROUPS = [(named("swap 64x56x128 c1x1 pingpong"), [(104, 2048, 40
                          (named("swap 64x80x128 c1x1 pingpong"), [(152, 4096, 4096)])]
 # Run 111 (warm / cold): no cluster 1.03 / 1.08x the plan at 104x2048 (153 / 142 vs 149 / 132), 1.08 / 1.10x at
 # 136x2048 (184 / 173 vs 171 / 157), 1.02 / 0.99x at 152x4096. One shape each: not taken yet.
+# nocluster2colgrid (session 38, run 111 widened): the same, every bucket whose two columns run in a 1x2 cluster
+# (65-80, 81-96, 97-112, 129-144, 145-160 rows; 113-128 and 161-192 already have none), two row counts each, N =
+# 1024-4096, and fp8 scaled at two buckets.
+NOCLUSTER_2COL_GRID_N = (1024, 2048, 3072, 4096)
+NOCLUSTER_2COL_GRID = [(named(f"swap 64x{width}x128 c1x1 pingpong"), [(m, n, 4096) for m in rows
+                                                                       for n in NOCLUSTER_2COL_GRID_N])
+                       for width, rows in ((40, (72, 80)), (48, (88, 96)), (56, (104, 112)), (72, (136, 144)),
+                                           (80, (152, 160)))]
+NOCLUSTER_2COL_GRID_FP8 = [(("swap 64x56x128 c1x1 pingpong",), [(104, 2048, 4096), (104, 4096, 4096)]),
+                           (("swap 64x72x128 c1x1 pingpong",), [(136, 2048, 4096), (136, 4096, 4096)])]
+# nocluster2colwide (session 38): at 193-224 rows above the three no-cluster columns (from THREE_64_COLUMNS_END_N /
+# THREE_80_COLUMNS_END_N to 4224) the plan's two columns in a 1x2 cluster, against the same with none.
+NOCLUSTER_2COL_WIDE = [(named("swap 64x104x64 c1x1 pingpong"), [(200, 3072, 4096), (208, 3584, 4096),
+                                                                (204, 4096, 4096)]),
+                       (named("swap 64x112x64 c1x1 pingpong"), [(216, 2560, 4096), (216, 3072, 4096),
+                                                                (212, 3584, 4096), (224, 4096, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1519,6 +1535,11 @@ CASES = {
     "nocluster200": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER200_GROUPS],
     "nocluster216": [beside_plan(NOCLUSTER216_TILES, NOCLUSTER216_SHAPES)],
     "nocluster2col": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_GROUPS],
+    "nocluster2colgrid": [*(beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_GRID),
+                          *(fp8_beside_plan(make, named(*names, **extra), shapes)
+                            for names, shapes in NOCLUSTER_2COL_GRID_FP8
+                            for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],
+    "nocluster2colwide": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_WIDE],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
