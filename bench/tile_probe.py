@@ -15,6 +15,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
+     nocluster2colmid
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1062,6 +1063,11 @@ NOCLUSTER_2COL_WIDE = [(named("swap 64x104x64 c1x1 pingpong"), [(200, 3072, 4096
                                                                 (204, 4096, 4096)]),
                        (named("swap 64x112x64 c1x1 pingpong"), [(216, 2560, 4096), (216, 3072, 4096),
                                                                 (212, 3584, 4096), (224, 4096, 4096)])]
+# nocluster2colmid (session 38, after run 112 and the plan's TWO_COLUMNS_MULTICAST_N = 2049): both forms between
+# the N that run 112 timed (2304-2816) and at K = 8192, at other rows of each bucket.
+NOCLUSTER_2COL_MID = [(named(f"swap 64x{width}x128 c1x1 pingpong", f"swap 64x{width}x128 c1x2 pingpong"),
+                       [(m, n, 4096) for n in (2304, 2560, 2816)] + [(m, 2048, 8192)])
+                      for width, m in ((40, 76), (48, 92), (56, 108), (72, 140), (80, 156))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1540,6 +1546,7 @@ CASES = {
                             for names, shapes in NOCLUSTER_2COL_GRID_FP8
                             for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],
     "nocluster2colwide": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_WIDE],
+    "nocluster2colmid": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_MID],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

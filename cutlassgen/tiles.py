@@ -209,6 +209,12 @@ def _bucket_tiles(k_bytes: int) -> dict:
     k_main = main_k(k_bytes)
     two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
     two_112 = {"cta": (64, 112, k_main if k_bytes == 2 else k_decode), **_SWAP, "cluster": (1, 2, 1)}
+
+    def unclustered_first(width: int) -> tuple:
+        # 65-160 rows, two swapped token columns width wide under 64-row weight tiles: 16-bit operands with no
+        # cluster first (from TWO_COLUMNS_MULTICAST_N the 1x2 cluster, _n_classes), others in the 1x2 cluster
+        columns = {"cta": (64, width, k_decode), **_SWAP, "cluster": (1, 2, 1)}
+        return ({**columns, "cluster": (1, 1, 1)}, columns) if k_bytes == 2 else (columns,)
     tiles = {
         16: {"cta": (64, 16, k_decode), **_SWAP},
         32: {"cta": (64, 32, k_decode), **_SWAP},
@@ -233,18 +239,18 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 213 / 223 vs 199 / 197, tile_probe.py bf16narrow, run 83; 66x4096^2 153 / 168 vs 139 / 148, 72x2048x4096
         # 101 / 110 vs 86 / 91, narrowcols, run 84; fp8 at 72x4096^2 198 / 207 vs 164 / 171); the 80-wide column
         # where they cannot be made valid. At 72x4352x8192 their 136 CTAs passed a wave: 161 / 166 vs 208 / 209.
-        80: ({"cta": (64, 40, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 80, k_decode), **_SWAP}),
+        80: (*unclustered_first(40), {"cta": (64, 80, k_decode), **_SWAP}),
         # 81-96 below TWO_64_COLUMNS_END_N: two swapped 48-wide token columns, their weight tile loaded once for both by
         # a 1x2 cluster: N / 32 CTAs where one column makes N / 64, half the SMs at N = 4096 (88x4096^2 203 / 226 vs 178
         # / 203 for one 96-wide column, run 65). From there (MID_N until run 85) the 96-wide column (_n_classes),
         # 1.2-1.6x the 128x128 tile (96x8192^2 329 vs 275 TFLOP/s).
-        96: {"cta": (64, 48, k_decode), **_SWAP, "cluster": (1, 2, 1)},
+        96: unclustered_first(48),
         # 97-112 below LARGE_N: one swapped 112-wide token tile (104x4096^2 202 / 226 vs 189 / 196 for 128x64).
         # Below TWO_64_COLUMNS_END_N two 56-wide columns in a 1x2 cluster first, as at 65-80 rows (104x4096^2
         # 234 / 280 vs 196 / 216, 104x4096x8192 286 / 305 vs 253 / 248, run 83; 98x4096^2 219 / 240 vs 185 / 202,
         # 112x4096^2 259 / 288 vs 215 / 244, 104x2048x8192 170 / 174 vs 144 / 135, run 84; fp8 at 104x4096^2
         # 267 / 278 vs 207 / 216); at 104x4352x4096 184 / 203 vs 209 / 237.
-        112: ({"cta": (64, 56, k_decode), **_SWAP, "cluster": (1, 2, 1)}, {"cta": (64, 112, k_decode), **_SWAP}),
+        112: (*unclustered_first(56), {"cta": (64, 112, k_decode), **_SWAP}),
         # 113-128 below TWO_64_COLUMNS_END_N: two swapped 64-wide token columns, N / 32 CTAs (120x4096^2 264 / 295 vs
         # 219 / 252 for 128x64 cooperative; 264 / 282 with the 1x2 cluster; run 65). From there to LARGE_N (16-bit
         # operands from MID_N, _n_classes): 128x64 cooperative, twice the CTAs of 128x128 (N / 64), 1.0-1.5x
@@ -257,13 +263,13 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # past a wave; tile_probe.py wave7168, run 86). 8-bit operands too (where validate.n_step_of allows 72: fp8,
         # not int8): fp8 scaled 136x4096^2 437 / 469 vs 360 / 378 with fast accumulation, 334 / 346 vs 257 / 266
         # without (wave7168fp8, run 87).
-        144: (({"cta": (64, 72, k_decode), **_SWAP, "cluster": (1, 2, 1)},) if k_bytes != 4 else ()) + (
+        144: (unclustered_first(72) if k_bytes != 4 else ()) + (
             {"cta": (64, 144, k_main), **_SWAP, "epilogue_tile": (64, 48)},),
         # 145-160 below TWO_64_COLUMNS_END_N: two swapped 80-wide token columns in 1x2 clusters, N / 32 CTAs (152x4096^2
         # 312 / 357 vs 256 / 270 for one 160-wide column, run 65). From there to LARGE_N: the one 160-wide column,
         # 1.5-1.9x the 128x128 tile at N >= 8192 (160x8192x4096 408 vs 229, before the two-column form took over from
         # LARGE_N).
-        160: {"cta": (64, 80, k_decode), **_SWAP, "cluster": (1, 2, 1)},
+        160: unclustered_first(80),
         # 161-192 below LARGE_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two 96-wide token tiles, twice
         # the CTAs of one 192-wide (192x4096^2 375 vs 287 for 64x192, 243 for 128x128; 176x4096^2 311 vs 263, 223).
         192: {"cta": (64, 96, k_decode), **_SWAP},
@@ -411,6 +417,10 @@ THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
 # ones stop leading at 209-224 rows (measured: ahead at N = 2048, behind at 2560; run 108)
 THREE_64_COLUMNS_END_N = 64 * (132 // 3) + 1
 THREE_80_COLUMNS_END_N = 2049
+# Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
+# below it (2 x N / 64 CTAs, at most 64) the same columns with no cluster. Measured: ahead at N = 1024 and 2048,
+# mixed at 3072 (run 112)
+TWO_COLUMNS_MULTICAST_N = 2049
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
@@ -626,6 +636,13 @@ def _n_classes(k_bytes: int) -> dict:
         # 193-224 rows, 16-bit: the three no-cluster columns under 64-row weight tiles (_bucket_tiles) run below
         # n_min, from where the two columns in a 1x2 cluster they replaced take over again (the widths in order)
         return ((n_min, tuple({"cta": (64, w, k_main), "cluster": (1, 2, 1)} for w in widths)),) if k_bytes == 2 else ()
+
+    def multicast_columns_from(width: int) -> tuple:
+        # 65-160 rows, 16-bit: the bucket's two token columns run with no cluster below TWO_COLUMNS_MULTICAST_N
+        # (_bucket_tiles), in their 1x2 cluster from there (at 129-144 rows the one column's 48-wide subtiles that
+        # this class inherits do not fit 72: shape_tile's CUTLASS pick stands in, as for the bucket's own tile)
+        columns = {"cta": (64, width, k_decode), **_SWAP, "cluster": (1, 2, 1)}
+        return ((TWO_COLUMNS_MULTICAST_N, columns),) if k_bytes == 2 else ()
     column_80 = no_cluster_column(80, (128, 80))
     column_64 = no_cluster_column(64)
     # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
@@ -640,11 +657,13 @@ def _n_classes(k_bytes: int) -> dict:
                  *((n, (token_40_c2, fields)) for n, fields in above_mid_n)),
             48: (mid_n_48, *above_mid_n),
             DECODE_M: ((MID_N, {"cta": (64, 64, k_decode), "cluster": (4, 1, 1)}), *above_mid_n),
-            80: ((TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}),
+            80: (*multicast_columns_from(40), (TWO_64_COLUMNS_END_N, {"cta": (64, 80, k_decode)}),
                  *tall_in_band(tall(48, (64, 48), narrow_tokens=40)), (WIDE_N, one_column(80, (128, 80)))),
-            96: (*from_two_64_columns_end({"cta": (64, 96, k_main), "cluster": (4, 1, 1)}, column_96, LARGE_N),
+            96: (*multicast_columns_from(48),
+                 *from_two_64_columns_end({"cta": (64, 96, k_main), "cluster": (4, 1, 1)}, column_96, LARGE_N),
                  *tall_in_band(tall(48, (64, 48))), (WIDE_N, one_column(96))),
-            112: (*from_two_64_columns_end((no_cluster_column(56), column_112), (TWO_64_COLUMNS_END_N, column_112),
+            112: (*multicast_columns_from(56),
+                  *from_two_64_columns_end((no_cluster_column(56), column_112), (TWO_64_COLUMNS_END_N, column_112),
                                            THREE_COLUMNS_END_N),
                   narrowed(two_columns_128, 56),
                   *tall_in_band(tall(64, narrow_tokens=56), **fitted_band(64, 144, 160)),
@@ -652,9 +671,11 @@ def _n_classes(k_bytes: int) -> dict:
             128: (*from_two_64_columns_end(fitted(64, 80), (TWO_64_COLUMNS_END_N, coop_64), MID_N),
                   *fitted_by_8_to_large_n, two_columns_128,
                   *tall_in_band(tall(64), **fitted_band(64, 144, 160)), (WIDE_N, one_column(128))),
-            144: (*three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72)),
+            144: (*multicast_columns_from(72),
+                  *three_columns((no_cluster_column(48),), narrowed((two_columns_from, two_columns_160[1]), 72)),
                   *tall_then_one_column(80, 144, (64, 80), narrow_tokens=72)),
-            160: (*three_columns((no_cluster_column(56),),
+            160: (*multicast_columns_from(80),
+                  *three_columns((no_cluster_column(56),),
                                  (TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}),
                                  two_columns_160),
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),

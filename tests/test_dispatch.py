@@ -176,7 +176,7 @@ def test_forget_built_drops_only_that_specs_memo():
 # --- the built-in per-shape heuristic: build(spec, shapes=...) without a tuning record ---
 
 def test_shape_tiles_follow_the_buckets():
-    from cutlassgen.tiles import shape_bucket, shape_tile
+    from cutlassgen.tiles import TWO_64_COLUMNS_END_N, TWO_COLUMNS_MULTICAST_N, shape_bucket, shape_tile
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
             40: (64, 32, 128), 41: (64, 32, 128), 64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128),
@@ -190,15 +190,20 @@ def test_shape_tiles_follow_the_buckets():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta, M
         assert tile.swap_ab and tile.scheduler == "persistent" and tile.mainloop == "pingpong", M
-        # token columns that share their weight tile: the decode tiles' 64x32 and, from 65 rows, 40-, 48-, 56-, 72-
-        # and 80-wide ones (runs 65, 83 and 86; the two 64-wide columns of 113-128 ran as fast without the cluster;
-        # 193-224 rows' three columns faster without, run 108)
-        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 112 or 129 <= M <= 160 else (1, 1, 1)), M
+        # token columns that share their weight tile: the decode tiles' 64x32. 16-bit from 65 rows at the bucket's
+        # narrowest N with no cluster (run 112; 193-224 rows' three columns, run 108); 40- to 80-wide ones at 65-160
+        # rows in a 1x2 cluster from TWO_COLUMNS_MULTICAST_N, as 8-bit operands at every N (runs 65, 83 and 86)
+        assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M
         assert tile.epilogue_tile == "auto", M
+        if 65 <= M <= 112 or 129 <= M <= 160:
+            below, at = shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1), shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N)
+            assert below == tile and at == dataclasses.replace(tile, cluster=(1, 2, 1)), M
+            assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1) == at, M
     # fp8 takes the two 72-wide columns too (run 87); int8, whose token tiles go in steps of 16, keeps one 144-wide
     # column with 48-wide subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert (shape_tile(fp8, 136).cta, shape_tile(fp8, 136).cluster) == ((64, 72, 128), (1, 2, 1))
+    assert shape_tile(fp8, 104, 1024).cluster == (1, 2, 1)  # no cluster timed level for fp8 (run 112): not taken
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
     assert (shape_tile(int8, 136).cta, shape_tile(int8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
@@ -298,7 +303,7 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_64_COLUMNS_END_N,
                                   THREE_80_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
-                                  WIDE_N, shape_class, shape_tile)
+                                  TWO_COLUMNS_MULTICAST_N, WIDE_N, shape_class, shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
         narrow = shape_tile(SPEC, M, TALL_N - 1)  # 81-96)
@@ -382,8 +387,10 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         tile = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
-        if M < 193:  # 193-224 (16-bit): three columns with no cluster to N = 2816 / 2048 (below)
-            assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
+        if M < 193:  # 193-224 (16-bit): three columns with no cluster to N = 2816 / 2048 (below); the two columns
+            # with no cluster below TWO_COLUMNS_MULTICAST_N (run 112)
+            assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M
+            assert shape_tile(SPEC, M, 1024) == dataclasses.replace(tile, cluster=(1, 1, 1)) == shape_tile(SPEC, M), M
         if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
     for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to LARGE_N: the 96-wide column with 64 elements of K in
@@ -405,7 +412,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         tile = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              (1, 2, 1)), M
-        assert shape_tile(SPEC, M, 1024) == tile == shape_tile(SPEC, M), M
+        assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M  # with no cluster below it (run 112)
+        assert shape_tile(SPEC, M, 1024) == dataclasses.replace(tile, cluster=(1, 1, 1)) == shape_tile(SPEC, M), M
         one_from = TWO_64_COLUMNS_END_N if M <= 80 else THREE_COLUMNS_END_N
         assert shape_tile(SPEC, M, one_from).cta[:2] == (64, 2 * width), M
     assert THREE_COLUMNS_END_N == 5633  # 3 * ceil(N / 128) > 132 SMs from here
