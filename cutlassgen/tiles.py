@@ -418,9 +418,10 @@ THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
 THREE_64_COLUMNS_END_N = 64 * (132 // 3) + 1
 THREE_80_COLUMNS_END_N = 2049
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
-# below it (2 x N / 64 CTAs, at most 64) the same columns with no cluster. Measured: ahead at N = 1024 and 2048,
-# mixed at 3072 (run 112)
-TWO_COLUMNS_MULTICAST_N = 2049
+# below it (2 x ceil(N / 64) CTAs, at most 80) the same columns with no cluster. Measured (cold / warm against the
+# cluster): ahead at N = 1024-2560 (runs 112-113: 1.03-1.10x at 2048, 1.02-1.09x / 0.99-1.03x at 2304-2560), mixed
+# at 2816 (1.01-1.03x / 0.96-1.01x) and 3072 (0.94-1.02x / 0.95-1.01x)
+TWO_COLUMNS_MULTICAST_N = 2561
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
