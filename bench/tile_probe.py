@@ -1057,17 +1057,26 @@ NOCLUSTER_2COL_GRID = [(named(f"swap 64x{width}x128 c1x1 pingpong"), [(m, n, 409
                                            (80, (152, 160)))]
 NOCLUSTER_2COL_GRID_FP8 = [(("swap 64x56x128 c1x1 pingpong",), [(104, 2048, 4096), (104, 4096, 4096)]),
                            (("swap 64x72x128 c1x1 pingpong",), [(136, 2048, 4096), (136, 4096, 4096)])]
+# Run 112 (warm / cold, no cluster against the plan's cluster): bf16 1.03-1.08x / 1.05-1.10x at N = 2048 (112x2048
+# 167 / 152 vs 155 / 138), 1.00-1.05x / 1.00-1.06x at 1024, mixed at 3072 (0.95-1.01x / 0.93-1.02x) and 4096
+# (0.95-1.06x / 0.90-1.00x); fp8 scaled 0.98-1.02x. tiles.py takes it for 16-bit operands below
+# TWO_COLUMNS_MULTICAST_N (2049, then 2561 after run 113).
 # nocluster2colwide (session 38): at 193-224 rows above the three no-cluster columns (from THREE_64_COLUMNS_END_N /
 # THREE_80_COLUMNS_END_N to 4224) the plan's two columns in a 1x2 cluster, against the same with none.
 NOCLUSTER_2COL_WIDE = [(named("swap 64x104x64 c1x1 pingpong"), [(200, 3072, 4096), (208, 3584, 4096),
                                                                 (204, 4096, 4096)]),
                        (named("swap 64x112x64 c1x1 pingpong"), [(216, 2560, 4096), (216, 3072, 4096),
                                                                 (212, 3584, 4096), (224, 4096, 4096)])]
+# Run 112: 0.93-1.03x warm, 0.99-1.04x cold (200x3072 316 / 322 vs 338 / 311): not taken.
 # nocluster2colmid (session 38, after run 112 and the plan's TWO_COLUMNS_MULTICAST_N = 2049): both forms between
 # the N that run 112 timed (2304-2816) and at K = 8192, at other rows of each bucket.
 NOCLUSTER_2COL_MID = [(named(f"swap 64x{width}x128 c1x1 pingpong", f"swap 64x{width}x128 c1x2 pingpong"),
                        [(m, n, 4096) for n in (2304, 2560, 2816)] + [(m, 2048, 8192)])
                       for width, m in ((40, 76), (48, 92), (56, 108), (72, 140), (80, 156))]
+# Run 113 (warm / cold, no cluster against the cluster): 0.99-1.03x / 1.02-1.09x at N = 2304-2560 (108x2560 190 /
+# 178 vs 185 / 171), 0.96-1.01x / 1.01-1.03x at 2816, 1.02-1.07x / 1.09-1.10x at 2048x8192 (where the plan had
+# taken it). TWO_COLUMNS_MULTICAST_N moved to 2561; run 114 (9 rounds, warm): 108x2304 174 vs 170, 108x2560 189 vs
+# 184, the plan the no-cluster tile.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

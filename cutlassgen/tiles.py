@@ -212,7 +212,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
 
     def unclustered_first(width: int) -> tuple:
         # 65-160 rows, two swapped token columns width wide under 64-row weight tiles: 16-bit operands with no
-        # cluster first (from TWO_COLUMNS_MULTICAST_N the 1x2 cluster, _n_classes), others in the 1x2 cluster
+        # cluster first (from TWO_COLUMNS_MULTICAST_N the 1x2 cluster, _n_classes), others in the 1x2 cluster. bf16
+        # cold / warm against the cluster (tile_probe.py nocluster2colgrid, nocluster2colmid; runs 112-113):
+        # 1.05-1.10x / 1.03-1.08x at N = 2048, 1.00-1.06x at 1024, 1.02-1.09x / 0.99-1.03x at 2304-2560; fp8 scaled
+        # 0.98-1.02x, not taken
         columns = {"cta": (64, width, k_decode), **_SWAP, "cluster": (1, 2, 1)}
         return ({**columns, "cluster": (1, 1, 1)}, columns) if k_bytes == 2 else (columns,)
     tiles = {
@@ -420,7 +423,7 @@ THREE_80_COLUMNS_END_N = 2049
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
 # below it (2 x ceil(N / 64) CTAs, at most 80) the same columns with no cluster. Measured (cold / warm against the
 # cluster): ahead at N = 1024-2560 (runs 112-113: 1.03-1.10x at 2048, 1.02-1.09x / 0.99-1.03x at 2304-2560), mixed
-# at 2816 (1.01-1.03x / 0.96-1.01x) and 3072 (0.94-1.02x / 0.95-1.01x)
+# at 2816 (1.01-1.03x / 0.96-1.01x) and 3072 (0.93-1.02x / 0.95-1.01x)
 TWO_COLUMNS_MULTICAST_N = 2561
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
