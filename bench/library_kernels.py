@@ -79,6 +79,10 @@ CASES = [
     # (tile_probe.py twin and fixedcost, runs 104-105): SOURCE_SHAPES=104x4096x1024,72x4096x1024 for the ncu source
     # page (device_session.sh source).
     *per_shape_cases((104, 4096, 1024), (72, 4096, 1024)),
+    # Session 38: at 65-160 rows the two token columns ran 1-10% faster without their 1x2 cluster below N = 2561,
+    # which under ncu read fewer L2 sectors than none (tile_probe.py runs 112-113, h200_ncu_l2.log part 5): the
+    # source page of both forms at 108x2560x4096.
+    *per_shape_cases((108, 2560, 4096), beside=named("swap 64x56x128 c1x2 pingpong")),
 ]
 
 
