@@ -15,7 +15,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
-     nocluster2colmid
+     nocluster2colmid cluster4x2
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1077,6 +1077,12 @@ NOCLUSTER_2COL_MID = [(named(f"swap 64x{width}x128 c1x1 pingpong", f"swap 64x{wi
 # 178 vs 185 / 171), 0.96-1.01x / 1.01-1.03x at 2816, 1.02-1.07x / 1.09-1.10x at 2048x8192 (where the plan had
 # taken it). TWO_COLUMNS_MULTICAST_N moved to 2561; run 114 (9 rounds, warm): 108x2304 174 vs 170, 108x2560 189 vs
 # 184, the plan the no-cluster tile.
+# cluster4x2 (session 38, not yet run): cuBLAS's own form at 108x2560x4096 (nvjet 64x56_64x14 _4x2: the two token
+# columns under 64-row weight tiles with 64 of K, in a 4x2 cluster that multicasts both operands; h200_ncu_source.log
+# session 38) beside the plan at 65-160 rows, N = 2048-4096, and the same tile with no cluster (64 of K alone).
+CLUSTER_4X2 = [(named(f"swap 64x{width}x64 c4x2 pingpong", f"swap 64x{width}x64 c1x1 pingpong"),
+                [(m, n, 4096) for n in (2048, 2560, 4096)])
+               for width, m in ((40, 76), (48, 92), (56, 108), (72, 140), (80, 156))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1556,6 +1562,7 @@ CASES = {
                             for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})))],
     "nocluster2colwide": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_WIDE],
     "nocluster2colmid": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_MID],
+    "cluster4x2": [beside_plan(tiles, shapes) for tiles, shapes in CLUSTER_4X2],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
