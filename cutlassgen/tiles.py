@@ -197,12 +197,6 @@ _SWAP = {"mainloop": "pingpong", "scheduler": "persistent", "cluster": (1, 1, 1)
 _COOP = {"mainloop": "cooperative", "scheduler": "persistent", "cluster": (1, 1, 1), "swap_ab": False}
 
 
-def _two_multicast_columns(width: int, k_bytes: int) -> dict:
-    """65-160 rows: two swapped token columns width wide under 64-row weight tiles, each weight tile loaded once
-    for both by a 1x2 cluster."""
-    return {"cta": (64, width, _decode_k(k_bytes)), **_SWAP, "cluster": (1, 2, 1)}
-
-
 def _coop_128(k_bytes: int) -> dict:
     """128x128 cooperative, no cluster: what M 65-256 ran before session 21, and where a bucket's tile fails there."""
     return {"cta": (128, 128, main_k(k_bytes)), **_COOP}
@@ -222,7 +216,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # cold / warm against the cluster (tile_probe.py nocluster2colgrid, nocluster2colmid; runs 112-113):
         # 1.05-1.10x / 1.03-1.08x at N = 2048, 1.00-1.06x at 1024, 1.02-1.09x / 0.99-1.03x at 2304-2560; fp8 scaled
         # 0.98-1.02x, not taken
-        columns = _two_multicast_columns(width, k_bytes)
+        columns = {"cta": (64, width, k_decode), **_SWAP, "cluster": (1, 2, 1)}
         return ({**columns, "cluster": (1, 1, 1)}, columns) if k_bytes == 2 else (columns,)
     tiles = {
         16: {"cta": (64, 16, k_decode), **_SWAP},
@@ -642,16 +636,16 @@ def _n_classes(k_bytes: int) -> dict:
                         for n, f in ((TWO_64_COLUMNS_END_N, first), *(c for c in rest if c[0] < until))]
         in_force = [f for n, f in ((0, first), *rest) if n <= until][-1]
         return (*with_columns, (until, in_force), *(c for c in rest if c[0] > until))
-    def two_64_row_columns_from(n_min: int, *widths: int) -> tuple:
-        # 193-224 rows, 16-bit: the three no-cluster columns under 64-row weight tiles (_bucket_tiles) run below
-        # n_min, from where the two columns in a 1x2 cluster they replaced take over again (the widths in order)
-        return ((n_min, tuple({"cta": (64, w, k_main), "cluster": (1, 2, 1)} for w in widths)),) if k_bytes == 2 else ()
+    def two_64_row_columns_from(n_min: int, *widths: int, k: int = k_main) -> tuple:
+        # 16-bit: the bucket's own no-cluster tiles (_bucket_tiles) run below n_min, from where two token columns
+        # under 64-row weight tiles in a 1x2 cluster take over (the widths in order): at 65-160 rows the same columns
+        # (TWO_COLUMNS_MULTICAST_N; at 129-144 the one column's 48-wide subtiles that the class inherits do not fit
+        # 72, and shape_tile's CUTLASS pick stands in, as for the bucket's own tile), at 193-224 the two columns the
+        # three replaced (THREE_64_COLUMNS_END_N, THREE_80_COLUMNS_END_N)
+        return ((n_min, tuple({"cta": (64, w, k), "cluster": (1, 2, 1)} for w in widths)),) if k_bytes == 2 else ()
 
     def multicast_columns_from(width: int) -> tuple:
-        # 65-160 rows, 16-bit: the bucket's two token columns run with no cluster below TWO_COLUMNS_MULTICAST_N
-        # (_bucket_tiles), in their 1x2 cluster from there (at 129-144 rows the one column's 48-wide subtiles that
-        # this class inherits do not fit 72: shape_tile's CUTLASS pick stands in, as for the bucket's own tile)
-        return ((TWO_COLUMNS_MULTICAST_N, _two_multicast_columns(width, k_bytes)),) if k_bytes == 2 else ()
+        return two_64_row_columns_from(TWO_COLUMNS_MULTICAST_N, width, k=k_decode)
     column_80 = no_cluster_column(80, (128, 80))
     column_64 = no_cluster_column(64)
     # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
