@@ -15,7 +15,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
-     nocluster2colmid cluster4x2
+     nocluster2colmid cluster4x2 morecols
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1083,6 +1083,14 @@ NOCLUSTER_2COL_MID = [(named(f"swap 64x{width}x128 c1x1 pingpong", f"swap 64x{wi
 CLUSTER_4X2 = [(named(f"swap 64x{width}x64 c4x2 pingpong", f"swap 64x{width}x64 c1x1 pingpong"),
                 [(m, n, 4096) for n in (2048, 2560, 4096)])
                for width, m in ((40, 76), (48, 92), (56, 108), (72, 140), (80, 156))]
+# morecols (session 39): at N <= 2048 the plan's two (65-160 rows) or three (193-224) token columns under 64-row
+# weight tiles make 2N / 64 or 3N / 64 CTAs, 32-48 at N = 1024, where the plan ran 0.85-0.90x cuBLASLt fused cold
+# (run 112). More, narrower columns: three and four at 65-160 rows (the columns' width in steps of 8), four and five
+# at 193-224 with the plan's 64 of K there, beside the plan.
+MORE_COLUMNS = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)), [(m, n, 4096) for n in (1024, 2048)])
+                for m, widths, k in ((76, (32, 24), 128), (92, (32, 24), 128), (108, (40, 32), 128),
+                                     (140, (48, 40), 128), (156, (56, 40), 128), (200, (56, 40), 64),
+                                     (216, (56, 48), 64))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1563,6 +1571,7 @@ CASES = {
     "nocluster2colwide": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_WIDE],
     "nocluster2colmid": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_MID],
     "cluster4x2": [beside_plan(tiles, shapes) for tiles, shapes in CLUSTER_4X2],
+    "morecols": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
