@@ -15,7 +15,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
-     nocluster2colmid cluster4x2 morecols
+     nocluster2colmid cluster4x2 morecols morecols2
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1091,6 +1091,13 @@ MORE_COLUMNS = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)), [(m
                 for m, widths, k in ((76, (32, 24), 128), (92, (32, 24), 128), (108, (40, 32), 128),
                                      (140, (48, 40), 128), (156, (56, 40), 128), (200, (56, 40), 64),
                                      (216, (56, 48), 64))]
+# morecols2 (session 39, after run 115): the columns' count against N at the other rows of each bucket, 113-128 and
+# 161-192 too: three, four and five or six columns (width M / columns in steps of 8) at N = 512-2048.
+MORE_COLUMNS_2 = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)),
+                   [(m, n, 4096) for n in (512, 1024, 1536, 2048)])
+                  for m, widths, k in ((72, (24, 16), 128), (88, (32, 24, 16), 128), (104, (40, 32, 24), 128),
+                                       (120, (40, 32, 24), 128), (136, (48, 40, 24), 128), (152, (56, 40, 32), 128),
+                                       (184, (64, 48, 32), 128), (208, (56, 40), 64), (224, (56, 40), 64))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1572,6 +1579,7 @@ CASES = {
     "nocluster2colmid": [beside_plan(tiles, shapes) for tiles, shapes in NOCLUSTER_2COL_MID],
     "cluster4x2": [beside_plan(tiles, shapes) for tiles, shapes in CLUSTER_4X2],
     "morecols": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS],
+    "morecols2": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_2],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
