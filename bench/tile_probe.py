@@ -15,7 +15,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
-     nocluster2colmid cluster4x2 morecols morecols2
+     nocluster2colmid cluster4x2 morecols morecols2 morecolscheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1098,6 +1098,15 @@ MORE_COLUMNS_2 = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)),
                   for m, widths, k in ((72, (24, 16), 128), (88, (32, 24, 16), 128), (104, (40, 32, 24), 128),
                                        (120, (40, 32, 24), 128), (136, (48, 40, 24), 128), (152, (56, 40, 32), 128),
                                        (184, (64, 48, 32), 128), (208, (56, 40), 64), (224, (56, 40), 64))]
+# morecolscheck (session 39, after the plan took runs 115-116's narrow columns, tiles.NARROW_COLUMNS): the plan at
+# other rows of each bucket and at N between those timed, beside the tile each bucket ran there before (at 132
+# rows also the 48-wide columns with CUTLASS's subtile, where the plan's inherit the 144-wide column's 64x48).
+MORE_COLUMNS_CHECK = [(named(*before), [(m, n, 4096) for n in (768, 1024, 1280, 1792)])
+                      for m, *before in ((84, "swap 64x48x128 c1x1 pingpong"), (100, "swap 64x56x128 c1x1 pingpong"),
+                                         (116, "swap 64x64x128 c1x1 pingpong"),
+                                         (132, "swap 64x72x128 c1x1 pingpong", "swap 64x48x128 c1x1 pingpong"),
+                                         (148, "swap 64x80x128 c1x1 pingpong"), (168, "swap 64x96x128 c1x1 pingpong"),
+                                         (196, "swap 64x72x64 c1x1 pingpong"), (212, "swap 64x80x64 c1x1 pingpong"))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1580,6 +1589,7 @@ CASES = {
     "cluster4x2": [beside_plan(tiles, shapes) for tiles, shapes in CLUSTER_4X2],
     "morecols": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS],
     "morecols2": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_2],
+    "morecolscheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_CHECK],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

@@ -286,8 +286,8 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 1.01-1.07x (216x2048 216 / 230 vs 202 / 220). The 4x2 cluster of cuBLAS's tile ran 1.02-1.08x the 1x2 one
         # at N <= 2048, level at 3072-3840, 0.65-0.69x at 4096. cuBLASLt fused still leads at N <= 3840 (0.80-0.99x).
         # Below that the 16-bit columns' class starts (_n_classes: THREE_64_COLUMNS_END_N at 193-208 rows,
-        # THREE_80_COLUMNS_END_N at 209-224), three swapped token columns, 72 and 80 wide, under 64-row weight tiles
-        # with no cluster: 3 x ceil(N / 64) CTAs. Our copy of cuBLAS's tile at 200x2048 (nvjet 64x72 _4x1) ran its
+        # FOUR_56_COLUMNS_END_N at 209-224), three swapped token columns, 72 and 80 wide (four 56 wide at 209-224
+        # since run 115, below), under 64-row weight tiles with no cluster: 3 x ceil(N / 64) CTAs. Our copy of cuBLAS's tile at 200x2048 (nvjet 64x72 _4x1) ran its
         # consumers waiting on full stages, 24% more cycles than nvjet's under ncu; the same tile with no cluster read
         # what nvjet reads from L2 and ran 0.97-0.98x cuBLASLt fused (tile_probe.py twin200, run 107). Cold / warm
         # against the two columns (nocluster200, run 108): 72 wide 1.07-1.12x at 196-208 rows, N = 1024-2816
@@ -295,7 +295,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at 212x2560 and 224x2816.
         208: (({**_SWAP, "cta": (64, 72, k_main)}, {**two_112, "cta": (64, 104, k_main)}) if k_bytes == 2 else ()) + (
             two_112,),
-        224: (({**_SWAP, "cta": (64, 80, k_main)},) if k_bytes == 2 else ()) + (two_112,),
+        # 209-224 below FOUR_56_COLUMNS_END_N: four 56-wide columns in place of the three 80-wide ones runs 108-110
+        # had taken, 4 x ceil(N / 64) CTAs (tile_probe.py morecols and morecols2, runs 115-116, cold / warm):
+        # 1.04-1.26x at N = 1536-2048 (216x2048x4096 251 / 293 vs 236 / 233), 1.07-1.20x at 512-1024.
+        224: (({**_SWAP, "cta": (64, 56, k_main)},) if k_bytes == 2 else ()) + (two_112,),
         # 225-256 below MID_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two swapped 128-wide token tiles,
         # 128 CTAs at N = 4096 where 128x128 makes 64 (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2
         # 379 / 440 vs 304 / 309, run 53).
@@ -307,6 +310,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
     # tile of the bucket above (193-208 has its own 16-bit form, above)
     for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
+    if k_bytes == 2:
+        for upper, (width, _) in NARROW_COLUMNS.items():
+            own = tiles[upper] if isinstance(tiles[upper], tuple) else (tiles[upper],)
+            tiles[upper] = ({**_SWAP, "cta": (64, width, k_decode if upper <= 192 else k_main)}, *own)
     return tiles
 
 
@@ -416,10 +423,34 @@ ONE_COLUMN_N = 192 * 132 // 2 + 1
 TWO_64_COLUMNS_END_N = 64 * (132 // 2) + 1
 # Where three token columns under 128-row weight tiles (3 * ceil(N / 128) CTAs) would pass one wave
 THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
-# Where three token columns under 64-row weight tiles (3 * ceil(N / 64) CTAs) would pass it, and where the 80-wide
-# ones stop leading at 209-224 rows (measured: ahead at N = 2048, behind at 2560; run 108)
+# Where three token columns under 64-row weight tiles (3 * ceil(N / 64) CTAs) would pass it, and where the no-cluster
+# columns at 209-224 rows (80 wide until run 115, 56 wide since) give way to two in a 1x2 cluster (measured: the
+# 80-wide ones ahead at N = 2048, behind at 2560; run 108)
 THREE_64_COLUMNS_END_N = 64 * (132 // 3) + 1
-THREE_80_COLUMNS_END_N = 2049
+FOUR_56_COLUMNS_END_N = 2049
+# Where N / 64 weight tiles are few enough that 16-bit operands at 81-208 rows split their tokens into narrower
+# columns than the bucket's own tiles (NARROW_COLUMNS), and where the second, wider set of them ends (measured at N =
+# 512-2048: tile_probe.py morecols and morecols2, runs 115-116)
+MANY_COLUMNS_END_N = 1025
+NARROW_COLUMNS_END_N = 2049
+# 16-bit operands, bucket -> (width of the swapped no-cluster token columns under 64-row weight tiles below
+# MANY_COLUMNS_END_N, width from there to NARROW_COLUMNS_END_N or None for the bucket's own tiles there); above them
+# the bucket's tiles as before. Each bucket's own tiles run 2-3 columns, 2-3 x ceil(N / 64) CTAs: 32-48 at N = 1024,
+# where presumably each SM's own loads bound the time (not profiled). Cold / warm against them, runs 115-116 (the second row of
+# each bucket in run 115, at N = 1024 and 2048):
+# - below MANY_COLUMNS_END_N, 4-6 columns 24-40 wide: 81-96 4 x 24 1.09-1.15x (88x1024x4096 73 / 75 vs 65 / 67);
+#   97-112 4 x 32 1.04-1.10x; 113-128 4 x 32 1.13-1.17x (120x1024 96 / 99 vs 82 / 85); 129-144 6 x 24 1.16-1.21x
+#   (136 rows); 145-160 4 x 40 1.20-1.25x (156x1024 122 / 125 vs 98 / 100); 161-192 6 x 32 1.28-1.36x (184 rows;
+#   184x1024 144 / 146 vs 109 / 114); 193-208 6 x 40 1.03-1.11x. 65-80 rows gained 0-7% (72, 76): not taken.
+# - to NARROW_COLUMNS_END_N, 3 columns: 81-96 3 x 32 1.05-1.12x (88x1536, 88x2048, 92x2048); 129-144 3 x 48
+#   1.01-1.07x; 145-160 3 x 56 1.06-1.15x; 161-192 3 x 64 1.07-1.12x (184 rows). Not at 97-112 (3 x 40 0.97-1.06x)
+#   nor 113-128 (3 x 48 not timed; 4 x 32 0.95-1.13x), nor 193-208 (the three 72-wide columns led).
+# The narrower the columns, the more the time fell where the CTAs stayed under a wave, but not always: at N = 2048
+# four columns (128 CTAs) ran 0.75-1.03x at 76-136, 200 and 208 rows and 1.04-1.26x at 152, 184, 216 and 224 (4 x
+# 40, 48, 56, 56), at 1536 four columns (96 CTAs) 0.88-1.18x, behind three or five but at 184 rows; why, not
+# profiled.
+NARROW_COLUMNS = {96: (24, 32), 112: (32, None), 128: (32, None), 144: (24, 48), 160: (40, 56), 176: (32, 64),
+                  192: (32, 64), 208: (40, None)}
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
 # below it (2 x ceil(N / 64) CTAs, at most 80) the same columns with no cluster. Measured (cold / warm against the
 # cluster): ahead at N = 1024-2560 (runs 112-113: 1.03-1.10x at 2048, 1.02-1.09x / 0.99-1.03x at 2304-2560), mixed
@@ -641,7 +672,7 @@ def _n_classes(k_bytes: int) -> dict:
         # under 64-row weight tiles in a 1x2 cluster take over (the widths in order): at 65-160 rows the same columns
         # (TWO_COLUMNS_MULTICAST_N; at 129-144 the one column's 48-wide subtiles that the class inherits do not fit
         # 72, and shape_tile's CUTLASS pick stands in, as for the bucket's own tile), at 193-224 the two columns the
-        # three replaced (THREE_64_COLUMNS_END_N, THREE_80_COLUMNS_END_N)
+        # three replaced (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N)
         return ((n_min, tuple({"cta": (64, w, k), "cluster": (1, 2, 1)} for w in widths)),) if k_bytes == 2 else ()
 
     def multicast_columns_from(width: int) -> tuple:
@@ -655,7 +686,7 @@ def _n_classes(k_bytes: int) -> dict:
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
-    return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+    by_bucket = {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             40: ((4096, token_40), (MID_N, (token_40, mid_n_48[1])),
                  *((n, (token_40_c2, fields)) for n, fields in above_mid_n)),
             48: (mid_n_48, *above_mid_n),
@@ -691,7 +722,7 @@ def _n_classes(k_bytes: int) -> dict:
             208: (*two_64_row_columns_from(THREE_64_COLUMNS_END_N, 104, 112),
                   *three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
-            224: (*two_64_row_columns_from(THREE_80_COLUMNS_END_N, 112),
+            224: (*two_64_row_columns_from(FOUR_56_COLUMNS_END_N, 112),
                   *three_columns((column_80,), two_columns_224),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
             240: (*three_columns((column_80,), coop_128, eight_bit_until=MID_N),
@@ -700,6 +731,17 @@ def _n_classes(k_bytes: int) -> dict:
                   *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
+    if k_bytes == 2:
+        # NARROW_COLUMNS: the bucket tiles below MANY_COLUMNS_END_N (_bucket_tiles), then three columns or the bucket's
+        # own first tile, which from NARROW_COLUMNS_END_N on runs again (without a subtile: a class may not override
+        # one a spec sets) up to the bucket's first class (2561 at the earliest)
+        own_tiles = _bucket_tiles(k_bytes)
+        for upper, (_, width) in NARROW_COLUMNS.items():
+            own = {f: v for f, v in own_tiles[upper][1].items() if f != "epilogue_tile"}
+            middle = (NARROW_COLUMNS_END_N, own) if width else None
+            columns = {**own, "cta": (64, width, own["cta"][2])} if width else own
+            by_bucket[upper] = ((MANY_COLUMNS_END_N, columns), *((middle,) if middle else ()), *by_bucket[upper])
+    return by_bucket
 
 
 def _thresholds_over_widths() -> dict:

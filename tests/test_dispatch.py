@@ -176,25 +176,42 @@ def test_forget_built_drops_only_that_specs_memo():
 # --- the built-in per-shape heuristic: build(spec, shapes=...) without a tuning record ---
 
 def test_shape_tiles_follow_the_buckets():
-    from cutlassgen.tiles import TWO_64_COLUMNS_END_N, TWO_COLUMNS_MULTICAST_N, shape_bucket, shape_tile
+    from cutlassgen.tiles import (MANY_COLUMNS_END_N, NARROW_COLUMNS_END_N, TWO_64_COLUMNS_END_N,
+                                  TWO_COLUMNS_MULTICAST_N, shape_bucket, shape_tile)
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
             40: (64, 32, 128), 41: (64, 32, 128), 64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128),
-            81: (64, 48, 128), 96: (64, 48, 128),
-            97: (64, 56, 128), 112: (64, 56, 128), 113: (64, 64, 128), 128: (64, 64, 128), 129: (64, 72, 128),
-            144: (64, 72, 128), 145: (64, 80, 128), 160: (64, 80, 128), 161: (64, 96, 128), 176: (64, 96, 128),
-            177: (64, 96, 128), 192: (64, 96, 128), 193: (64, 72, 64), 208: (64, 72, 64), 209: (64, 80, 64),
-            224: (64, 80, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
-            256: (64, 128, 64)}  # N unknown: each
-    for M, cta in want.items():  # bucket's narrowest N
+            81: (64, 24, 128), 96: (64, 24, 128),
+            97: (64, 32, 128), 112: (64, 32, 128), 113: (64, 32, 128), 128: (64, 32, 128), 129: (64, 24, 128),
+            144: (64, 24, 128), 145: (64, 40, 128), 160: (64, 40, 128), 161: (64, 32, 128), 176: (64, 32, 128),
+            177: (64, 32, 128), 192: (64, 32, 128), 193: (64, 40, 64), 208: (64, 40, 64), 209: (64, 56, 64),
+            224: (64, 56, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
+            256: (64, 128, 64)}  # N unknown: each bucket's narrowest N (16-bit at 81-224 rows: runs 115-116's
+    # narrow token columns, 4-6 of them)
+    # from MANY_COLUMNS_END_N three columns at 81-96 and 129-192 rows, the bucket's tiles of before elsewhere; from
+    # NARROW_COLUMNS_END_N those (at 209-224 the four 56-wide columns run to FOUR_56_COLUMNS_END_N = 2049 too)
+    middle = {81: 32, 96: 32, 129: 48, 144: 48, 145: 56, 160: 56, 161: 64, 176: 64, 177: 64, 192: 64}
+    wide = {81: 48, 96: 48, 97: 56, 112: 56, 113: 64, 128: 64, 129: 72, 144: 72, 145: 80, 160: 80, 161: 96, 176: 96,
+            177: 96, 192: 96, 193: 72, 208: 72}
+    for M, cta in want.items():
         tile = shape_tile(SPEC, M)
-        assert tile.cta == cta, M
+        assert tile.cta == cta and shape_tile(SPEC, M, MANY_COLUMNS_END_N - 1) == tile, M
         assert tile.swap_ab and tile.scheduler == "persistent" and tile.mainloop == "pingpong", M
         # token columns that share their weight tile: the decode tiles' 64x32. 16-bit from 65 rows at the bucket's
-        # narrowest N with no cluster (run 112; 193-224 rows' three columns, run 108); 40- to 80-wide ones at 65-160
-        # rows in a 1x2 cluster from TWO_COLUMNS_MULTICAST_N, as 8-bit operands at every N (runs 65, 83 and 86)
+        # narrowest N with no cluster (runs 112, 115-116; 193-224 rows' three and four columns, runs 108, 115-116);
+        # 40- to 80-wide ones at 65-160 rows in a 1x2 cluster from TWO_COLUMNS_MULTICAST_N, as 8-bit operands at
+        # every N (runs 65, 83 and 86)
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M
         assert tile.epilogue_tile == "auto", M
+        k = cta[2]
+        if M in middle:
+            assert shape_tile(SPEC, M, MANY_COLUMNS_END_N).cta == (64, middle[M], k), M
+            assert shape_tile(SPEC, M, NARROW_COLUMNS_END_N - 1).cta == (64, middle[M], k), M
+        elif M in wide:
+            assert shape_tile(SPEC, M, MANY_COLUMNS_END_N).cta == (64, wide[M], k), M
+        if M in wide:
+            tile = shape_tile(SPEC, M, NARROW_COLUMNS_END_N)
+            assert tile.cta == (64, wide[M], k) and tile.cluster == (1, 1, 1) and tile.swap_ab, M
         if 65 <= M <= 112 or 129 <= M <= 160:
             below, at = shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1), shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N)
             assert below == tile and at == dataclasses.replace(tile, cluster=(1, 2, 1)), M
@@ -301,8 +318,9 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import (LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_64_COLUMNS_END_N,
-                                  THREE_80_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
+    from cutlassgen.tiles import (LARGE_N, MANY_COLUMNS_END_N, MID_N, NARROW_COLUMNS_END_N, ONE_COLUMN_N,
+                                  ONE_TOKEN_TILE_END_N, TALL_N, THREE_64_COLUMNS_END_N,
+                                  FOUR_56_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
                                   TWO_COLUMNS_MULTICAST_N, WIDE_N, shape_class, shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
@@ -389,8 +407,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                              cluster), M
         if M < 193:  # 193-224 (16-bit): three columns with no cluster to N = 2816 / 2048 (below); the two columns
             # with no cluster below TWO_COLUMNS_MULTICAST_N (run 112)
-            assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M
-            assert shape_tile(SPEC, M, 1024) == dataclasses.replace(tile, cluster=(1, 1, 1)) == shape_tile(SPEC, M), M
+            assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M  # (narrower columns below
+            assert shape_tile(SPEC, M, NARROW_COLUMNS_END_N) == dataclasses.replace(tile, cluster=(1, 1, 1)), M  # it)
         if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
     for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to LARGE_N: the 96-wide column with 64 elements of K in
@@ -413,7 +431,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              (1, 2, 1)), M
         assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M  # with no cluster below it (run 112)
-        assert shape_tile(SPEC, M, 1024) == dataclasses.replace(tile, cluster=(1, 1, 1)) == shape_tile(SPEC, M), M
+        assert shape_tile(SPEC, M, NARROW_COLUMNS_END_N) == dataclasses.replace(tile, cluster=(1, 1, 1)), M
+        assert shape_tile(SPEC, M, 1024) == shape_tile(SPEC, M), M  # (at 97-112 rows 4 x 32 below 1025, run 116)
         one_from = TWO_64_COLUMNS_END_N if M <= 80 else THREE_COLUMNS_END_N
         assert shape_tile(SPEC, M, one_from).cta[:2] == (64, 2 * width), M
     assert THREE_COLUMNS_END_N == 5633  # 3 * ceil(N / 128) > 132 SMs from here
@@ -428,13 +447,16 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
                                                                          (1, 1, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
-    # 193-224 rows, 16-bit, below N = 4225: three 72- or 80-wide columns under 64-row weight tiles, no cluster (run
-    # 108), to where 3 x N / 64 CTAs pass a wave (72 wide) or to N = 2048 (80 wide; behind from 2560), then two 104- or
-    # 112-wide columns in a 1x2 cluster; 8-bit operands keep the two columns
-    assert (THREE_64_COLUMNS_END_N, THREE_80_COLUMNS_END_N) == (2817, 2049)
+    # 193-224 rows, 16-bit, below N = 4225: three 72-wide columns under 64-row weight tiles, no cluster (run 108), at
+    # 193-208 from MANY_COLUMNS_END_N (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224
+    # four 56-wide ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide
+    # columns in a 1x2 cluster; 8-bit operands keep the two columns
+    assert (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N, MANY_COLUMNS_END_N) == (2817, 2049, 1025)
     for M in (193, 208, 209, 224):
-        width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (80, 112, THREE_80_COLUMNS_END_N)
-        for N in (512, 1024, end - 1):
+        width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (56, 112, FOUR_56_COLUMNS_END_N)
+        for N in (512, 1024):
+            assert shape_tile(SPEC, M, N).cta == (64, 40 if M <= 208 else 56, 64), (M, N)
+        for N in (MANY_COLUMNS_END_N, end - 1):
             tile = shape_tile(SPEC, M, N)
             assert (tile.cta, tile.swap_ab, tile.mainloop, tile.cluster) == ((64, width, 64), True, "pingpong",
                                                                              (1, 1, 1)), (M, N)
