@@ -1077,12 +1077,14 @@ NOCLUSTER_2COL_MID = [(named(f"swap 64x{width}x128 c1x1 pingpong", f"swap 64x{wi
 # 178 vs 185 / 171), 0.96-1.01x / 1.01-1.03x at 2816, 1.02-1.07x / 1.09-1.10x at 2048x8192 (where the plan had
 # taken it). TWO_COLUMNS_MULTICAST_N moved to 2561; run 114 (9 rounds, warm): 108x2304 174 vs 170, 108x2560 189 vs
 # 184, the plan the no-cluster tile.
-# cluster4x2 (session 38, not yet run): cuBLAS's own form at 108x2560x4096 (nvjet 64x56_64x14 _4x2: the two token
+# cluster4x2 (session 38, run 115 in session 39): cuBLAS's own form at 108x2560x4096 (nvjet 64x56_64x14 _4x2: the two token
 # columns under 64-row weight tiles with 64 of K, in a 4x2 cluster that multicasts both operands; h200_ncu_source.log
 # session 38) beside the plan at 65-160 rows, N = 2048-4096, and the same tile with no cluster (64 of K alone).
 CLUSTER_4X2 = [(named(f"swap 64x{width}x64 c4x2 pingpong", f"swap 64x{width}x64 c1x1 pingpong"),
                 [(m, n, 4096) for n in (2048, 2560, 4096)])
                for width, m in ((40, 76), (48, 92), (56, 108), (72, 140), (80, 156))]
+# Run 115 (warm / cold): the 4x2 cluster 0.97-1.04x the same tile with none at N = 2048-2560 (108x2560 184 / 174 vs
+# 183 / 176) and 0.63-0.81x at 4096 (108x4096 184 / 175 vs 282 / 227): not taken.
 # morecols (session 39): at N <= 2048 the plan's two (65-160 rows) or three (193-224) token columns under 64-row
 # weight tiles make 2N / 64 or 3N / 64 CTAs, 32-48 at N = 1024, where the plan ran 0.85-0.90x cuBLASLt fused cold
 # (run 112). More, narrower columns: three and four at 65-160 rows (the columns' width in steps of 8), four and five
@@ -1091,6 +1093,9 @@ MORE_COLUMNS = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)), [(m
                 for m, widths, k in ((76, (32, 24), 128), (92, (32, 24), 128), (108, (40, 32), 128),
                                      (140, (48, 40), 128), (156, (56, 40), 128), (200, (56, 40), 64),
                                      (216, (56, 48), 64))]
+# Run 115 (warm / cold, against the plan): at N = 1024 four or five columns 1.04-1.25x at 92-216 rows (156x1024 4 x
+# 40 125 / 122 vs 100 / 98), 76 rows level; at 2048 three columns 0.99-1.12x at 92-156 rows, four 0.80-1.00x but at 156
+# (4 x 40 1.18 / 1.05x) and 216 (4 x 56 1.26 / 1.06x); 200 rows: the plan's three 72-wide columns led.
 # morecols2 (session 39, after run 115): the columns' count against N at the other rows of each bucket, 113-128 and
 # 161-192 too: three, four and five or six columns (width M / columns in steps of 8) at N = 512-2048.
 MORE_COLUMNS_2 = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)),
@@ -1098,6 +1103,9 @@ MORE_COLUMNS_2 = [(named(*(f"swap 64x{w}x{k} c1x1 pingpong" for w in widths)),
                   for m, widths, k in ((72, (24, 16), 128), (88, (32, 24, 16), 128), (104, (40, 32, 24), 128),
                                        (120, (40, 32, 24), 128), (136, (48, 40, 24), 128), (152, (56, 40, 32), 128),
                                        (184, (64, 48, 32), 128), (208, (56, 40), 64), (224, (56, 40), 64))]
+# Run 116 (warm / cold, against the plan): at N = 512-1024 the narrowest columns led, 1.03-1.36x (184x1024 6 x 32
+# 146 / 144 vs 114 / 109); at 1536-2048 three columns 1.01-1.17x at 72-184 rows (0.97 / 1.01x at 104x2048), four or
+# more 0.58-1.24x; at 224 rows four 56-wide columns 1.04-1.20x at every N. tiles.NARROW_COLUMNS takes them.
 # morecolscheck (session 39, after the plan took runs 115-116's narrow columns, tiles.NARROW_COLUMNS): the plan at
 # other rows of each bucket and at N between those timed, beside the tile each bucket ran there before (at 132
 # rows also the 48-wide columns with CUTLASS's subtile, where the plan's inherit the 144-wide column's 64x48).
@@ -1107,6 +1115,10 @@ MORE_COLUMNS_CHECK = [(named(*before), [(m, n, 4096) for n in (768, 1024, 1280, 
                                          (132, "swap 64x72x128 c1x1 pingpong", "swap 64x48x128 c1x1 pingpong"),
                                          (148, "swap 64x80x128 c1x1 pingpong"), (168, "swap 64x96x128 c1x1 pingpong"),
                                          (196, "swap 64x72x64 c1x1 pingpong"), (212, "swap 64x80x64 c1x1 pingpong"))]
+# Run 117 (warm / cold, the plan against the tile of before): 1.03-1.33x wherever it changed (168x1024 129 / 125 vs
+# 97 / 98), 1.00x where it did not (100 and 116 rows from 1025, 196 rows from 1025); at 132 rows the inherited 64x48
+# subtile 1.02-1.04x CUTLASS's pick. Against cuBLASLt fused the plan still runs 0.85-1.02x at 84-116 rows but at
+# 100x1024 and 116x1024 (100x1280 91 / 87 vs 102 / 93).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
