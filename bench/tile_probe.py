@@ -1077,9 +1077,10 @@ NOCLUSTER_2COL_MID = [(named(f"swap 64x{width}x128 c1x1 pingpong", f"swap 64x{wi
 # 178 vs 185 / 171), 0.96-1.01x / 1.01-1.03x at 2816, 1.02-1.07x / 1.09-1.10x at 2048x8192 (where the plan had
 # taken it). TWO_COLUMNS_MULTICAST_N moved to 2561; run 114 (9 rounds, warm): 108x2304 174 vs 170, 108x2560 189 vs
 # 184, the plan the no-cluster tile.
-# cluster4x2 (session 38, run 115 in session 39): cuBLAS's own form at 108x2560x4096 (nvjet 64x56_64x14 _4x2: the two token
-# columns under 64-row weight tiles with 64 of K, in a 4x2 cluster that multicasts both operands; h200_ncu_source.log
-# session 38) beside the plan at 65-160 rows, N = 2048-4096, and the same tile with no cluster (64 of K alone).
+# cluster4x2 (session 38, run 115 in session 39): cuBLAS's own form at 108x2560x4096 (nvjet 64x56_64x14 _4x2: the
+# two token columns under 64-row weight tiles with 64 of K, in a 4x2 cluster that multicasts both operands;
+# h200_ncu_source.log session 38) beside the plan at 65-160 rows, N = 2048-4096, and the same tile with no cluster
+# (64 of K alone).
 CLUSTER_4X2 = [(named(f"swap 64x{width}x64 c4x2 pingpong", f"swap 64x{width}x64 c1x1 pingpong"),
                 [(m, n, 4096) for n in (2048, 2560, 4096)])
                for width, m in ((40, 76), (48, 92), (56, 108), (72, 140), (80, 156))]
