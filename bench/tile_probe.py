@@ -15,7 +15,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      wave4608 wave7168 wave7168fp8 nvjet4352 nvjet4352more stages4352 c1x1more c1x1wide nocluster nocluster193
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
-     nocluster2colmid cluster4x2 morecols morecols2 morecolscheck
+     nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1120,6 +1120,15 @@ MORE_COLUMNS_CHECK = [(named(*before), [(m, n, 4096) for n in (768, 1024, 1280, 
 # 97 / 98), 1.00x where it did not (100 and 116 rows from 1025, 196 rows from 1025); at 132 rows the inherited 64x48
 # subtile 1.02-1.04x CUTLASS's pick. Against cuBLASLt fused the plan still runs 0.85-1.02x at 84-116 rows but at
 # 100x1024 and 116x1024 (100x1280 91 / 87 vs 102 / 93).
+# morecolsmid (session 39, after run 117): where tiles.NARROW_COLUMNS kept the buckets' own columns, three to five
+# columns at 97-128 rows from N = 1025 to 2048 (the plan there still 0.89-0.96x cuBLASLt fused, run 117), and three
+# at 81-96 and 129-192 rows from 2049 to 2816 (3 x 44 CTAs fill 132 SMs), beside the plan.
+MORE_COLUMNS_MID = [*((named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in widths)),
+                       [(m, n, 4096) for n in (1280, 1536, 1792, 2048)])
+                      for m, widths in ((100, (40, 24)), (108, (40, 24)), (116, (48, 32, 24)), (124, (48, 32, 24)))),
+                    *((named(f"swap 64x{w}x128 c1x1 pingpong"), [(m, n, 4096) for n in (2304, 2560, 2816)])
+                      for m, w in ((84, 32), (92, 32), (132, 48), (140, 48), (148, 56), (156, 56), (168, 64),
+                                   (188, 64)))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1603,6 +1612,7 @@ CASES = {
     "morecols": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS],
     "morecols2": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_2],
     "morecolscheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_CHECK],
+    "morecolsmid": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
