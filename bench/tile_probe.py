@@ -16,6 +16,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
+     morecolsmidcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1129,6 +1130,15 @@ MORE_COLUMNS_MID = [*((named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in widths)
                     *((named(f"swap 64x{w}x128 c1x1 pingpong"), [(m, n, 4096) for n in (2304, 2560, 2816)])
                       for m, w in ((84, 32), (92, 32), (132, 48), (140, 48), (148, 56), (156, 56), (168, 64),
                                    (188, 64)))]
+# morecolsmidcheck (session 39, after the plan took run 118's columns): the plan beside the tile each bucket ran
+# before, at other rows and N.
+MORE_COLUMNS_MID_CHECK = [(named(before), shapes) for before, shapes in (
+    ("swap 64x48x128 c1x1 pingpong", [(90, 2304, 4096), (94, 2176, 4096)]),
+    ("swap 64x56x128 c1x1 pingpong", [(104, 1280, 4096), (110, 1792, 4096)]),
+    ("swap 64x64x128 c1x1 pingpong", [(120, 1280, 4096), (126, 1536, 4096), (114, 1792, 4096)]),
+    ("swap 64x72x128 c1x1 pingpong", [(130, 2304, 4096), (142, 2560, 4096)]),
+    ("swap 64x80x128 c1x1 pingpong", [(152, 2304, 4096), (146, 2176, 4096)]),
+    ("swap 64x96x128 c1x1 pingpong", [(176, 2304, 4096), (164, 2560, 4096), (192, 2432, 4096)]))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1613,6 +1623,7 @@ CASES = {
     "morecols2": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_2],
     "morecolscheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_CHECK],
     "morecolsmid": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID],
+    "morecolsmidcheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID_CHECK],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

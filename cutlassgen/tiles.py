@@ -287,9 +287,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # at N <= 2048, level at 3072-3840, 0.65-0.69x at 4096. cuBLASLt fused still leads at N <= 3840 (0.80-0.99x).
         # Below that the 16-bit columns' class starts (_n_classes: THREE_64_COLUMNS_END_N at 193-208 rows,
         # FOUR_56_COLUMNS_END_N at 209-224), three swapped token columns, 72 and 80 wide (four 56 wide at 209-224
-        # since run 115, below), under 64-row weight tiles with no cluster: 3 x ceil(N / 64) CTAs. Our copy of cuBLAS's tile at 200x2048 (nvjet 64x72 _4x1) ran its
-        # consumers waiting on full stages, 24% more cycles than nvjet's under ncu; the same tile with no cluster read
-        # what nvjet reads from L2 and ran 0.97-0.98x cuBLASLt fused (tile_probe.py twin200, run 107). Cold / warm
+        # since run 115, below), under 64-row weight tiles with no cluster: 3 x ceil(N / 64) CTAs. Our copy of
+        # cuBLAS's tile at 200x2048 (nvjet 64x72 _4x1) ran its consumers waiting on full stages, 24% more cycles than
+        # nvjet's under ncu; the same tile with no cluster read what nvjet reads from L2 and ran 0.97-0.98x cuBLASLt
+        # fused (tile_probe.py twin200, run 107). Cold / warm
         # against the two columns (nocluster200, run 108): 72 wide 1.07-1.12x at 196-208 rows, N = 1024-2816
         # (200x2048x4096 245 / 249 vs 218 / 231, 208x2816 337 / 356 vs 306 / 333); 80 wide 1.08-1.15x at 216 rows to
         # 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at 212x2560 and 224x2816.
@@ -311,7 +312,7 @@ def _bucket_tiles(k_bytes: int) -> dict:
     for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
     if k_bytes == 2:
-        for upper, (width, _) in NARROW_COLUMNS.items():
+        for upper, ((width, _), *_) in NARROW_COLUMNS.items():
             own = tiles[upper] if isinstance(tiles[upper], tuple) else (tiles[upper],)
             tiles[upper] = ({**_SWAP, "cta": (64, width, k_decode if upper <= 192 else k_main)}, *own)
     return tiles
@@ -428,29 +429,27 @@ THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
 # 80-wide ones ahead at N = 2048, behind at 2560; run 108)
 THREE_64_COLUMNS_END_N = 64 * (132 // 3) + 1
 FOUR_56_COLUMNS_END_N = 2049
-# Where N / 64 weight tiles are few enough that 16-bit operands at 81-208 rows split their tokens into narrower
-# columns than the bucket's own tiles (NARROW_COLUMNS), and where the second, wider set of them ends (measured at N =
-# 512-2048: tile_probe.py morecols and morecols2, runs 115-116)
-MANY_COLUMNS_END_N = 1025
-NARROW_COLUMNS_END_N = 2049
-# 16-bit operands, bucket -> (width of the swapped no-cluster token columns under 64-row weight tiles below
-# MANY_COLUMNS_END_N, width from there to NARROW_COLUMNS_END_N or None for the bucket's own tiles there); above them
-# the bucket's tiles as before. Each bucket's own tiles run 2-3 columns, 2-3 x ceil(N / 64) CTAs: 32-48 at N = 1024,
-# where presumably each SM's own loads bound the time (not profiled). Cold / warm against them, runs 115-116 (the second row of
-# each bucket in run 115, at N = 1024 and 2048):
-# - below MANY_COLUMNS_END_N, 4-6 columns 24-40 wide: 81-96 4 x 24 1.09-1.15x (88x1024x4096 73 / 75 vs 65 / 67);
-#   97-112 4 x 32 1.04-1.10x; 113-128 4 x 32 1.13-1.17x (120x1024 96 / 99 vs 82 / 85); 129-144 6 x 24 1.16-1.21x
-#   (136 rows); 145-160 4 x 40 1.20-1.25x (156x1024 122 / 125 vs 98 / 100); 161-192 6 x 32 1.28-1.36x (184 rows;
-#   184x1024 144 / 146 vs 109 / 114); 193-208 6 x 40 1.03-1.11x. 65-80 rows gained 0-7% (72, 76): not taken.
-# - to NARROW_COLUMNS_END_N, 3 columns: 81-96 3 x 32 1.05-1.12x (88x1536, 88x2048, 92x2048); 129-144 3 x 48
-#   1.01-1.07x; 145-160 3 x 56 1.06-1.15x; 161-192 3 x 64 1.07-1.12x (184 rows). Not at 97-112 (3 x 40 0.97-1.06x)
-#   nor 113-128 (3 x 48 not timed; 4 x 32 0.95-1.13x), nor 193-208 (the three 72-wide columns led).
+# 16-bit operands at 81-208 rows where N / 64 weight tiles are few: bucket -> ((width, end_n), ...), swapped no-cluster
+# token columns under 64-row weight tiles that width wide below the first end_n, then the next width below the next
+# end_n, then the bucket's own tiles and N classes as before. Its own tiles run 2-3 columns, 2-3 x ceil(N / 64)
+# CTAs: 32-48 at N = 1024, where presumably each SM's own loads bound the time (not profiled). Cold / warm against
+# them (tile_probe.py morecols, morecols2, morecolsmid; runs 115-116 and 118):
+# - below N = 1025, 4-6 columns 24-40 wide: 81-96 4 x 24 1.09-1.15x (88x1024x4096 73 / 75 vs 65 / 67); 97-112 4 x 32
+#   1.04-1.10x; 113-128 4 x 32 1.13-1.17x (120x1024 96 / 99 vs 82 / 85); 129-144 6 x 24 1.16-1.21x (136 rows);
+#   145-160 4 x 40 1.20-1.25x (156x1024 122 / 125 vs 98 / 100); 161-192 6 x 32 1.28-1.36x (184x1024 144 / 146 vs
+#   109 / 114); 193-208 6 x 40 1.03-1.11x. 65-80 rows gained 0-7% (72, 76): not taken.
+# - from 1025, three columns: 81-96 3 x 32 1.05-1.14x to 2304 (88x1536, 88x2048, 92x2048, 84 and 92 x 2304), mixed
+#   at 2560 (0.97-1.08x); 97-112 3 x 40 1.02-1.11x at 1280-1792, 0.94-1.05x at 2048; 129-144 3 x 48 1.01-1.09x to 2560
+#   (136, 132, 140 rows); 145-160 3 x 56 1.01-1.15x to 2304, 0.92-0.94x at 148x2560; 161-192 3 x 64 1.00-1.15x to 2560
+#   (168, 184, 188 rows), mixed at 2816. 113-128: 4 x 32 on, 1.05-1.16x at 1280-1536, 1.00-1.06x at 1792, 0.90-1.08x
+#   at 2048 (three 48-wide 0.95-1.05x). 193-208: the three 72-wide columns led.
 # The narrower the columns, the more the time fell where the CTAs stayed under a wave, but not always: at N = 2048
 # four columns (128 CTAs) ran 0.75-1.03x at 76-136, 200 and 208 rows and 1.04-1.26x at 152, 184, 216 and 224 (4 x
 # 40, 48, 56, 56), at 1536 four columns (96 CTAs) 0.88-1.18x, behind three or five but at 184 rows; why, not
 # profiled.
-NARROW_COLUMNS = {96: (24, 32), 112: (32, None), 128: (32, None), 144: (24, 48), 160: (40, 56), 176: (32, 64),
-                  192: (32, 64), 208: (40, None)}
+NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 128: ((32, 2049),),
+                  144: ((24, 1025), (48, 2561)), 160: ((40, 1025), (56, 2305)), 176: ((32, 1025), (64, 2561)),
+                  192: ((32, 1025), (64, 2561)), 208: ((40, 1025),)}
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
 # below it (2 x ceil(N / 64) CTAs, at most 80) the same columns with no cluster. Measured (cold / warm against the
 # cluster): ahead at N = 1024-2560 (runs 112-113: 1.03-1.10x at 2048, 1.02-1.09x / 0.99-1.03x at 2304-2560), mixed
@@ -732,15 +731,17 @@ def _n_classes(k_bytes: int) -> dict:
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
     if k_bytes == 2:
-        # NARROW_COLUMNS: the bucket tiles below MANY_COLUMNS_END_N (_bucket_tiles), then three columns or the bucket's
-        # own first tile, which from NARROW_COLUMNS_END_N on runs again (without a subtile: a class may not override
-        # one a spec sets) up to the bucket's first class (2561 at the earliest)
+        # NARROW_COLUMNS: the bucket tiles below the first end (_bucket_tiles), then a class per further width, then
+        # from the last end the bucket's own first tile again (without a subtile: a class may not override one a spec
+        # sets), unless the bucket's own first class starts there
         own_tiles = _bucket_tiles(k_bytes)
-        for upper, (_, width) in NARROW_COLUMNS.items():
+        for upper, ((_, first_end), *wider) in NARROW_COLUMNS.items():
             own = {f: v for f, v in own_tiles[upper][1].items() if f != "epilogue_tile"}
-            middle = (NARROW_COLUMNS_END_N, own) if width else None
-            columns = {**own, "cta": (64, width, own["cta"][2])} if width else own
-            by_bucket[upper] = ((MANY_COLUMNS_END_N, columns), *((middle,) if middle else ()), *by_bucket[upper])
+            starts = [first_end] + [end for _, end in wider]
+            columns = [(n, {**own, "cta": (64, width, own["cta"][2])}) for n, (width, _) in zip(starts, wider)]
+            if starts[-1] < by_bucket[upper][0][0]:
+                columns.append((starts[-1], own))
+            by_bucket[upper] = (*columns, *by_bucket[upper])
     return by_bucket
 
 

@@ -40,8 +40,8 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # 48-wide subtiles, 2x96, 2x128 wide; below N = 4225 two columns under 64-row weight tiles in 1x2 clusters, 2x40 and
 # 2x56, 80 wide from there (72 rows at N = 4304), below 4608 2x48, 2x80 and 2x104 / 2x112 in 1x2 clusters (200x3072,
 # 216x2560), 2x64 without, and at 193-224 rows three columns without, 3x72 to N = 2816 (200x2304, 206x2816) and 4x56
-# to 2048 (216x2048); 16-bit below N = 1025 4-6 narrow columns (88-200 rows at N = 1024), three at 81-96 and 129-192
-# rows to 2048 (N = 1536), the columns of before from 2049 (N = 2304); from
+# to 2048 (216x2048); 16-bit below N = 1025 4-6 narrow columns (88-200 rows at N = 1024), three (four at 113-128) to
+# 2048-2560 (N = 1536), the columns of before from there (N = 2304-2816); from
 # 4608 on one 96-wide column, and at 113-128 rows to 7167 two 64-row token tiles in a 2x1 cluster under weight tiles
 # ceil(N / 64) wide in steps of 8 (120x5000 80, 120x6000 96, 125x7000 112); from N = 4225 to 5632 columns with no
 # cluster under 128-row weight tiles, two 56-wide at 97-112 rows (100x4304, 110x5600), three 48-, 56- and 64-wide at
@@ -57,8 +57,9 @@ def tf32_bias(name: str) -> cg.GemmSpec:
 # pingpong token tiles under 224-wide weight tiles at 145-192 rows to N = 9856 (150 and 170 rows at N = 8704 and 9304)
 # and one 192-row one under 80-wide weight tiles at 177-192 to 10560 (185x10008, the last weight tile 8 wide)
 BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 180, 200, 240, 1000)]
-               + [(M, 1536, 512) for M in (88, 136, 150, 180)]
-               + [(M, 2304, 512) for M in (88, 100, 120, 136, 150, 180, 200)]
+               + [(M, 1536, 512) for M in (88, 100, 120, 136, 150, 180)]
+               + [(100, 2304, 512), (120, 2304, 512), (200, 2304, 512), (88, 2560, 512), (150, 2560, 512),
+                  (180, 2816, 512)]
                + [(M, 12288, 512) for M in (24, 48, 72)]
                + [(M, 12520, 520) for M in (100, 150, 170, 200, 235, 250)]
                + [(M, 13000, 520) for M in (150, 200, 250)] + [(88, 9304, 520), (120, 9304, 520), (240, 9304, 520)]
@@ -84,16 +85,17 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(40, 8192).cta[:2] == (64, 40) and tile_of(40, 8192).cluster == (2, 1, 1)
     assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
     assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[0] == 128
-    # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, three at 81-96 and 129-192 rows to 2048 (runs
-    # 115-116), the buckets' two (three at 193-208) columns from there
+    # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, from there three (four at 113-128) to 2048-2560
+    # (runs 115-118), then the buckets' two (three at 193-208) columns
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
         (64, 40), (64, 24), (64, 32), (64, 32), (64, 24), (64, 40), (64, 32), (64, 40), (64, 128)]
-    assert [tile_of(M, 1536).cta[:2] for M in (88, 136, 150, 180)] == [(64, 32), (64, 48), (64, 56), (64, 64)]
-    assert [tile_of(M, 2304).cta[:2] for M in (88, 100, 120, 136, 150, 180, 200)] == [
-        (64, 48), (64, 56), (64, 64), (64, 72), (64, 80), (64, 96), (64, 72)]
+    assert [tile_of(M, 1536).cta[:2] for M in (88, 100, 120, 136, 150, 180)] == [
+        (64, 32), (64, 40), (64, 32), (64, 48), (64, 56), (64, 64)]
+    after = ((100, 2304), (120, 2304), (200, 2304), (88, 2560), (150, 2560), (180, 2816))
+    assert [tile_of(M, N).cta[:2] for M, N in after] == [(64, 56), (64, 64), (64, 72), (64, 48), (64, 80), (64, 96)]
     # 16-bit at 65-160 rows: the two columns with no cluster below N = 2561, in a 1x2 cluster from there (runs 112-113)
-    assert [tile_of(M, N).cluster for M in (72, 88, 100, 120, 136, 150, 180, 200) for N in (1024, 1536, 2304)] == [
-        (1, 1, 1)] * 24
+    assert [tile_of(M, N).cluster for M, N in [(M, N) for M in (72, 88, 100, 120, 136, 150, 180, 200)
+                                                for N in (1024, 1536)] + list(after)] == [(1, 1, 1)] * 22
     assert [(tile_of(M, N).cta[1], tile_of(M, N).cluster) for M, N in ((72, 3072), (88, 2816), (100, 4096),
                                                                         (136, 3072), (150, 2816))] == [
         (40, (1, 2, 1)), (48, (1, 2, 1)), (56, (1, 2, 1)), (72, (1, 2, 1)), (80, (1, 2, 1))]

@@ -176,8 +176,7 @@ def test_forget_built_drops_only_that_specs_memo():
 # --- the built-in per-shape heuristic: build(spec, shapes=...) without a tuning record ---
 
 def test_shape_tiles_follow_the_buckets():
-    from cutlassgen.tiles import (MANY_COLUMNS_END_N, NARROW_COLUMNS_END_N, TWO_64_COLUMNS_END_N,
-                                  TWO_COLUMNS_MULTICAST_N, shape_bucket, shape_tile)
+    from cutlassgen.tiles import BUCKET_UPPER, TWO_64_COLUMNS_END_N, TWO_COLUMNS_MULTICAST_N, shape_bucket, shape_tile
 
     want = {1: (64, 16, 128), 16: (64, 16, 128), 17: (64, 32, 128), 32: (64, 32, 128), 33: (64, 32, 128),
             40: (64, 32, 128), 41: (64, 32, 128), 64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128),
@@ -188,14 +187,15 @@ def test_shape_tiles_follow_the_buckets():
             224: (64, 56, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
             256: (64, 128, 64)}  # N unknown: each bucket's narrowest N (16-bit at 81-224 rows: runs 115-116's
     # narrow token columns, 4-6 of them)
-    # from MANY_COLUMNS_END_N three columns at 81-96 and 129-192 rows, the bucket's tiles of before elsewhere; from
-    # NARROW_COLUMNS_END_N those (at 209-224 the four 56-wide columns run to FOUR_56_COLUMNS_END_N = 2049 too)
-    middle = {81: 32, 96: 32, 129: 48, 144: 48, 145: 56, 160: 56, 161: 64, 176: 64, 177: 64, 192: 64}
-    wide = {81: 48, 96: 48, 97: 56, 112: 56, 113: 64, 128: 64, 129: 72, 144: 72, 145: 80, 160: 80, 161: 96, 176: 96,
-            177: 96, 192: 96, 193: 72, 208: 72}
+    # from N = 1025 three columns (four at 113-128) to the N each was timed ahead to, then the bucket's own tiles
+    # (runs 115-118; at 209-224 the four 56-wide columns run to FOUR_56_COLUMNS_END_N = 2049)
+    wider = {96: ((1025, 32), (2304, 32), (2305, 48)), 112: ((1025, 40), (2048, 40), (2049, 56)),
+             128: ((2048, 32), (2049, 64)), 144: ((1025, 48), (2560, 48)), 160: ((1025, 56), (2304, 56), (2305, 80)),
+             176: ((1025, 64), (2560, 64), (2561, 96)), 192: ((1025, 64), (2560, 64), (2561, 96)),
+             208: ((1025, 72), (2816, 72))}
     for M, cta in want.items():
         tile = shape_tile(SPEC, M)
-        assert tile.cta == cta and shape_tile(SPEC, M, MANY_COLUMNS_END_N - 1) == tile, M
+        assert tile.cta == cta and shape_tile(SPEC, M, 1024) == tile, M
         assert tile.swap_ab and tile.scheduler == "persistent" and tile.mainloop == "pingpong", M
         # token columns that share their weight tile: the decode tiles' 64x32. 16-bit from 65 rows at the bucket's
         # narrowest N with no cluster (runs 112, 115-116; 193-224 rows' three and four columns, runs 108, 115-116);
@@ -203,18 +203,11 @@ def test_shape_tiles_follow_the_buckets():
         # every N (runs 65, 83 and 86)
         assert tile.cluster == ((1, 2, 1) if 33 <= M <= 64 else (1, 1, 1)), M
         assert tile.epilogue_tile == "auto", M
-        k = cta[2]
-        if M in middle:
-            assert shape_tile(SPEC, M, MANY_COLUMNS_END_N).cta == (64, middle[M], k), M
-            assert shape_tile(SPEC, M, NARROW_COLUMNS_END_N - 1).cta == (64, middle[M], k), M
-        elif M in wide:
-            assert shape_tile(SPEC, M, MANY_COLUMNS_END_N).cta == (64, wide[M], k), M
-        if M in wide:
-            tile = shape_tile(SPEC, M, NARROW_COLUMNS_END_N)
-            assert tile.cta == (64, wide[M], k) and tile.cluster == (1, 1, 1) and tile.swap_ab, M
+        for n, width in wider.get(BUCKET_UPPER[shape_bucket(M)], ()):
+            assert (shape_tile(SPEC, M, n).cta, shape_tile(SPEC, M, n).cluster) == ((64, width, cta[2]), (1, 1, 1)), M
         if 65 <= M <= 112 or 129 <= M <= 160:
             below, at = shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1), shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N)
-            assert below == tile and at == dataclasses.replace(tile, cluster=(1, 2, 1)), M
+            assert at.cluster == (1, 2, 1) and at.cta[1] == (below.cta[1] if M < 129 or M > 144 else 72), M
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1) == at, M
     # fp8 takes the two 72-wide columns too (run 87); int8, whose token tiles go in steps of 16, keeps one 144-wide
     # column with 48-wide subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
@@ -318,9 +311,8 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import (LARGE_N, MANY_COLUMNS_END_N, MID_N, NARROW_COLUMNS_END_N, ONE_COLUMN_N,
-                                  ONE_TOKEN_TILE_END_N, TALL_N, THREE_64_COLUMNS_END_N,
-                                  FOUR_56_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
+    from cutlassgen.tiles import (FOUR_56_COLUMNS_END_N, LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N,
+                                  THREE_64_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
                                   TWO_COLUMNS_MULTICAST_N, WIDE_N, shape_class, shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
@@ -408,7 +400,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         if M < 193:  # 193-224 (16-bit): three columns with no cluster to N = 2816 / 2048 (below); the two columns
             # with no cluster below TWO_COLUMNS_MULTICAST_N (run 112)
             assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M  # (narrower columns below
-            assert shape_tile(SPEC, M, NARROW_COLUMNS_END_N) == dataclasses.replace(tile, cluster=(1, 1, 1)), M  # it)
+            assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1) == dataclasses.replace(tile, cluster=(1, 1, 1)), M
         if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
     for M in (81, 96):  # 16-bit, from TWO_64_COLUMNS_END_N to LARGE_N: the 96-wide column with 64 elements of K in
@@ -431,7 +423,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              (1, 2, 1)), M
         assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M  # with no cluster below it (run 112)
-        assert shape_tile(SPEC, M, NARROW_COLUMNS_END_N) == dataclasses.replace(tile, cluster=(1, 1, 1)), M
+        assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1) == dataclasses.replace(tile, cluster=(1, 1, 1)), M
         assert shape_tile(SPEC, M, 1024) == shape_tile(SPEC, M), M  # (at 97-112 rows 4 x 32 below 1025, run 116)
         one_from = TWO_64_COLUMNS_END_N if M <= 80 else THREE_COLUMNS_END_N
         assert shape_tile(SPEC, M, one_from).cta[:2] == (64, 2 * width), M
@@ -448,15 +440,15 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                          (1, 1, 1)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
     # 193-224 rows, 16-bit, below N = 4225: three 72-wide columns under 64-row weight tiles, no cluster (run 108), at
-    # 193-208 from MANY_COLUMNS_END_N (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224
-    # four 56-wide ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide
-    # columns in a 1x2 cluster; 8-bit operands keep the two columns
-    assert (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N, MANY_COLUMNS_END_N) == (2817, 2049, 1025)
+    # 193-208 from N = 1025 (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224 four 56-wide
+    # ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide columns in a 1x2
+    # cluster; 8-bit operands keep the two columns
+    assert (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N) == (2817, 2049)
     for M in (193, 208, 209, 224):
         width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (56, 112, FOUR_56_COLUMNS_END_N)
         for N in (512, 1024):
             assert shape_tile(SPEC, M, N).cta == (64, 40 if M <= 208 else 56, 64), (M, N)
-        for N in (MANY_COLUMNS_END_N, end - 1):
+        for N in (1025, end - 1):
             tile = shape_tile(SPEC, M, N)
             assert (tile.cta, tile.swap_ab, tile.mainloop, tile.cluster) == ((64, width, 64), True, "pingpong",
                                                                              (1, 1, 1)), (M, N)
