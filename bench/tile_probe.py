@@ -1130,6 +1130,11 @@ MORE_COLUMNS_MID = [*((named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in widths)
                     *((named(f"swap 64x{w}x128 c1x1 pingpong"), [(m, n, 4096) for n in (2304, 2560, 2816)])
                       for m, w in ((84, 32), (92, 32), (132, 48), (140, 48), (148, 56), (156, 56), (168, 64),
                                    (188, 64)))]
+# Run 118 (warm / cold, against the plan): 97-112 3 x 40 1.02-1.11x at 1280-1792, 0.94-1.05x at 2048 (5 x 24
+# 0.66-0.79x from 1792, past a wave); 113-128 4 x 32 1.05-1.16x at 1280-1536, 1.00-1.06x at 1792, 0.90-1.08x at 2048
+# (3 x 48 0.84-1.09x); from 2304 three columns: 81-96 1.06-1.14x at 2304, 0.97-1.08x at 2560; 129-144 1.00-1.09x to
+# 2560; 145-160 1.01-1.10x at 2304, 0.92-0.94x at 148x2560; 161-192 1.00-1.15x to 2560, mixed at 2816. The plan took
+# each to the last N timed ahead (tiles.NARROW_COLUMNS).
 # morecolsmidcheck (session 39, after the plan took run 118's columns): the plan beside the tile each bucket ran
 # before, at other rows and N.
 MORE_COLUMNS_MID_CHECK = [(named(before), shapes) for before, shapes in (
@@ -1139,6 +1144,8 @@ MORE_COLUMNS_MID_CHECK = [(named(before), shapes) for before, shapes in (
     ("swap 64x72x128 c1x1 pingpong", [(130, 2304, 4096), (142, 2560, 4096)]),
     ("swap 64x80x128 c1x1 pingpong", [(152, 2304, 4096), (146, 2176, 4096)]),
     ("swap 64x96x128 c1x1 pingpong", [(176, 2304, 4096), (164, 2560, 4096), (192, 2432, 4096)]))]
+# Run 119 (warm / cold): the plan 1.01-1.14x the tiles of before (120x1280 117 / 112 vs 103 / 99), but 0.97 / 1.04x at
+# 146x2176.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).

@@ -442,7 +442,7 @@ FOUR_56_COLUMNS_END_N = 2049
 #   at 2560 (0.97-1.08x); 97-112 3 x 40 1.02-1.11x at 1280-1792, 0.94-1.05x at 2048; 129-144 3 x 48 1.01-1.09x to 2560
 #   (136, 132, 140 rows); 145-160 3 x 56 1.01-1.15x to 2304, 0.92-0.94x at 148x2560; 161-192 3 x 64 1.00-1.15x to 2560
 #   (168, 184, 188 rows), mixed at 2816. 113-128: 4 x 32 on, 1.05-1.16x at 1280-1536, 1.00-1.06x at 1792, 0.90-1.08x
-#   at 2048 (three 48-wide 0.95-1.05x). 193-208: the three 72-wide columns led.
+#   at 2048 (three 48-wide 0.84-1.09x). 193-208: the three 72-wide columns led.
 # The narrower the columns, the more the time fell where the CTAs stayed under a wave, but not always: at N = 2048
 # four columns (128 CTAs) ran 0.75-1.03x at 76-136, 200 and 208 rows and 1.04-1.26x at 152, 184, 216 and 224 (4 x
 # 40, 48, 56, 56), at 1536 four columns (96 CTAs) 0.88-1.18x, behind three or five but at 184 rows; why, not
