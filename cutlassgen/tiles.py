@@ -461,9 +461,8 @@ THREE_TILES_END_N = 224 * (132 // 3) + 1
 ONE_TOKEN_TILE_END_N = 80 * 132 + 1
 
 
-def _n_classes(k_bytes: int) -> dict:
-    """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none;
-    or a tuple of such, tried in order), ...), narrowest first."""
+def _own_n_classes(k_bytes: int) -> dict:
+    """The buckets' N classes but NARROW_COLUMNS' (_n_classes puts those in front), in _n_classes's form."""
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
     # cuBLAS's form at M 97-256 (nvjet 128x72 ... 128x104 _1x2): two token columns, swapped, under one 128-row weight
@@ -685,7 +684,7 @@ def _n_classes(k_bytes: int) -> dict:
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
-    by_bucket = {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
+    return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
             40: ((4096, token_40), (MID_N, (token_40, mid_n_48[1])),
                  *((n, (token_40_c2, fields)) for n, fields in above_mid_n)),
             48: (mid_n_48, *above_mid_n),
@@ -730,18 +729,27 @@ def _n_classes(k_bytes: int) -> dict:
                   *fitted_then_one_column(256)),
             None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
                              "scheduler": "persistent"}),)}
-    if k_bytes == 2:
-        # NARROW_COLUMNS: the bucket tiles below the first end (_bucket_tiles), then a class per further width, then
-        # from the last end the bucket's own first tile again (without a subtile: a class may not override one a spec
-        # sets), unless the bucket's own first class starts there
-        own_tiles = _bucket_tiles(k_bytes)
-        for upper, ((_, first_end), *wider) in NARROW_COLUMNS.items():
-            own = {f: v for f, v in own_tiles[upper][1].items() if f != "epilogue_tile"}
-            starts = [first_end] + [end for _, end in wider]
-            columns = [(n, {**own, "cta": (64, width, own["cta"][2])}) for n, (width, _) in zip(starts, wider)]
-            if starts[-1] < by_bucket[upper][0][0]:
-                columns.append((starts[-1], own))
-            by_bucket[upper] = (*columns, *by_bucket[upper])
+
+
+def _n_classes(k_bytes: int) -> dict:
+    """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none;
+    or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with NARROW_COLUMNS' classes in front
+    for 16-bit operands."""
+    by_bucket = _own_n_classes(k_bytes)
+    if k_bytes != 2:
+        return by_bucket
+    # The bucket tiles below the first end (_bucket_tiles), then a class per further width, then from the last end the
+    # bucket's own first tile again (without a subtile: a class may not override one a spec sets), unless the
+    # bucket's own first class starts there
+    own_tiles = _bucket_tiles(k_bytes)
+    for upper, ((_, first_end), *wider) in NARROW_COLUMNS.items():
+        own = {f: v for f, v in own_tiles[upper][1].items() if f != "epilogue_tile"}
+        starts = [first_end] + [end for _, end in wider]
+        assert starts[-1] <= by_bucket[upper][0][0], upper  # the narrow columns end where the bucket's classes start
+        columns = [(n, {**own, "cta": (64, width, own["cta"][2])}) for n, (width, _) in zip(starts, wider)]
+        if starts[-1] < by_bucket[upper][0][0]:
+            columns.append((starts[-1], own))
+        by_bucket[upper] = (*columns, *by_bucket[upper])
     return by_bucket
 
 
