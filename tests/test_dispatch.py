@@ -398,8 +398,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.cluster) == ((64, width), "pingpong", True,
                                                                              cluster), M
         if M < 193:  # 193-224 (16-bit): three columns with no cluster to N = 2816 / 2048 (below); the two columns
-            # with no cluster below TWO_COLUMNS_MULTICAST_N (run 112)
-            assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M  # (narrower columns below
+            # with no cluster just below TWO_COLUMNS_MULTICAST_N (run 112; narrower columns further below, runs 115-118)
+            assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N) == tile, M
             assert shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1) == dataclasses.replace(tile, cluster=(1, 1, 1)), M
         if not (81 <= M <= 96 or 113 <= M <= 160):
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N) == shape_tile(SPEC, M, MID_N), M
