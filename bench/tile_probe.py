@@ -16,7 +16,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
-     morecolsmidcheck
+     morecolsmidcheck morecolsfp8
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1146,6 +1146,12 @@ MORE_COLUMNS_MID_CHECK = [(named(before), shapes) for before, shapes in (
     ("swap 64x96x128 c1x1 pingpong", [(176, 2304, 4096), (164, 2560, 4096), (192, 2432, 4096)]))]
 # Run 119 (warm / cold): the plan 1.01-1.14x the tiles of before (120x1280 117 / 112 vs 103 / 99), but 0.97 / 1.04x at
 # 146x2176.
+# morecolsfp8 (session 39, written, not yet run): tiles.NARROW_COLUMNS' widths with fp8 scaled operands (with fast
+# accumulation, then without), whose plan keeps the two columns in a 1x2 cluster at these rows, at N = 1024-2304.
+# Its 64x24 (fast) and 64x40 tiles compiled on the 2-core machine in 33-35 s each.
+MORE_COLUMNS_FP8 = [(tuple(f"swap 64x{w}x128 c1x1 pingpong" for w in widths),
+                     [(m, n, 4096) for n in (1024, 1536, 2304)])
+                    for m, widths in ((88, (24, 32)), (120, (32,)), (136, (24, 48)), (152, (40, 56)), (184, (32, 64)))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1631,6 +1637,8 @@ CASES = {
     "morecolscheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_CHECK],
     "morecolsmid": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID],
     "morecolsmidcheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID_CHECK],
+    "morecolsfp8": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
+                    ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
