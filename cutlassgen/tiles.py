@@ -290,10 +290,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
         # since run 115, below), under 64-row weight tiles with no cluster: 3 x ceil(N / 64) CTAs. Our copy of
         # cuBLAS's tile at 200x2048 (nvjet 64x72 _4x1) ran its consumers waiting on full stages, 24% more cycles than
         # nvjet's under ncu; the same tile with no cluster read what nvjet reads from L2 and ran 0.97-0.98x cuBLASLt
-        # fused (tile_probe.py twin200, run 107). Cold / warm
-        # against the two columns (nocluster200, run 108): 72 wide 1.07-1.12x at 196-208 rows, N = 1024-2816
-        # (200x2048x4096 245 / 249 vs 218 / 231, 208x2816 337 / 356 vs 306 / 333); 80 wide 1.08-1.15x at 216 rows to
-        # 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at 212x2560 and 224x2816.
+        # fused (tile_probe.py twin200, run 107). Cold / warm against the two columns (nocluster200, run 108): 72
+        # wide 1.07-1.12x at 196-208 rows, N = 1024-2816 (200x2048x4096 245 / 249 vs 218 / 231, 208x2816 337 / 356
+        # vs 306 / 333); 80 wide 1.08-1.15x at 216 rows to 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at
+        # 212x2560 and 224x2816.
         208: (({**_SWAP, "cta": (64, 72, k_main)}, {**two_112, "cta": (64, 104, k_main)}) if k_bytes == 2 else ()) + (
             two_112,),
         # 209-224 below FOUR_56_COLUMNS_END_N: four 56-wide columns in place of the three 80-wide ones runs 108-110
@@ -312,9 +312,9 @@ def _bucket_tiles(k_bytes: int) -> dict:
     for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
     if k_bytes == 2:
-        for upper, ((width, _), *_) in NARROW_COLUMNS.items():
+        for upper, ((width, _), *_) in NARROW_COLUMNS.items():  # with the K of the tile they go in front of
             own = tiles[upper] if isinstance(tiles[upper], tuple) else (tiles[upper],)
-            tiles[upper] = ({**_SWAP, "cta": (64, width, k_decode if upper <= 192 else k_main)}, *own)
+            tiles[upper] = ({**_SWAP, "cta": (64, width, own[0]["cta"][2])}, *own)
     return tiles
 
 
@@ -665,6 +665,7 @@ def _own_n_classes(k_bytes: int) -> dict:
                         for n, f in ((TWO_64_COLUMNS_END_N, first), *(c for c in rest if c[0] < until))]
         in_force = [f for n, f in ((0, first), *rest) if n <= until][-1]
         return (*with_columns, (until, in_force), *(c for c in rest if c[0] > until))
+
     def two_64_row_columns_from(n_min: int, *widths: int, k: int = k_main) -> tuple:
         # 16-bit: the bucket's own no-cluster tiles (_bucket_tiles) run below n_min, from where two token columns
         # under 64-row weight tiles in a 1x2 cluster take over (the widths in order): at 65-160 rows the same columns
