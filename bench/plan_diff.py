@@ -20,9 +20,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 OPERANDS = ["bf16", "fp16", "e4m3", "e4m3 fast", "int8", "fp32", "sm80 bf16", "sm80 int8"]
 M_VALUES = [*range(1, 300), 400, 600, 1000]
 # the plan's N thresholds (tiles.py) and a point on each side, and the shapes the probes time
-N_VALUES = [512, 1024, 2048, 2049, 2304, 2560, 2561, 2816, 2817, 3072, 4096, 4224, 4225, 4352, 4544, 4607, 4608,
-            4609, 5000, 5120, 5121, 5632, 5633, 6144, 6656, 7040, 7167, 7168, 8192, 8448, 8449, 9216, 10240, 11264,
-            12287, 12288, 12672, 12673, 14336, 28672]
+N_VALUES = [512, 1024, 1025, 1536, 2048, 2049, 2304, 2305, 2560, 2561, 2816, 2817, 3072, 4096, 4224, 4225, 4352,
+            4544, 4607, 4608, 4609, 5000, 5120, 5121, 5632, 5633, 6144, 6656, 7040, 7167, 7168, 8192, 8448, 8449,
+            9216, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
 
 # run in a fresh interpreter with one tree's cutlassgen on its path: prints {"OPERANDS M N": tile label} as JSON
 DUMP = """
