@@ -1146,12 +1146,16 @@ MORE_COLUMNS_MID_CHECK = [(named(before), shapes) for before, shapes in (
     ("swap 64x96x128 c1x1 pingpong", [(176, 2304, 4096), (164, 2560, 4096), (192, 2432, 4096)]))]
 # Run 119 (warm / cold): the plan 1.01-1.14x the tiles of before (120x1280 117 / 112 vs 103 / 99), but 0.97 / 1.04x at
 # 146x2176.
-# morecolsfp8 (session 39, written, not yet run): tiles.NARROW_COLUMNS' widths with fp8 scaled operands (with fast
-# accumulation, then without), whose plan keeps the two columns in a 1x2 cluster at these rows, at N = 1024-2304.
-# Its 64x24 (fast) and 64x40 tiles compiled on the 2-core machine in 33-35 s each.
+# morecolsfp8 (session 39, run in session 40): tiles.NARROW_COLUMNS' widths with fp8 scaled operands (with fast
+# accumulation, then without), whose plan kept two columns (in a 1x2 cluster at most of these rows), at N = 1024-2304.
 MORE_COLUMNS_FP8 = [(tuple(f"swap 64x{w}x128 c1x1 pingpong" for w in widths),
                      [(m, n, 4096) for n in (1024, 1536, 2304)])
                     for m, widths in ((88, (24, 32)), (120, (32,)), (136, (24, 48)), (152, (40, 56)), (184, (32, 64)))]
+# Run 120 (warm, fast accumulation / without, against the plan): the widths NARROW_COLUMNS takes for 16-bit led
+# wherever they would run: 1.04-1.26x at N = 1024 (184x1024 6 x 32 175 / 136 vs 154 / 108), 1.02-1.18x at 1536,
+# 1.04-1.15x at 2304; cold the same but 136x1536-2304 with fast accumulation (0.98x). Where four or six columns
+# passed a wave (144 CTAs: 136x1536 6 x 24, 88x2304 4 x 24) they ran 0.75-0.87x. The plan at 120x2304 (two 64-wide
+# columns) led 4 x 32.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
