@@ -16,7 +16,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      threecols threecolsmore low200 low200more lowk fit8 fit8more fit8low twin fixedcost weightsfirst twin200
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
-     morecolsmidcheck morecolsfp8
+     morecolsmidcheck morecolsfp8 morecolsfp8check
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1156,6 +1156,20 @@ MORE_COLUMNS_FP8 = [(tuple(f"swap 64x{w}x128 c1x1 pingpong" for w in widths),
 # 1.04-1.15x at 2304; cold the same but 136x1536-2304 with fast accumulation (0.98x). Where four or six columns
 # passed a wave (144 CTAs: 136x1536 6 x 24, 88x2304 4 x 24) they ran 0.75-0.87x. The plan at 120x2304 (two 64-wide
 # columns) led 4 x 32.
+# morecolsfp8check (session 40, after the plan gave fp8 NARROW_COLUMNS): the plan at other rows of each bucket
+# (97-112 and 193-208 untimed in run 120) beside the tile each bucket ran before; at 140 rows also the 48-wide
+# columns with CUTLASS's subtile, where the plan's inherit the 144-wide column's 64x48.
+MORE_COLUMNS_FP8_CHECK = [((before,) + extra, [(m, n, 4096) for n in ns]) for m, before, extra, ns in (
+    (92, "swap 64x48x128 c1x2 pingpong", (), (768, 1024, 1792, 2304)),
+    (104, "swap 64x56x128 c1x2 pingpong", (), (768, 1024, 1536, 2048)),
+    (124, "swap 64x64x128 c1x1 pingpong", (), (768, 1024, 1792, 2048)),
+    (140, "swap 64x72x128 c1x2 pingpong", ("swap 64x48x128 c1x1 pingpong",), (768, 1024, 1792, 2560)),
+    (156, "swap 64x80x128 c1x2 pingpong", (), (768, 1024, 1792, 2304)),
+    (170, "swap 64x96x128 c1x1 pingpong", (), (768, 1024, 1792, 2560)),
+    (200, "swap 64x112x128 c1x2 pingpong", (), (768, 1024)))]
+# Run 121 (fast accumulation / without, warm and cold): the plan 0.99-1.30x / 1.04-1.40x the tiles of before; least
+# at 97-112 rows with fast accumulation (104x2048 0.99 / 1.00, 1.04 / 1.07 without), most at 200 rows below 1025
+# (six 40-wide columns 1.28-1.30x / 1.38-1.40x); at 140 rows the inherited 64x48 subtile 1.02-1.04x CUTLASS's pick.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1643,6 +1657,8 @@ CASES = {
     "morecolsmidcheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID_CHECK],
     "morecolsfp8": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
                     ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8],
+    "morecolsfp8check": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
+                         ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8_CHECK],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

@@ -64,7 +64,7 @@ def resolve_sm80(spec: GemmSpec, smem_limit: int) -> Sm80Config:
     t = spec.tile
     bytes_ab = max(operand_bytes(spec))
     k = 128 // (bytes_ab * 8) * 4  # 64 bytes of K per stage: 32 for 16-bit, 64 for 8-bit, 16 for tf32
-    fp8 = spec.a.dtype in ("e4m3", "e5m2")
+    fp8 = is_fp8(spec)
     # fp8 mma.sync with 64x64 warp tiles spills registers (seen with ptxas -warn-spills): use 64x32 warps.
     tb = ((128, 64, k) if fp8 else (128, 128, k)) if t.threadblock == AUTO else t.threadblock
     warp = ((64, 32, tb[2]) if fp8 else (64, 64, tb[2])) if t.warp == AUTO else t.warp
@@ -139,9 +139,13 @@ def main_k(k_bytes: int) -> int:
     return 128 // k_bytes
 
 
+def is_fp8(spec: GemmSpec) -> bool:
+    return spec.a.dtype in ("e4m3", "e5m2")
+
+
 def promotes_accumulators(spec: GemmSpec) -> bool:
     """fp8 without fp8_fast_accum keeps a second (promotion) accumulator as large as the first."""
-    return spec.a.dtype in ("e4m3", "e5m2") and not getattr(spec.tile, "fp8_fast_accum", False)
+    return is_fp8(spec) and not getattr(spec.tile, "fp8_fast_accum", False)
 
 
 def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
@@ -202,9 +206,10 @@ def _coop_128(k_bytes: int) -> dict:
     return {"cta": (128, 128, main_k(k_bytes)), **_COOP}
 
 
-def _bucket_tiles(k_bytes: int) -> dict:
+def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile), or a
-    tuple of such, tried in order where the first cannot be made valid for a spec."""
+    tuple of such, tried in order where the first cannot be made valid for a spec (fp8: the operands are fp8, which
+    take _narrow_columns)."""
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
@@ -311,10 +316,10 @@ def _bucket_tiles(k_bytes: int) -> dict:
     # tile of the bucket above (193-208 has its own 16-bit form, above)
     for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
-    if k_bytes == 2:
-        for upper, ((width, _), *_) in NARROW_COLUMNS.items():  # with the K of the tile they go in front of
-            own = tiles[upper] if isinstance(tiles[upper], tuple) else (tiles[upper],)
-            tiles[upper] = ({**_SWAP, "cta": (64, width, own[0]["cta"][2])}, *own)
+    # the narrow columns with the K of the tile they go in front of
+    for upper, ((width, _), *_) in _narrow_columns(k_bytes, fp8).items():
+        own = tiles[upper] if isinstance(tiles[upper], tuple) else (tiles[upper],)
+        tiles[upper] = ({**_SWAP, "cta": (64, width, own[0]["cta"][2])}, *own)
     return tiles
 
 
@@ -429,11 +434,11 @@ THREE_COLUMNS_END_N = 128 * (132 // 3) + 1
 # 80-wide ones ahead at N = 2048, behind at 2560; run 108)
 THREE_64_COLUMNS_END_N = 64 * (132 // 3) + 1
 FOUR_56_COLUMNS_END_N = 2049
-# 16-bit operands at 81-208 rows where N / 64 weight tiles are few: bucket -> ((width, end_n), ...), swapped no-cluster
-# token columns under 64-row weight tiles that width wide below the first end_n, then the next width below the next
-# end_n, then the bucket's own tiles and N classes as before. Its own tiles run 2-3 columns, 2-3 x ceil(N / 64)
-# CTAs: 32-48 at N = 1024, where presumably each SM's own loads bound the time (not profiled). Cold / warm against
-# them (tile_probe.py morecols, morecols2, morecolsmid; runs 115-116 and 118):
+# 16-bit (and fp8, below) operands at 81-208 rows where N / 64 weight tiles are few: bucket -> ((width, end_n), ...),
+# swapped no-cluster token columns under 64-row weight tiles that width wide below the first end_n, then the next width
+# below the next end_n, then the bucket's own tiles and N classes as before. Its own tiles run 2-3 columns,
+# 2-3 x ceil(N / 64) CTAs: 32-48 at N = 1024, where presumably each SM's own loads bound the time (not profiled).
+# 16-bit, cold / warm against them (tile_probe.py morecols, morecols2, morecolsmid; runs 115-116 and 118):
 # - below N = 1025, 4-6 columns 24-40 wide: 81-96 4 x 24 1.09-1.15x (88x1024x4096 73 / 75 vs 65 / 67); 97-112 4 x 32
 #   1.04-1.10x; 113-128 4 x 32 1.13-1.17x (120x1024 96 / 99 vs 82 / 85); 129-144 6 x 24 1.16-1.21x (136 rows);
 #   145-160 4 x 40 1.20-1.25x (156x1024 122 / 125 vs 98 / 100); 161-192 6 x 32 1.28-1.36x (184x1024 144 / 146 vs
@@ -450,6 +455,20 @@ FOUR_56_COLUMNS_END_N = 2049
 NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 128: ((32, 2049),),
                   144: ((24, 1025), (48, 2561)), 160: ((40, 1025), (56, 2305)), 176: ((32, 1025), (64, 2561)),
                   192: ((32, 1025), (64, 2561)), 208: ((40, 1025),)}
+# fp8 operands take the same columns (tile_probe.py morecolsfp8, run 120, fp8 scaled with fast accumulation / without,
+# warm, against the two columns they had, in a 1x2 cluster but at 113-128 and 161-192 rows): 1.04-1.26x at N = 1024
+# (184x1024 6 x 32 175 / 136 vs 154 / 108), 1.02-1.18x at 1536 (152x1536 3 x 56 210 / 157 vs 184 / 138), 1.04-1.15x at
+# 2304 (136x2304 3 x 48 272 / 214 vs 262 / 198); cold the same but 0.98x with fast accumulation at 136 rows from 1536.
+# At other rows (morecolsfp8check, run 121) 0.99-1.30x / 1.04-1.40x, warm and cold, the least at 97-112 rows (104x2048
+# 0.99 / 1.04 warm), the most at 193-208 (200x1024 six 40-wide columns 193 / 149 vs 148 / 107). int8 and tf32 were not
+# timed.
+
+
+def _narrow_columns(k_bytes: int, fp8: bool) -> dict:
+    """NARROW_COLUMNS where the operands take them: 16-bit and fp8 ones."""
+    return NARROW_COLUMNS if k_bytes == 2 or fp8 else {}
+
+
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
 # below it (2 x ceil(N / 64) CTAs, at most 80) the same columns with no cluster. Measured (cold / warm against the
 # cluster): ahead at N = 1024-2560 (runs 112-113: 1.03-1.10x at 2048, 1.02-1.09x / 0.99-1.03x at 2304-2560), mixed
@@ -732,33 +751,36 @@ def _own_n_classes(k_bytes: int) -> dict:
                              "scheduler": "persistent"}),)}
 
 
-def _n_classes(k_bytes: int) -> dict:
+def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none;
-    or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with NARROW_COLUMNS' classes in front
-    for 16-bit operands."""
+    or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with _narrow_columns' classes in
+    front."""
     by_bucket = _own_n_classes(k_bytes)
-    if k_bytes != 2:
-        return by_bucket
     # The bucket tiles below the first end (_bucket_tiles), then a class per further width, then from the last end the
     # bucket's own first tile again (without a subtile: a class may not override one a spec sets), unless the
     # bucket's own first class starts there
-    own_tiles = _bucket_tiles(k_bytes)
-    for upper, ((_, first_end), *wider) in NARROW_COLUMNS.items():
+    own_tiles = _bucket_tiles(k_bytes, fp8)
+    for upper, ((_, first_end), *wider) in _narrow_columns(k_bytes, fp8).items():
         own = {f: v for f, v in own_tiles[upper][1].items() if f != "epilogue_tile"}
         starts = [first_end] + [end for _, end in wider]
         assert starts[-1] <= by_bucket[upper][0][0], upper  # the narrow columns end where the bucket's classes start
-        columns = [(n, {**own, "cta": (64, width, own["cta"][2])}) for n, (width, _) in zip(starts, wider)]
+        columns = [(n, {**own, "cluster": (1, 1, 1), "cta": (64, width, own["cta"][2])})
+                   for n, (width, _) in zip(starts, wider)]
         if starts[-1] < by_bucket[upper][0][0]:
             columns.append((starts[-1], own))
         by_bucket[upper] = (*columns, *by_bucket[upper])
     return by_bucket
 
 
+# Each kind of operands the sm90 plan tells apart: (bytes of an element, fp8)
+OPERAND_KINDS = ((1, False), (1, True), (2, False), (4, False))
+
+
 def _thresholds_over_widths() -> dict:
-    """Each bucket's N thresholds over every operand width (a width's classes may start at different N)."""
-    by_width = [_n_classes(k_bytes) for k_bytes in (1, 2, 4)]
-    return {BUCKET_UPPER.index(upper): tuple(sorted({n for classes in by_width for n, _ in classes.get(upper, ())}))
-            for upper in by_width[1]}
+    """Each bucket's N thresholds over every kind of operands (a kind's classes may start at different N)."""
+    by_kind = [_n_classes(k_bytes, fp8) for k_bytes, fp8 in OPERAND_KINDS]
+    return {BUCKET_UPPER.index(upper): tuple(sorted({n for classes in by_kind for n, _ in classes.get(upper, ())}))
+            for upper in {upper for classes in by_kind for upper in classes}}
 
 
 _N_THRESHOLDS = _thresholds_over_widths()
@@ -884,11 +906,11 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
             return dataclasses.replace(spec, tile=tile).tile
         except SpecError:
             return None
-    k_bytes = max(operand_bytes(spec))
+    k_bytes, fp8 = max(operand_bytes(spec)), is_fp8(spec)
     upper = BUCKET_UPPER[bucket]
-    own = _bucket_tiles(k_bytes)[upper]
+    own = _bucket_tiles(k_bytes, fp8)[upper]
     own = own if isinstance(own, tuple) else (own,)
-    classes = dict(_n_classes(k_bytes).get(upper, ()))
+    classes = dict(_n_classes(k_bytes, fp8).get(upper, ()))
     # N's class first, then the narrower classes and the bucket's own tiles, for where a class's tile cannot be made
     # valid for this spec (tf32 takes no 48-wide token tile; fp8's promotion buffer no 128x256 one). A class sets
     # fields of the bucket's last own tile.

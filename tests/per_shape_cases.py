@@ -157,11 +157,14 @@ def expect_bf16_tiles(tile_of) -> None:
         assert (tile.cta[:2], tile.cluster, tile.swap_ab, tile.mainloop) == (cta, (1, 2, 1), True, "cooperative"), M
 
 
-FP8_SHAPES = ([(M, 1040, 512) for M in (72, 88, 100, 120, 136, 150, 200, 240)] + [(110, 8192, 512), (140, 8192, 512)]
+FP8_NARROW_SHAPES = [(88, 1008, 512), (100, 1040, 512), (120, 1536, 512), (136, 2304, 512), (150, 2048, 512),
+                     (184, 2304, 512), (200, 1008, 512)]
+FP8_SHAPES = ([(M, 1040, 512) for M in (72, 200, 240)] + [(M, 2576, 512) for M in (88, 100, 120, 136, 150)]
+              + [(110, 8192, 512), (140, 8192, 512)]
               + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
                  (216, 8704, 512)] + [(140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (240, 4400, 512),
                                       (250, 4400, 512), (150, 5000, 512), (240, 5000, 512), (200, 4400, 512),
-                                      (220, 5000, 512), (170, 6000, 512)])
+                                      (220, 5000, 512), (170, 6000, 512)] + FP8_NARROW_SHAPES)
 
 
 def expect_fp8_tiles(tile_of) -> None:
@@ -173,25 +176,32 @@ def expect_fp8_tiles(tile_of) -> None:
     # from N = 4225 three 48-, 56- and 64-wide token columns under 128-row weight tiles, no cluster, at 140, 150 and 170
     # rows to N = 5633 (run 96), two 88- and 96-wide ones in 1x2 clusters from there (170x6000, 185x6000; run 87); at
     # 225-256 rows three 80- or 88-wide token columns, no cluster, to MID_N (runs 89-91), 128x128 from there; at
-    # 193-224 three 72- or 80-wide ones, no cluster, to N = 5633 (run 94)
+    # 193-224 three 72- or 80-wide ones, no cluster, to N = 5633 (run 94); below that tiles.NARROW_COLUMNS' (run 120),
+    # after which the buckets' own tiles (N = 2576) and the 65-80 and 193-256-row ones (N = 1040)
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
-        (64, 40, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128), (64, 80, 128), (64, 112, 128),
-        (64, 128, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
+        (64, 40, 128), (64, 112, 128), (64, 128, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128),
+        (64, 80, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 48, 128), (128, 64, 128), (128, 96, 128),
         (128, 80, 128), (128, 88, 128), (128, 56, 128), (128, 128, 128), (128, 72, 128), (128, 80, 128),
-        (128, 88, 128)]
+        (128, 88, 128)] + [(64, width, 128) for width in (24, 40, 32, 48, 56, 64, 40)]
     assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab)
             for M, N in ((240, 4400), (250, 4400), (150, 5000), (200, 4400), (220, 5000), (140, 5000), (170, 4400),
                          (170, 6000), (185, 6000))] == [((1, 1, 1), True)] * 7 + [((1, 2, 1), True)] * 2
+    # the narrow columns run with no cluster; at 129-144 rows with the 144-wide column's 64x48 subtile
+    assert {(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N, _ in FP8_NARROW_SHAPES} == {((1, 1, 1), True)}
+    assert tile_of(136, 2304).epilogue_tile == (64, 48)
 
 
-FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512)]
+FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512), (88, 1008, 512),
+                   (136, 2304, 512), (150, 2048, 512)]
 
 
 def expect_fp8_fast_tiles(tile_of) -> None:
-    # 2 x 72 under 192-row weight tiles at 129-144 rows, 2 x 88 at 161-176, full-width subtiles
+    # 2 x 72 under 192-row weight tiles at 129-144 rows, 2 x 88 at 161-176, full-width subtiles; below N = 2561
+    # tiles.NARROW_COLUMNS' (4 x 24 at 88x1008, 3 x 48 at 136x2304 with the 144-wide column's subtile, 3 x 56)
     assert [(tile_of(M, N).cta, tile_of(M, N).epilogue_tile) for M, N, _ in FP8_FAST_SHAPES] == [
-        ((192, 72, 128), (64, 72)), ((192, 72, 128), (64, 72)), ((192, 88, 128), (64, 88)), ((192, 88, 128), (64, 88))]
+        ((192, 72, 128), (64, 72)), ((192, 72, 128), (64, 72)), ((192, 88, 128), (64, 88)), ((192, 88, 128), (64, 88)),
+        ((64, 24, 128), "auto"), ((64, 48, 128), (64, 48)), ((64, 56, 128), "auto")]
 
 
 SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),

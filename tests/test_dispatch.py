@@ -209,13 +209,21 @@ def test_shape_tiles_follow_the_buckets():
             below, at = shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1), shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N)
             assert at.cluster == (1, 2, 1) and at.cta[1] == (below.cta[1] if M < 129 or M > 144 else 72), M
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1) == at, M
-    # fp8 takes the two 72-wide columns too (run 87); int8, whose token tiles go in steps of 16, keeps one 144-wide
-    # column with 48-wide subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
+    # fp8 takes the same narrow columns with 128 of K (run 120), then the two columns in a 1x2 cluster, 72-wide at
+    # 129-144 rows (run 87; with no cluster they timed level, run 112: not taken); int8 (token tiles in steps of 16)
+    # takes no narrow columns (not timed) and keeps one 144-wide column at 129-144 rows with 48-wide subtiles,
+    # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    assert (shape_tile(fp8, 136).cta, shape_tile(fp8, 136).cluster) == ((64, 72, 128), (1, 2, 1))
-    assert shape_tile(fp8, 104, 1024).cluster == (1, 2, 1)  # no cluster timed level for fp8 (run 112): not taken
+    for M, cta in want.items():
+        if 81 <= M <= 208:
+            assert (shape_tile(fp8, M).cta, shape_tile(fp8, M).cluster) == ((64, cta[1], 128), (1, 1, 1)), M
+            for n, width in wider.get(BUCKET_UPPER[shape_bucket(M)], ()) if M <= 192 else ():
+                assert shape_tile(fp8, M, n).cta == (64, width, 128), M
+    assert (shape_tile(fp8, 136, 2561).cta, shape_tile(fp8, 136, 2561).cluster) == ((64, 72, 128), (1, 2, 1))
+    assert shape_tile(fp8, 104, 2049).cluster == (1, 2, 1) and shape_tile(fp8, 200, 1025).cta == (64, 112, 128)
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
     assert (shape_tile(int8, 136).cta, shape_tile(int8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
+    assert [shape_tile(int8, M, 1024).cta[1] for M in (88, 120, 184)] == [48, 64, 96]
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129,
                                       144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257,
@@ -442,7 +450,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # 193-224 rows, 16-bit, below N = 4225: three 72-wide columns under 64-row weight tiles, no cluster (run 108), at
     # 193-208 from N = 1025 (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224 four 56-wide
     # ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide columns in a 1x2
-    # cluster; 8-bit operands keep the two columns
+    # cluster; 8-bit operands keep the two columns, fp8 from N = 1025 at 193-208 rows (below it the six 40-wide columns,
+    # run 120)
     assert (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N) == (2817, 2049)
     for M in (193, 208, 209, 224):
         width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (56, 112, FOUR_56_COLUMNS_END_N)
@@ -455,7 +464,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         tile = shape_tile(SPEC, M, end)
         assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, two_width, 64), True, (1, 2, 1)), M
         fp8 = SPEC.replace(a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"))
-        assert (shape_tile(fp8, M, 1024).cta, shape_tile(fp8, M, 1024).cluster) == ((64, 112, 128), (1, 2, 1)), M
+        n = 1025 if M <= 208 else 1024
+        assert (shape_tile(fp8, M, n).cta, shape_tile(fp8, M, n).cluster) == ((64, 112, 128), (1, 2, 1)), M
     for M in (193, 208, 209, 224):  # three 72- or 80-wide columns, no cluster (runs 93-94), then from
         two = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # THREE_COLUMNS_END_N two 104- or 112-wide ones under a
         three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # 128-row weight tile in a 1x2 cluster, as from
@@ -534,9 +544,10 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert k.choose(75, 14336).spec.tile.cluster == (4, 1, 1) and k.choose(75, 8192).spec.tile.cluster == (1, 1, 1)
     assert k.choose(120, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    assert shape_tile(fp8, 96).cta == (64, 48, 128) and shape_tile(fp8, 128).cta == (64, 64, 128)  # 128 bytes of K
+    # 128 bytes of K; from the narrow columns' last end (tiles.NARROW_COLUMNS) the buckets' own tiles
+    assert shape_tile(fp8, 96, 2305).cta == (64, 48, 128) and shape_tile(fp8, 128, 2049).cta == (64, 64, 128)
     assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
-    assert shape_tile(fp8, 136).cta == (64, 72, 128) and shape_tile(fp8, 200).cta == (64, 112, 128)
+    assert shape_tile(fp8, 136, 2561).cta == (64, 72, 128) and shape_tile(fp8, 200, 1025).cta == (64, 112, 128)
     assert shape_tile(fp8, 200, MID_N).cta == (128, 72, 128)  # three columns (run 94), 104 wide from 5633
     assert shape_tile(fp8, 200, THREE_COLUMNS_END_N).cta == (128, 104, 128)
     # from TWO_64_COLUMNS_END_N, at 129-192 rows three 48-, 56- or 64-wide columns with no cluster (run 96), from
@@ -624,13 +635,14 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
 
 
 def test_every_operand_width_classes_at_the_thresholds_shape_class_knows():
-    from cutlassgen.tiles import _N_THRESHOLDS, BUCKET_UPPER, _n_classes
+    from cutlassgen.tiles import _N_THRESHOLDS, BUCKET_UPPER, OPERAND_KINDS, _n_classes
 
-    # shape_class (and so a dispatch plan's classes) knows the 16-bit operands' thresholds only; a class of 8- or
-    # 32-bit operands at another N would never be reached
-    for k_bytes in (1, 2, 4):
-        for upper, classes in _n_classes(k_bytes).items():
-            assert {n for n, _ in classes} <= set(_N_THRESHOLDS[BUCKET_UPPER.index(upper)]), (k_bytes, upper)
+    # shape_class (and so a dispatch plan's classes) knows the thresholds of every kind of operands; a class at an N
+    # it lacks would never be reached
+    assert (1, True) in OPERAND_KINDS and (2, False) in OPERAND_KINDS
+    for k_bytes, fp8 in OPERAND_KINDS:
+        for upper, classes in _n_classes(k_bytes, fp8).items():
+            assert {n for n, _ in classes} <= set(_N_THRESHOLDS[BUCKET_UPPER.index(upper)]), (k_bytes, fp8, upper)
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
