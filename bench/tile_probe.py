@@ -17,6 +17,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
+     morecolsfp8wide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1170,6 +1171,15 @@ MORE_COLUMNS_FP8_CHECK = [((before,) + extra, [(m, n, 4096) for n in ns]) for m,
 # Run 121 (fast accumulation / without, warm and cold): the plan 0.99-1.30x / 1.04-1.40x the tiles of before; least
 # at 97-112 rows with fast accumulation (104x2048 0.99 / 1.00, 1.04 / 1.07 without), most at 200 rows below 1025
 # (six 40-wide columns 1.28-1.30x / 1.38-1.40x); at 140 rows the inherited 64x48 subtile 1.02-1.04x CUTLASS's pick.
+# morecolsfp8wide (session 40, after run 121): where 16-bit operands take no-cluster columns that fp8's plan still
+# runs as two 112-wide ones in a 1x2 cluster: three 72-wide at 193-208 rows from N = 1025 to 2816, four 56-wide at
+# 209-224 rows below 2049 (and the three 80-wide ones before run 115), 128 of K as fp8's other token tiles.
+MORE_COLUMNS_FP8_WIDE = [(("swap 64x72x128 c1x1 pingpong",), [(200, n, 4096) for n in (1536, 2048, 2560)]),
+                         (("swap 64x56x128 c1x1 pingpong", "swap 64x80x128 c1x1 pingpong"),
+                          [(216, n, 4096) for n in (1024, 1536, 2048)])]
+# Run 122 (fast accumulation / without, warm and cold, against the plan's two 112-wide columns): three 72-wide
+# columns 1.22-1.26x at 200 rows (200x2048 341 / 261 vs 277 / 208 warm), four 56-wide 1.23-1.31x at 216 rows
+# (216x1024 206 / 151 vs 162 / 115), three 80-wide 1.08-1.14x. The plan takes the 72- and 56-wide columns for fp8.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1659,6 +1669,8 @@ CASES = {
                     ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8],
     "morecolsfp8check": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
                          ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8_CHECK],
+    "morecolsfp8wide": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
+                        ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8_WIDE],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

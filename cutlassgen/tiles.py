@@ -298,13 +298,17 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
         # fused (tile_probe.py twin200, run 107). Cold / warm against the two columns (nocluster200, run 108): 72
         # wide 1.07-1.12x at 196-208 rows, N = 1024-2816 (200x2048x4096 245 / 249 vs 218 / 231, 208x2816 337 / 356
         # vs 306 / 333); 80 wide 1.08-1.15x at 216 rows to 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at
-        # 212x2560 and 224x2816.
-        208: (({**_SWAP, "cta": (64, 72, k_main)}, {**two_112, "cta": (64, 104, k_main)}) if k_bytes == 2 else ()) + (
-            two_112,),
+        # 212x2560 and 224x2816. fp8 operands (128 of K) take the 72-wide columns and the 56-wide ones below, then the
+        # 112-wide pair (tile_probe.py morecolsfp8wide, run 122, with fast accumulation / without, cold and warm):
+        # 1.22-1.26x at 200 rows, N = 1536-2560 (200x2048 341 / 261 vs 277 / 208 warm), timed to 2560, taken to
+        # THREE_64_COLUMNS_END_N as 16-bit's; four 56-wide 1.23-1.31x at 216 rows, N = 1024-2048 (216x1024 206 / 151
+        # vs 162 / 115), three 80-wide 1.08-1.14x.
+        208: (({**_SWAP, "cta": (64, 72, k_main)}, {**two_112, "cta": (64, 104, k_main)}) if k_bytes == 2 else
+              ({**_SWAP, "cta": (64, 72, k_main)},) if fp8 else ()) + (two_112,),
         # 209-224 below FOUR_56_COLUMNS_END_N: four 56-wide columns in place of the three 80-wide ones runs 108-110
         # had taken, 4 x ceil(N / 64) CTAs (tile_probe.py morecols and morecols2, runs 115-116, cold / warm):
         # 1.04-1.26x at N = 1536-2048 (216x2048x4096 251 / 293 vs 236 / 233), 1.07-1.20x at 512-1024.
-        224: (({**_SWAP, "cta": (64, 56, k_main)},) if k_bytes == 2 else ()) + (two_112,),
+        224: (({**_SWAP, "cta": (64, 56, k_main)},) if k_bytes == 2 or fp8 else ()) + (two_112,),
         # 225-256 below MID_N (16-bit operands: TWO_64_COLUMNS_END_N, _n_classes): two swapped 128-wide token tiles,
         # 128 CTAs at N = 4096 where 128x128 makes 64 (256x4096^2 448 / 495 vs 323 / 330 cold / warm; 240x4096^2
         # 379 / 440 vs 304 / 309, run 53).
@@ -480,7 +484,7 @@ THREE_TILES_END_N = 224 * (132 // 3) + 1
 ONE_TOKEN_TILE_END_N = 80 * 132 + 1
 
 
-def _own_n_classes(k_bytes: int) -> dict:
+def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     """The buckets' N classes but NARROW_COLUMNS' (_n_classes puts those in front), in _n_classes's form."""
     k_decode, k_main = _decode_k(k_bytes), main_k(k_bytes)
     coop = {"mainloop": "cooperative", "scheduler": "persistent"}
@@ -693,6 +697,11 @@ def _own_n_classes(k_bytes: int) -> dict:
         # three replaced (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N)
         return ((n_min, tuple({"cta": (64, w, k), "cluster": (1, 2, 1)} for w in widths)),) if k_bytes == 2 else ()
 
+    def fp8_two_112_from(n_min: int) -> tuple:
+        # fp8 at 193-224 rows: the bucket's no-cluster columns (_bucket_tiles) below n_min, the two 112-wide columns
+        # in a 1x2 cluster they replaced from there (104 wide at 193-208 was timed with 16-bit operands only)
+        return ((n_min, {"cta": (64, 112, k_decode), "cluster": (1, 2, 1)}),) if fp8 else ()
+
     def multicast_columns_from(width: int) -> tuple:
         return two_64_row_columns_from(TWO_COLUMNS_MULTICAST_N, width, k=k_decode)
     column_80 = no_cluster_column(80, (128, 80))
@@ -737,10 +746,10 @@ def _own_n_classes(k_bytes: int) -> dict:
             192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
-            208: (*two_64_row_columns_from(THREE_64_COLUMNS_END_N, 104, 112),
+            208: (*two_64_row_columns_from(THREE_64_COLUMNS_END_N, 104, 112), *fp8_two_112_from(THREE_64_COLUMNS_END_N),
                   *three_columns((no_cluster_column(72), column_80), narrowed(two_columns_224, 104)),
                   *tall_then_one_column(112, 208, (64, 112), narrow_tokens=104)),
-            224: (*two_64_row_columns_from(FOUR_56_COLUMNS_END_N, 112),
+            224: (*two_64_row_columns_from(FOUR_56_COLUMNS_END_N, 112), *fp8_two_112_from(FOUR_56_COLUMNS_END_N),
                   *three_columns((column_80,), two_columns_224),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
             240: (*three_columns((column_80,), coop_128, eight_bit_until=MID_N),
@@ -755,7 +764,7 @@ def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none;
     or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with _narrow_columns' classes in
     front."""
-    by_bucket = _own_n_classes(k_bytes)
+    by_bucket = _own_n_classes(k_bytes, fp8)
     # The bucket tiles below the first end (_bucket_tiles), then a class per further width, then from the last end the
     # bucket's own first tile again (without a subtile: a class may not override one a spec sets), unless the
     # bucket's own first class starts there

@@ -209,8 +209,9 @@ def test_shape_tiles_follow_the_buckets():
             below, at = shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N - 1), shape_tile(SPEC, M, TWO_COLUMNS_MULTICAST_N)
             assert at.cluster == (1, 2, 1) and at.cta[1] == (below.cta[1] if M < 129 or M > 144 else 72), M
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1) == at, M
-    # fp8 takes the same narrow columns with 128 of K (run 120), then the two columns in a 1x2 cluster, 72-wide at
-    # 129-144 rows (run 87; with no cluster they timed level, run 112: not taken); int8 (token tiles in steps of 16)
+    # fp8 takes the same narrow columns with 128 of K (runs 120-121), then the two columns in a 1x2 cluster, 72-wide
+    # at 129-144 rows (run 87; with no cluster they timed level, run 112: not taken), at 193-208 rows after three
+    # 72-wide no-cluster columns (run 122); int8 (token tiles in steps of 16)
     # takes no narrow columns (not timed) and keeps one 144-wide column at 129-144 rows with 48-wide subtiles,
     # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
@@ -220,7 +221,7 @@ def test_shape_tiles_follow_the_buckets():
             for n, width in wider.get(BUCKET_UPPER[shape_bucket(M)], ()) if M <= 192 else ():
                 assert shape_tile(fp8, M, n).cta == (64, width, 128), M
     assert (shape_tile(fp8, 136, 2561).cta, shape_tile(fp8, 136, 2561).cluster) == ((64, 72, 128), (1, 2, 1))
-    assert shape_tile(fp8, 104, 2049).cluster == (1, 2, 1) and shape_tile(fp8, 200, 1025).cta == (64, 112, 128)
+    assert shape_tile(fp8, 104, 2049).cluster == (1, 2, 1) and shape_tile(fp8, 200, 1025).cta == (64, 72, 128)
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
     assert (shape_tile(int8, 136).cta, shape_tile(int8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
     assert [shape_tile(int8, M, 1024).cta[1] for M in (88, 120, 184)] == [48, 64, 96]
@@ -450,8 +451,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # 193-224 rows, 16-bit, below N = 4225: three 72-wide columns under 64-row weight tiles, no cluster (run 108), at
     # 193-208 from N = 1025 (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224 four 56-wide
     # ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide columns in a 1x2
-    # cluster; 8-bit operands keep the two columns, fp8 from N = 1025 at 193-208 rows (below it the six 40-wide columns,
-    # run 120)
+    # cluster; fp8 operands take the same no-cluster columns with 128 of K (runs 121-122; 112-wide from the ends, not
+    # 104), int8 keeps the two columns
     assert (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N) == (2817, 2049)
     for M in (193, 208, 209, 224):
         width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (56, 112, FOUR_56_COLUMNS_END_N)
@@ -464,8 +465,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         tile = shape_tile(SPEC, M, end)
         assert (tile.cta, tile.swap_ab, tile.cluster) == ((64, two_width, 64), True, (1, 2, 1)), M
         fp8 = SPEC.replace(a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"))
-        n = 1025 if M <= 208 else 1024
-        assert (shape_tile(fp8, M, n).cta, shape_tile(fp8, M, n).cluster) == ((64, 112, 128), (1, 2, 1)), M
+        for N in (1025, end - 1):
+            assert (shape_tile(fp8, M, N).cta, shape_tile(fp8, M, N).cluster) == ((64, width, 128), (1, 1, 1)), M
+        assert (shape_tile(fp8, M, end).cta, shape_tile(fp8, M, end).cluster) == ((64, 112, 128), (1, 2, 1)), M
+        int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
+        assert (shape_tile(int8, M, 1024).cta, shape_tile(int8, M, 1024).cluster) == ((64, 112, 128), (1, 2, 1)), M
     for M in (193, 208, 209, 224):  # three 72- or 80-wide columns, no cluster (runs 93-94), then from
         two = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # THREE_COLUMNS_END_N two 104- or 112-wide ones under a
         three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # 128-row weight tile in a 1x2 cluster, as from
@@ -544,10 +548,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert k.choose(75, 14336).spec.tile.cluster == (4, 1, 1) and k.choose(75, 8192).spec.tile.cluster == (1, 1, 1)
     assert k.choose(120, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    # 128 bytes of K; from the narrow columns' last end (tiles.NARROW_COLUMNS) the buckets' own tiles
+    # 128 bytes of K; from the narrow columns' last end (tiles.NARROW_COLUMNS; at 193-208 rows the three 72-wide
+    # columns') the buckets' own tiles
     assert shape_tile(fp8, 96, 2305).cta == (64, 48, 128) and shape_tile(fp8, 128, 2049).cta == (64, 64, 128)
     assert shape_tile(fp8, 96, MID_N).cta == (64, 96, 128) and shape_tile(fp8, 128, MID_N).cta == (128, 64, 128)
-    assert shape_tile(fp8, 136, 2561).cta == (64, 72, 128) and shape_tile(fp8, 200, 1025).cta == (64, 112, 128)
+    assert shape_tile(fp8, 136, 2561).cta == (64, 72, 128) and shape_tile(fp8, 200, 2817).cta == (64, 112, 128)
     assert shape_tile(fp8, 200, MID_N).cta == (128, 72, 128)  # three columns (run 94), 104 wide from 5633
     assert shape_tile(fp8, 200, THREE_COLUMNS_END_N).cta == (128, 104, 128)
     # from TWO_64_COLUMNS_END_N, at 129-192 rows three 48-, 56- or 64-wide columns with no cluster (run 96), from
