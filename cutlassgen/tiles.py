@@ -208,8 +208,8 @@ def _coop_128(k_bytes: int) -> dict:
 
 def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile), or a
-    tuple of such, tried in order where the first cannot be made valid for a spec (fp8: the operands are fp8, which
-    take _narrow_columns)."""
+    tuple of such, tried in order where the first cannot be made valid for a spec (fp8: the operands are fp8, whose
+    tiles at 81-224 rows differ from int8's)."""
     k_decode = _decode_k(k_bytes)
     k_main = main_k(k_bytes)
     two_token_columns = {"cta": (64, 32, k_decode), **_SWAP, "cluster": (1, 2, 1)}
@@ -298,11 +298,11 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
         # fused (tile_probe.py twin200, run 107). Cold / warm against the two columns (nocluster200, run 108): 72
         # wide 1.07-1.12x at 196-208 rows, N = 1024-2816 (200x2048x4096 245 / 249 vs 218 / 231, 208x2816 337 / 356
         # vs 306 / 333); 80 wide 1.08-1.15x at 216 rows to 2048 (216x1024 131 / 134 vs 114 / 118), 0.85-0.95x at
-        # 212x2560 and 224x2816. fp8 operands (128 of K) take the 72-wide columns and the 56-wide ones below, then the
-        # 112-wide pair (tile_probe.py morecolsfp8wide, run 122, with fast accumulation / without, cold and warm):
-        # 1.22-1.26x at 200 rows, N = 1536-2560 (200x2048 341 / 261 vs 277 / 208 warm), timed to 2560, taken to
-        # THREE_64_COLUMNS_END_N as 16-bit's; four 56-wide 1.23-1.31x at 216 rows, N = 1024-2048 (216x1024 206 / 151
-        # vs 162 / 115), three 80-wide 1.08-1.14x.
+        # 212x2560 and 224x2816. fp8 operands (128 of K) take these 72-wide columns and 209-224's 56-wide ones (next),
+        # then the 112-wide pair (tile_probe.py morecolsfp8wide, run 122, with fast accumulation / without, cold and
+        # warm): 1.22-1.26x at 200 rows, N = 1536-2560 (200x2048 341 / 261 vs 277 / 208 warm), timed to 2560, taken to
+        # THREE_64_COLUMNS_END_N as 16-bit's; four 56-wide 1.23-1.31x at 216 rows, N = 1024-2048 (216x1024 206 / 151 vs
+        # 162 / 115), three 80-wide 1.08-1.14x.
         208: (({**_SWAP, "cta": (64, 72, k_main)}, {**two_112, "cta": (64, 104, k_main)}) if k_bytes == 2 else
               ({**_SWAP, "cta": (64, 72, k_main)},) if fp8 else ()) + (two_112,),
         # 209-224 below FOUR_56_COLUMNS_END_N: four 56-wide columns in place of the three 80-wide ones runs 108-110
@@ -317,7 +317,7 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
         None: None,
     }
     # 161-176 and 225-240 are buckets of their own only for the one column (_n_classes); below its N they run the
-    # tile of the bucket above (193-208 has its own 16-bit form, above)
+    # tile of the bucket above (193-208 has its own 16-bit and fp8 form, above)
     for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
     # the narrow columns with the K of the tile they go in front of
@@ -785,14 +785,14 @@ def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
 OPERAND_KINDS = ((1, False), (1, True), (2, False), (4, False))
 
 
-def _thresholds_over_widths() -> dict:
+def _thresholds_over_kinds() -> dict:
     """Each bucket's N thresholds over every kind of operands (a kind's classes may start at different N)."""
     by_kind = [_n_classes(k_bytes, fp8) for k_bytes, fp8 in OPERAND_KINDS]
     return {BUCKET_UPPER.index(upper): tuple(sorted({n for classes in by_kind for n, _ in classes.get(upper, ())}))
             for upper in {upper for classes in by_kind for upper in classes}}
 
 
-_N_THRESHOLDS = _thresholds_over_widths()
+_N_THRESHOLDS = _thresholds_over_kinds()
 
 
 def shape_bucket(M: int) -> int:

@@ -211,9 +211,9 @@ def test_shape_tiles_follow_the_buckets():
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1) == at, M
     # fp8 takes the same narrow columns with 128 of K (runs 120-121), then the two columns in a 1x2 cluster, 72-wide
     # at 129-144 rows (run 87; with no cluster they timed level, run 112: not taken), at 193-208 rows after three
-    # 72-wide no-cluster columns (run 122); int8 (token tiles in steps of 16)
-    # takes no narrow columns (not timed) and keeps one 144-wide column at 129-144 rows with 48-wide subtiles,
-    # measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
+    # 72-wide no-cluster columns (run 122); int8 (token tiles in steps of 16) takes no narrow columns (not timed) and
+    # keeps one 144-wide column at 129-144 rows with 48-wide subtiles, measured faster than CUTLASS's own subtile pick
+    # (h200_tile_probe.log run 60)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     for M, cta in want.items():
         if 81 <= M <= 208:
