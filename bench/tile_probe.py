@@ -1523,6 +1523,12 @@ def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
     return ("fp8 scaled", make, {"auto+shapes": PLAN, **tiles}, shapes, fp8_scaled_contenders, "_scaled_mm")
 
 
+def fp8_fast_then_without(groups: list) -> list:
+    """fp8_beside_plan for each (tile names, shapes) of groups: all with fast accumulation, then all without."""
+    return [fp8_beside_plan(make, named(*names, **extra), shapes)
+            for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in groups]
+
+
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
@@ -1665,12 +1671,9 @@ CASES = {
     "morecolscheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_CHECK],
     "morecolsmid": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID],
     "morecolsmidcheck": [beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_MID_CHECK],
-    "morecolsfp8": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
-                    ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8],
-    "morecolsfp8check": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
-                         ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8_CHECK],
-    "morecolsfp8wide": [fp8_beside_plan(make, named(*names, **extra), shapes) for make, extra in
-                        ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in MORE_COLUMNS_FP8_WIDE],
+    "morecolsfp8": fp8_fast_then_without(MORE_COLUMNS_FP8),
+    "morecolsfp8check": fp8_fast_then_without(MORE_COLUMNS_FP8_CHECK),
+    "morecolsfp8wide": fp8_fast_then_without(MORE_COLUMNS_FP8_WIDE),
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

@@ -13,7 +13,7 @@ from . import epilogue as epi
 from .arch import WGMMA_BASE_N
 from .dtypes import DTYPES
 from .spec import GemmSpec
-from .tiles import Sm80Config, alignment, kernel_vector_kind, resolve
+from .tiles import Sm80Config, alignment, is_fp8, kernel_vector_kind, resolve
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -209,7 +209,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         "n_ptrs": lo.n_ptrs, "n_scalars": lo.n_scalars,
     }
     if isinstance(cfg, Sm80Config):
-        fp8 = spec.a.dtype in ("e4m3", "e5m2")
+        fp8 = is_fp8(spec)
         ctx.update(scalar_broadcast="VisitorScalarBroadcast<float, Stride<_0, _0, _0>>",
                    epi_access=min(alignment(spec.d), 8), tb=cfg.threadblock, warp=cfg.warp, inst=cfg.instruction,
                    stages=cfg.stages, swizzle=cfg.swizzle,

@@ -6,6 +6,7 @@ explicit tile and an auto one meet the same rules.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from . import epilogue as epi
@@ -13,6 +14,7 @@ from .arch import ARCHS, SM80_INSTRUCTION
 from .dtypes import DTYPES, max_alignment
 from .errors import SpecError
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
+from .validate import FP8
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ def main_k(k_bytes: int) -> int:
 
 
 def is_fp8(spec: GemmSpec) -> bool:
-    return spec.a.dtype in ("e4m3", "e5m2")
+    return spec.a.dtype in FP8
 
 
 def promotes_accumulators(spec: GemmSpec) -> bool:
@@ -206,6 +208,7 @@ def _coop_128(k_bytes: int) -> dict:
     return {"cta": (128, 128, main_k(k_bytes)), **_COOP}
 
 
+@functools.cache  # shape_tile asks per shape; the tables only read, never changed
 def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile), or a
     tuple of such, tried in order where the first cannot be made valid for a spec (fp8: the operands are fp8, whose
@@ -760,6 +763,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
                              "scheduler": "persistent"}),)}
 
 
+@functools.cache  # as _bucket_tiles
 def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of a bucket -> ((n_min, the fields its tile changes, or all of them where the bucket has none;
     or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with _narrow_columns' classes in
