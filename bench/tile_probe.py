@@ -6,6 +6,7 @@ Every tile of a case is compiled in one ninja run, then timed with the libraries
 ratio to the library is also given round by round (timing.paired_ratio).
 
 Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shapes MxNxK,...] [--cold] [--ncu]
+                                 [--build-only]
      (needs an sm90 GPU; default: every case). Cases: decode m256 prefill prefill_fp8 pingpong epilogue cluster4
      streamk pdl wide wide64 multicast narrow64 offanchor64 exactfit midn64 epicost epiparts bulkcol bulkrow bulkepi
      prefillpp prefillwide midnk64 unswap fit48 acc192 fp8wide raster256 order2048 rasterlarge largedefault ksweep
@@ -17,7 +18,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
-     morecolsfp8wide
+     morecolsfp8wide morecolsint8 morecolsint8check
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1180,6 +1181,33 @@ MORE_COLUMNS_FP8_WIDE = [(("swap 64x72x128 c1x1 pingpong",), [(200, n, 4096) for
 # Run 122 (fast accumulation / without, warm and cold, against the plan's two 112-wide columns): three 72-wide
 # columns 1.22-1.26x at 200 rows (200x2048 341 / 261 vs 277 / 208 warm), four 56-wide 1.23-1.31x at 216 rows
 # (216x1024 206 / 151 vs 162 / 115), three 80-wide 1.08-1.14x. The plan takes the 72- and 56-wide columns for fp8.
+# morecolsint8 (session 41): int8 operands (the int8 dequant spec) keep their old tiles where 16-bit and fp8 take
+# tiles.NARROW_COLUMNS, whose 24-, 40- and 56-wide columns are off int8's steps of 16: the columns of each bucket in
+# steps of 16 (16 to 80 wide, no cluster, 64-row weight tiles) beside the plan at N = 1024-2560.
+MORE_COLUMNS_INT8 = [(named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in widths)),
+                      [(m, n, 4096) for n in (1024, 1536, 2048, 2560)])
+                     for m, widths in ((88, (16, 32)), (104, (32, 48, 64)), (120, (32,)), (136, (32, 48)),
+                                       (152, (32, 48, 64)), (184, (32, 64)), (200, (48, 64, 80)), (216, (48, 64, 80)))]
+# Run 123 (warm / cold, against the plan): 81-96 3 x 32 1.01-1.04x at N = 1024-2560; 97-112 4 x 32 1.24-1.26x at
+# 1024, 2 x 64 1.09-1.18x at 1536-2560; 113-128 4 x 32 1.03-1.04x to 2048; 129-144 5 x 32 1.30-1.36x to 1536, 3 x 48
+# 1.22-1.27x at 2048-2560; 145-160 5 x 32 1.12-1.13x to 1536; 177-192 6 x 32 1.11-1.13x at 1024, 3 x 64 1.05-1.08x on;
+# 193-224 5 x 48 1.09-1.19x to 1536, at 209-224 3 x 80 1.04 / 1.09x at 2048. tiles.INT8_NARROW_COLUMNS takes them.
+# morecolsint8check (session 41, after the plan took them): the plan at other rows of each bucket (161-176 untimed in
+# run 123) and N between those timed (512 too), beside the tile each bucket ran before; at 129-144 rows also the 48-wide
+# columns with CUTLASS's subtile, where the plan's inherit the 144-wide column's 64x48.
+MORE_COLUMNS_INT8_CHECK = [(named(*before), [(m, n, 4096) for n in ns]) for m, before, ns in (
+    (84, ("swap 64x48x128 c1x2 pingpong",), (512, 768, 1280, 2304)),
+    (92, ("swap 64x48x128 c1x2 pingpong",), (1792, 2432)),
+    (100, ("swap 64x112x128 c1x1 pingpong",), (768, 1280, 2304)),
+    (110, ("swap 64x112x128 c1x1 pingpong",), (1024, 1792, 2432)),
+    (116, ("swap 64x64x128 c1x1 pingpong",), (768, 1280, 1792)),
+    (132, ("swap 64x144x128 c1x1 pingpong epi64x48", "swap 64x48x128 c1x1 pingpong"),
+     (512, 768, 1280, 1792, 2432)),
+    (156, ("swap 64x80x128 c1x2 pingpong",), (768, 1280)),
+    (168, ("swap 64x96x128 c1x1 pingpong",), (768, 1024, 1536, 2304)),
+    (190, ("swap 64x96x128 c1x1 pingpong",), (768, 1280, 2432)),
+    (196, ("swap 64x112x128 c1x2 pingpong",), (512, 768, 1280)),
+    (220, ("swap 64x112x128 c1x2 pingpong",), (768, 1280, 1792)))]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1414,6 +1442,12 @@ def fp8_scaled_fast(tile):
     return fp8_scaled(dataclasses.replace(tile, fp8_fast_accum=True))
 
 
+def int8_dequant(tile):
+    """int8 operands, per-row x per-column scales to bf16 (the int8 per-shape GPU test's spec)."""
+    return GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32")])
+
+
 def epilogue_part(tile_and_part):
     tile, part = tile_and_part
     return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
@@ -1484,6 +1518,20 @@ def fp8_scaled_contenders(kernels, M, N, K):
         lambda _: ref, tol=2e-2)
 
 
+def int8_dequant_contenders(kernels, M, N, K):
+    """cuBLAS's int8 GEMM (torch._int_mm, int32 out, no scales) and the bf16 mm of the same shape, beside each
+    kernel, checked first into a NaN-poisoned output (small integers: the float64 reference is exact)."""
+    a8 = torch.randint(-8, 8, (M, K), device="cuda", dtype=torch.int8)
+    w8 = torch.randint(-8, 8, (N, K), device="cuda", dtype=torch.int8)
+    sa, sb = torch.rand(M, 1, device="cuda") + 0.5, torch.rand(1, N, device="cuda") / 64
+    ref = (a8.double() @ w8.double().t()) * sa.double() * sb.double()
+    a16, w16 = a8.bfloat16(), w8.bfloat16()
+    timed = {"cuBLAS bf16 mm": lambda: torch.mm(a16, w16.t()), "_int_mm": lambda: torch._int_mm(a8, w8.t())}
+    return with_checked_kernels(
+        timed, kernels, lambda k, _, out=None: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), out=out),
+        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+
+
 def shipped_tiles(make, shapes) -> dict:
     """label -> the per-shape tile (tiles.shape_tile) an all-auto spec of make() runs at each of shapes today."""
     base = make(Sm90Tile())
@@ -1521,6 +1569,11 @@ def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
     """An fp8 scaled group (make: fp8_scaled, or fp8_scaled_fast for the plan with fast accumulation too): tiles
     beside the per-shape plan and torch._scaled_mm."""
     return ("fp8 scaled", make, {"auto+shapes": PLAN, **tiles}, shapes, fp8_scaled_contenders, "_scaled_mm")
+
+
+def int8_beside_plan(tiles: dict, shapes: list) -> tuple:
+    """An int8 dequant group: tiles beside the per-shape plan, cuBLAS's int8 GEMM and the bf16 mm."""
+    return ("int8 dequant", int8_dequant, {"auto+shapes": PLAN, **tiles}, shapes, int8_dequant_contenders, "_int_mm")
 
 
 def fp8_fast_then_without(groups: list) -> list:
@@ -1674,6 +1727,8 @@ CASES = {
     "morecolsfp8": fp8_fast_then_without(MORE_COLUMNS_FP8),
     "morecolsfp8check": fp8_fast_then_without(MORE_COLUMNS_FP8_CHECK),
     "morecolsfp8wide": fp8_fast_then_without(MORE_COLUMNS_FP8_WIDE),
+    "morecolsint8": [int8_beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_INT8],
+    "morecolsint8check": [int8_beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_INT8_CHECK],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
@@ -1764,9 +1819,12 @@ def main():
                     help="read a 512 MiB buffer before every timed call, outside its events (cutlassgen.timing."
                          "l2_flush: L2 holds nothing of the operands, as in a model between two calls of one layer)")
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="compile the kernels and stop (e.g. before an ncu run, which should not profile the compile)")
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
-    groups = [g for c in (args.cases or CASES) for g in CASES[c]]
+    # with --shapes, only the groups that time one of them are built
+    groups = [g for c in (args.cases or CASES) for g in CASES[c] if only is None or only & set(g[3])]
     # (group, name, spec, lower settings): a group with a 7th field builds each tile once per value of its setting
     specs = [(gi, name + suffix, g[1](t), settings) for gi, g in enumerate(groups) for name, t in g[2].items()
              if t is not PLAN for suffix, settings in builds_of(g)]
@@ -1785,6 +1843,8 @@ def main():
         plan_kernels[gi] = dispatch.with_heuristic(default, plans[gi], variants)
         print("per-shape plan:", plan_kernels[gi], flush=True)
         at += len(group_specs)
+    if args.build_only:
+        return
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
