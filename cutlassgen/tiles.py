@@ -471,9 +471,32 @@ NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 1
 # timed.
 
 
+# int8 operands, whose token columns go in steps of 16 (validate.n_step_of), in NARROW_COLUMNS' form, 209-224 rows too
+# (tile_probe.py morecolsint8, run 123: the int8 dequant spec, warm / cold, against the tiles they had: two columns in
+# a 1x2 cluster at 81-96, 145-160 and 193-224 rows, one 112- or 144-wide column at 97-112 and 129-144, two 64- or
+# 96-wide ones with no cluster at 113-128 and 161-192):
+# - 81-96 3 x 32 1.01-1.04x at N = 1024-2560 (6 x 16 0.76-0.81x from 1536);
+# - 97-112 4 x 32 1.24-1.26x at 1024 (104x1024x4096 102 / 98 vs 81 / 79 TFLOP/s), then 2 x 64 1.09-1.18x to 2560
+#   (4 x 32 0.81-0.83x at 2560);
+# - 113-128 4 x 32 1.03-1.04x to 2048, 0.75-0.76x at 2560;
+# - 129-144 5 x 32 1.30-1.36x at 1024-1536 (136x1024 133 / 124 vs 98 / 95), then 3 x 48 1.22-1.27x to 2560;
+# - 145-160 5 x 32 1.12-1.13x at 1024-1536, 0.84x from 2048 (3 x 64 0.86-1.00x there);
+# - 177-192 6 x 32 1.11-1.13x at 1024, then 3 x 64 1.05-1.08x to 2560 (161-176 takes them as 16-bit does, untimed);
+# - 193-208 5 x 48 1.09-1.18x at 1024-1536 (3 x 80 1.05-1.12x), 0.78-0.80x from 2048 (3 x 80 0.98 / 1.08x at 2048);
+# - 209-224 5 x 48 1.15-1.19x at 1024-1536, then 3 x 80 1.04 / 1.09x at 2048 (0.99 / 1.05x at 2560, not taken).
+# At other rows and N (morecolsint8check, run 124) the plan ran 1.00-1.38x those tiles, warm and cold, 161-176 rows
+# 1.06-1.16x; at 129-144 rows the 48-wide columns' inherited 64x48 subtile 1.03-1.04x CUTLASS's pick, and five 32-wide
+# columns 0.97-1.07x three 48-wide ones below N = 1537.
+INT8_NARROW_COLUMNS = {96: ((32, 2561),), 112: ((32, 1025), (64, 2561)), 128: ((32, 2049),),
+                       144: ((32, 1537), (48, 2561)), 160: ((32, 1537),), 176: ((32, 1025), (64, 2561)),
+                       192: ((32, 1025), (64, 2561)), 208: ((48, 1537),), 224: ((48, 1537), (80, 2049))}
+
+
 def _narrow_columns(k_bytes: int, fp8: bool) -> dict:
-    """NARROW_COLUMNS where the operands take them: 16-bit and fp8 ones."""
-    return NARROW_COLUMNS if k_bytes == 2 or fp8 else {}
+    """The narrow columns the operands take: NARROW_COLUMNS for 16-bit and fp8 ones, INT8_NARROW_COLUMNS for int8."""
+    if k_bytes == 2 or fp8:
+        return NARROW_COLUMNS
+    return INT8_NARROW_COLUMNS if k_bytes == 1 else {}
 
 
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
@@ -770,17 +793,18 @@ def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
     front."""
     by_bucket = _own_n_classes(k_bytes, fp8)
     # The bucket tiles below the first end (_bucket_tiles), then a class per further width, then from the last end the
-    # bucket's own first tile again (without a subtile: a class may not override one a spec sets), unless the
-    # bucket's own first class starts there
+    # bucket's own tiles again, tried in order as there (int8 takes no 72-wide column at 129-144 rows, but the 144-wide
+    # one), without a subtile (a class may not override one a spec sets), unless the bucket's own first class starts
+    # there
     own_tiles = _bucket_tiles(k_bytes, fp8)
     for upper, ((_, first_end), *wider) in _narrow_columns(k_bytes, fp8).items():
-        own = {f: v for f, v in own_tiles[upper][1].items() if f != "epilogue_tile"}
+        own = tuple({f: v for f, v in tile.items() if f != "epilogue_tile"} for tile in own_tiles[upper][1:])
         starts = [first_end] + [end for _, end in wider]
         assert starts[-1] <= by_bucket[upper][0][0], upper  # the narrow columns end where the bucket's classes start
-        columns = [(n, {**own, "cluster": (1, 1, 1), "cta": (64, width, own["cta"][2])})
+        columns = [(n, {**own[0], "cluster": (1, 1, 1), "cta": (64, width, own[0]["cta"][2])})
                    for n, (width, _) in zip(starts, wider)]
         if starts[-1] < by_bucket[upper][0][0]:
-            columns.append((starts[-1], own))
+            columns.append((starts[-1], own if len(own) > 1 else own[0]))
         by_bucket[upper] = (*columns, *by_bucket[upper])
     return by_bucket
 

@@ -211,6 +211,10 @@ SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136
                                                                             (240, 4400, 528), (200, 4400, 528),
                                                                             (150, 5000, 528)]
 
+# int8 only: tiles.INT8_NARROW_COLUMNS at 81-224 rows below N = 2561, 32 to 80 wide with no cluster
+SM90_INT8_NARROW_SHAPES = [(88, 2560, 528), (104, 1008, 528), (120, 2048, 528), (136, 1536, 528),
+                           (140, 2048, 528), (152, 1536, 528), (168, 2304, 528), (208, 1536, 528), (216, 2048, 528)]
+
 
 def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
     # tf32 takes no token tile off wgmma's base N (validation), so 128x128 stands in for 100-200 rows (128 bytes of
@@ -222,10 +226,16 @@ def expect_sm90_int8_or_tf32_tiles(tile_of, operands: str) -> None:
     # in a 1x2 cluster. From N = 4225 int8 follows fp8's tiles of runs 87-96 (not timed with int8): three 48- and
     # 64-wide token columns under 128-row weight tiles, no cluster, at 140 and 185 rows, two 80-wide ones in a 1x2
     # cluster at 150 (fp8's 56 is off its steps of 16), three 80-wide columns (no cluster) at 200 and 240; tf32
-    # keeps its tiles there
+    # keeps its tiles there. Below N = 2561 int8's narrow columns (tiles.INT8_NARROW_COLUMNS, no cluster): at
+    # N = 1040 two 64-wide at 100 rows, five 32-wide at 150, five 48-wide at 200; at SM90_INT8_NARROW_SHAPES 32 wide
+    # at 88-152 rows but 140x2048 (48, with the 144-wide column's 48-wide subtiles), 64 at 168x2304, 48 at 208x1536,
+    # 80 at 216x2048
     if operands == "int8":
         k_main = 128
-        narrow, wide = [(64, 112), (64, 80), (64, 112)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 48),
+        assert [(tile_of(M, N).cta, tile_of(M, N).cluster) for M, N, _ in SM90_INT8_NARROW_SHAPES] == [
+            ((64, width, 128), (1, 1, 1)) for width in (32, 32, 32, 32, 48, 32, 64, 48, 80)]
+        assert tile_of(140, 2048).epilogue_tile == (64, 48)
+        narrow, wide = [(64, 64), (64, 32), (64, 48)], [(192, 80), (128, 192), (64, 160), (64, 224), (128, 48),
                                                           (128, 64), (128, 80), (128, 80), (128, 80)]
         forms = {(136, 12520): ((1, 2, 1), True, "pingpong"), (250, 12520): ((2, 1, 1), False, "cooperative"),
                  (110, 9304): ((2, 1, 1), False, "pingpong"), (180, 9304): ((1, 1, 1), False, "pingpong"),
@@ -269,7 +279,8 @@ def cases() -> dict:
         "fp8": (fp8_scaled("fp8_per_shape_dispatch"), FP8_SHAPES, expect_fp8_tiles),
         "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
                      expect_fp8_fast_tiles),
-        "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"), SM90_INT8_TF32_SHAPES,
+        "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),
+                      SM90_INT8_TF32_SHAPES + SM90_INT8_NARROW_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),
         "sm90_tf32": (tf32_bias("sm90_tf32_per_shape_dispatch"), SM90_INT8_TF32_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "tf32")),

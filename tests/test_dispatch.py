@@ -211,9 +211,9 @@ def test_shape_tiles_follow_the_buckets():
             assert shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1) == at, M
     # fp8 takes the same narrow columns with 128 of K (runs 120-121), then the two columns in a 1x2 cluster, 72-wide
     # at 129-144 rows (run 87; with no cluster they timed level, run 112: not taken), at 193-208 rows after three
-    # 72-wide no-cluster columns (run 122); int8 (token tiles in steps of 16) takes no narrow columns (not timed) and
-    # keeps one 144-wide column at 129-144 rows with 48-wide subtiles, measured faster than CUTLASS's own subtile pick
-    # (h200_tile_probe.log run 60)
+    # 72-wide no-cluster columns (run 122); int8 (token tiles in steps of 16) its own narrow columns, no cluster
+    # (tiles.INT8_NARROW_COLUMNS, run 123), then the tiles it had: at 129-144 rows one 144-wide column with 48-wide
+    # subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     for M, cta in want.items():
         if 81 <= M <= 208:
@@ -223,8 +223,19 @@ def test_shape_tiles_follow_the_buckets():
     assert (shape_tile(fp8, 136, 2561).cta, shape_tile(fp8, 136, 2561).cluster) == ((64, 72, 128), (1, 2, 1))
     assert shape_tile(fp8, 104, 2049).cluster == (1, 2, 1) and shape_tile(fp8, 200, 1025).cta == (64, 72, 128)
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
-    assert (shape_tile(int8, 136).cta, shape_tile(int8, 136).epilogue_tile) == ((64, 144, 128), (64, 48))
-    assert [shape_tile(int8, M, 1024).cta[1] for M in (88, 120, 184)] == [48, 64, 96]
+    # M -> (N, token column width, cluster N) from that N on
+    int8_columns = {88: ((1024, 32, 1), (2560, 32, 1), (2561, 48, 2)), 104: ((1024, 32, 1), (1025, 64, 1),
+                                                                            (2561, 112, 1)),
+                    120: ((1024, 32, 1), (2048, 32, 1), (2049, 64, 1)), 136: ((1536, 32, 1), (1537, 48, 1),
+                                                                              (2561, 144, 1)),
+                    152: ((1536, 32, 1), (1537, 80, 2)), 168: ((1024, 32, 1), (1025, 64, 1), (2561, 96, 1)),
+                    184: ((1024, 32, 1), (2560, 64, 1), (2561, 96, 1)), 200: ((1536, 48, 1), (1537, 112, 2)),
+                    216: ((1536, 48, 1), (1537, 80, 1), (2049, 112, 2))}
+    for M, columns in int8_columns.items():
+        for n, width, cluster_n in columns:
+            tile = shape_tile(int8, M, n)
+            assert (tile.cta, tile.cluster, tile.swap_ab) == ((64, width, 128), (1, cluster_n, 1), True), (M, n)
+    assert shape_tile(int8, 136, 2561).epilogue_tile == shape_tile(int8, 136, 1537).epilogue_tile == (64, 48)
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129,
                                       144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257,
@@ -452,7 +463,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # 193-208 from N = 1025 (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224 four 56-wide
     # ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide columns in a 1x2
     # cluster; fp8 operands take the same no-cluster columns with 128 of K (runs 121-122; 112-wide from the ends, not
-    # 104), int8 keeps the two columns
+    # 104), int8 its own narrow columns (tiles.INT8_NARROW_COLUMNS: five 48-wide at N = 1024), then the two columns
     assert (THREE_64_COLUMNS_END_N, FOUR_56_COLUMNS_END_N) == (2817, 2049)
     for M in (193, 208, 209, 224):
         width, two_width, end = (72, 104, THREE_64_COLUMNS_END_N) if M <= 208 else (56, 112, FOUR_56_COLUMNS_END_N)
@@ -469,7 +480,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             assert (shape_tile(fp8, M, N).cta, shape_tile(fp8, M, N).cluster) == ((64, width, 128), (1, 1, 1)), M
         assert (shape_tile(fp8, M, end).cta, shape_tile(fp8, M, end).cluster) == ((64, 112, 128), (1, 2, 1)), M
         int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
-        assert (shape_tile(int8, M, 1024).cta, shape_tile(int8, M, 1024).cluster) == ((64, 112, 128), (1, 2, 1)), M
+        assert (shape_tile(int8, M, 1024).cta, shape_tile(int8, M, 1024).cluster) == ((64, 48, 128), (1, 1, 1)), M
+        assert (shape_tile(int8, M, 2049).cta, shape_tile(int8, M, 2049).cluster) == ((64, 112, 128), (1, 2, 1)), M
     for M in (193, 208, 209, 224):  # three 72- or 80-wide columns, no cluster (runs 93-94), then from
         two = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # THREE_COLUMNS_END_N two 104- or 112-wide ones under a
         three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # 128-row weight tile in a 1x2 cluster, as from

@@ -182,8 +182,8 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     its unswapped 128x192 tiles in 2x1 clusters at 250, tf32's one column under 128-row weight tiles in 4x1 clusters;
     at 110x9304 int8's 64x160 pingpong tiles in 2x1 clusters, tf32's two columns under 128-row weight tiles; at
     180x9304 int8's three 64-row token tiles under 224-wide weight tiles; from N = 4225 int8's three token columns
-    under 128-row weight tiles with no cluster (140, 185, 200 and 240 rows) and two in a 1x2 cluster (150); into a
-    poisoned out."""
+    under 128-row weight tiles with no cluster (140, 185, 200 and 240 rows) and two in a 1x2 cluster (150); below
+    N = 2561 int8's narrow columns, 32 to 80 wide with no cluster; into a poisoned out."""
     import torch
 
     import cutlassgen as cg
@@ -193,7 +193,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
 
     spec = (cases.int8_dequant(90, "sm90_int8_per_shape_dispatch") if operands == "int8"
             else cases.tf32_bias("sm90_tf32_per_shape_dispatch"))
-    shapes = cases.SM90_INT8_TF32_SHAPES
+    shapes = cases.cases()[f"sm90_{operands}"][1]  # int8 also at its narrow columns' shapes
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     cases.expect_sm90_int8_or_tf32_tiles(lambda M, N: k.choose(M, N).spec.tile, operands)
