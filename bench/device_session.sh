@@ -183,6 +183,15 @@ l2case)
   echo "$names" > "$OUT/ncu_l2case_metrics.txt"
   metrics=lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum
   metrics=$metrics,sm__cycles_elapsed.avg,$(echo "$names" | sed 's/$/.sum/' | paste -sd, -)
+  # compile first, outside ncu: under it the build crawled and the profiled process crashed (session 41)
+  $PY bench/tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --build-only > "$OUT/l2case_build.log" 2>&1
+  echo "build: exit $?"
+  # a lean set first: with the many counters below ncu's replays ran 104x2048x4096's four 32-wide columns level with
+  # three 40-wide ones (11.0 us, 1.32 M L2 sectors), where this set, and torch.profiler in the stream, had them
+  # 1.26x slower with 1.52x the sectors (session 41)
+  ncu_counters 150 none gpu__time_duration.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum \
+      tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_l2case_lean.log" 2>&1
+  echo "lean: exit $?"
   for cc in none all; do
     ncu_counters 250 $cc "$metrics" tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_l2case_$cc.log" 2>&1
     echo "cache-control $cc: exit $?"

@@ -7,7 +7,8 @@ Per contender, in one process on the same inputs:
   kernel    - the kernels' own durations from torch.profiler (median per call, all kernels of the call summed)
 and event - kernel, the time around the kernel that the bench charges to it.
 
-Run: cd bench && python launch_gap.py [--shapes MxNxK,...]   (needs an sm90 GPU)
+Run: cd bench && python launch_gap.py [--shapes MxNxK,...] [--tiles "NAME;NAME..."]   (needs an sm90 GPU)
+     --tiles: tile_probe.py tile names (e.g. "swap 64x32x128 c1x1 pingpong") timed beside the plan, each one kernel
 """
 import argparse
 import pathlib
@@ -16,9 +17,10 @@ import statistics
 import torch
 
 import cutlassgen as cg
+from cutlassgen import dispatch
 from cutlassgen.timing import median_ms
 from library_kernels import kernel_events
-from tile_probe import bias_gelu_contenders
+from tile_probe import bias_gelu, bias_gelu_contenders, tile_named
 
 SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (64, 6144, 4096)]
 
@@ -55,15 +57,21 @@ def kernel_ms(fn, calls: int = 20) -> float:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default=None, help="e.g. 32x8192x8192,64x6144x4096 (default: the decode anchors)")
+    ap.add_argument("--tiles", default="", help="tile_probe.py tile names, ';'-separated, timed beside the plan")
     args = ap.parse_args()
     shapes = SHAPES if args.shapes is None else [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
     spec = cg.load_spec(pathlib.Path(__file__).resolve().parent.parent / "examples/specs/bias_gelu_bf16_sm90.toml")
-    ours = cg.build(spec, shapes=shapes)  # the per-shape tiles, as `auto+shapes` in the bench
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; us per call (median); ours: {ours}")
-    print(f"{'shape':>14} {'contender':>16} {'event':>8} {'chained':>8} {'kernel':>8} {'event-kernel':>12}")
+    tile_names = [t for t in args.tiles.split(";") if t]
+    # the per-shape tiles (as `auto+shapes` in the bench) and the named tiles, in one parallel build
+    plan_specs = [spec] + dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
+    tiles = cg.build_many(plan_specs + [bias_gelu(tile_named(t)) for t in tile_names])[len(plan_specs):]
+    kernels = {"ours": cg.build(spec, shapes=shapes), **dict(zip(tile_names, tiles))}
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; us per call (median); ours: {kernels['ours']}")
+    width = max(16, *map(len, kernels))
+    print(f"{'shape':>14} {'contender':>{width}} {'event':>8} {'chained':>8} {'kernel':>8} {'event-kernel':>12}")
     rows = []
     for M, N, K in shapes:
-        for name, fn in bias_gelu_contenders({"ours": ours}, M, N, K).items():
+        for name, fn in bias_gelu_contenders(kernels, M, N, K).items():
             for _ in range(10):
                 fn()
             rows.append((f"{M}x{N}x{K}", name, fn, median_ms(fn, reps=30) * 1e3, chained_ms(fn) * 1e3))
@@ -71,7 +79,7 @@ def main():
     # of this script, profiling each contender in turn, measured its later chained calls 10-20 us slower).
     for shape, name, fn, e, c in rows:
         k = kernel_ms(fn) * 1e3
-        print(f"{shape:>14} {name:>16} {e:8.1f} {c:8.1f} {k:8.1f} {e - k:12.1f}", flush=True)
+        print(f"{shape:>14} {name:>{width}} {e:8.1f} {c:8.1f} {k:8.1f} {e - k:12.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 The probes run under ncu print a line "ncu: LABEL" per contender, in the order ncu profiles them
 (tile_probe.py --ncu, library_kernels.py --ncu), so the rows carry those labels; a log without them falls back
-to ncu's kernel names. Counts are shown in millions, times in microseconds.
+to ncu's kernel names.
+A contender that launches two kernels (cuBLAS's split-K GEMM and its reduction) makes more reports than labels:
+then every row takes its kernel's name. Counts are shown in millions, bytes in MB, times in microseconds.
 
 Run: python bench/ncu_table.py NCU_LOG [--metrics SUBSTRING,...]
 """
@@ -10,7 +12,8 @@ import argparse
 import pathlib
 import re
 
-KERNEL = re.compile(r"^  (\S+) \((\d+), (\d+), (\d+)\)x\(")  # name (grid)x(block)
+# name (grid)x(block); a name may hold spaces and parentheses ("void cublasLt::splitKreduce_kernel<...>(...)")
+KERNEL = re.compile(r"^  (\S.*?) \((\d+), (\d+), (\d+)\)x\(\d+, \d+, \d+\), Context")
 METRIC = re.compile(r"^\s+([a-z][\w.]+)\s+(\S+)\s+([\d,.]+)$")
 
 
@@ -21,7 +24,8 @@ def read(path: pathlib.Path) -> list:
         if line.startswith("ncu: "):
             labels.append(line[5:].strip())
         elif m := KERNEL.match(line):
-            kernels.append((f"{m.group(1)} grid ({m.group(2)}, {m.group(3)}, {m.group(4)})", {}))
+            name = m.group(1).split("(")[0].split("<")[0]  # a template's arguments are many and the same each time
+            kernels.append((f"{name} grid ({m.group(2)}, {m.group(3)}, {m.group(4)})", {}))
         elif kernels and (m := METRIC.match(line)):
             kernels[-1][1][m.group(1)] = (float(m.group(3).replace(",", "")), m.group(2))
     if len(labels) != len(kernels):
@@ -29,7 +33,12 @@ def read(path: pathlib.Path) -> list:
     return [(label, metrics) for label, (_, metrics) in zip(labels, kernels)]
 
 
+BYTES = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}  # ncu picks the unit per value
+
+
 def cell(value: float, unit: str) -> str:
+    if unit in BYTES:
+        return f"{value * BYTES[unit] / 1e6:.2f} MB"
     if unit in ("usecond", "us"):
         return f"{value:.1f} us"
     if unit in ("msecond", "ms"):

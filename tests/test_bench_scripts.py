@@ -77,6 +77,27 @@ def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
     assert "| 2048x8192x8192 256x128x64 c1x2 coop | 15.19 M |" in text and "duration" not in text
 
 
+def test_ncu_table_keeps_a_templated_kernel_apart_and_scales_bytes(tmp_path, monkeypatch):
+    # cuBLAS's split-K reduction is a "void ...<...>(...)" report; its metrics once overwrote its GEMM's
+    monkeypatch.syspath_prepend(str(BENCH))
+    ncu_table = importlib.import_module("ncu_table")
+    log = tmp_path / "ncu.log"
+    log.write_text("ncu: 104x2048x4096 cuBLAS mm\n"
+                   "  nvjet_sm90_tst_64x56_splitK_TNT (2, 64, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+                   "    dram__bytes_read.sum                         Kbyte         4.47\n"
+                   "    gpu__time_duration.sum                          us         7.81\n"
+                   "  void cublasLt::splitKreduce_kernel<32, 16, int>(cublasLt::cublasSplitKParams<T6>, const T4 *) "
+                   "(64, 7, 1)x(32, 16, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+                   "    dram__bytes_read.sum                         Mbyte         1.71\n"
+                   "    gpu__time_duration.sum                          us         3.30\n")
+    rows = ncu_table.read(log)
+    assert [label for label, _ in rows] == ["nvjet_sm90_tst_64x56_splitK_TNT grid (2, 64, 1)",
+                                            "void cublasLt::splitKreduce_kernel grid (64, 7, 1)"]
+    assert rows[0][1]["gpu__time_duration.sum"] == (7.81, "us")
+    text = ncu_table.table(rows)
+    assert "| 0.00 MB | 7.8 us |" in text and "| 1.71 MB | 3.3 us |" in text
+
+
 def test_narrow_token_tiles_swaps_in_cutlass_own_epilogue_builder_and_tma_set_up(monkeypatch):
     # the script's findings (validate.n_step_of) rest on these substitutions matching the template's lines
     monkeypatch.syspath_prepend(str(BENCH))
