@@ -56,21 +56,28 @@ def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
     assert summary.opcode(ins[1][3]) == "BRA" and summary.opcode(ins[0][3]).startswith("HGMMA")
 
 
-def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
+def _ncu_table_rows(tmp_path, monkeypatch, log_text: str):
+    """bench/ncu_table.py and its rows of a log holding log_text."""
     monkeypatch.syspath_prepend(str(BENCH))
     ncu_table = importlib.import_module("ncu_table")
     log = tmp_path / "ncu.log"
-    log.write_text('==PROF== Profiling "nvjet..." - 0: 0%....100% - 5 passes\n'
-                   "ncu: 2048x8192x8192 cuBLASLt fused\n"
-                   '==PROF== Profiling "cutlassgen_gemm_kernel" - 1: 0%....100% - 5 passes\n'
-                   "ncu: 2048x8192x8192 256x128x64 c1x2 coop\n"
-                   "  nvjet_sm90_tst_256x128 (2, 66, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
-                   "    lts__t_requests_srcunit_tex_op_read.sum          request   13,052,100\n"
-                   "    gpu__time_duration.sum                                us       345.18\n"
-                   "  cutlassgen_gemm_kernel (66, 2, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
-                   "    lts__t_requests_srcunit_tex_op_read.sum          request   15,190,000\n"
-                   "    gpu__time_duration.sum                                us       346.62\n")
-    rows = ncu_table.read(log)
+    log.write_text(log_text)
+    return ncu_table, ncu_table.read(log)
+
+
+def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
+    ncu_table, rows = _ncu_table_rows(
+        tmp_path, monkeypatch,
+        '==PROF== Profiling "nvjet..." - 0: 0%....100% - 5 passes\n'
+        "ncu: 2048x8192x8192 cuBLASLt fused\n"
+        '==PROF== Profiling "cutlassgen_gemm_kernel" - 1: 0%....100% - 5 passes\n'
+        "ncu: 2048x8192x8192 256x128x64 c1x2 coop\n"
+        "  nvjet_sm90_tst_256x128 (2, 66, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    lts__t_requests_srcunit_tex_op_read.sum          request   13,052,100\n"
+        "    gpu__time_duration.sum                                us       345.18\n"
+        "  cutlassgen_gemm_kernel (66, 2, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    lts__t_requests_srcunit_tex_op_read.sum          request   15,190,000\n"
+        "    gpu__time_duration.sum                                us       346.62\n")
     assert [label for label, _ in rows] == ["2048x8192x8192 cuBLASLt fused", "2048x8192x8192 256x128x64 c1x2 coop"]
     assert rows[1][1]["lts__t_requests_srcunit_tex_op_read.sum"] == (15190000.0, "request")
     text = ncu_table.table(rows, ["tex"])
@@ -79,18 +86,16 @@ def test_ncu_table_pairs_probe_labels_with_reports(tmp_path, monkeypatch):
 
 def test_ncu_table_keeps_a_templated_kernel_apart_and_scales_bytes(tmp_path, monkeypatch):
     # cuBLAS's split-K reduction is a "void ...<...>(...)" report; its metrics once overwrote its GEMM's
-    monkeypatch.syspath_prepend(str(BENCH))
-    ncu_table = importlib.import_module("ncu_table")
-    log = tmp_path / "ncu.log"
-    log.write_text("ncu: 104x2048x4096 cuBLAS mm\n"
-                   "  nvjet_sm90_tst_64x56_splitK_TNT (2, 64, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
-                   "    dram__bytes_read.sum                         Kbyte         4.47\n"
-                   "    gpu__time_duration.sum                          us         7.81\n"
-                   "  void cublasLt::splitKreduce_kernel<32, 16, int>(cublasLt::cublasSplitKParams<T6>, const T4 *) "
-                   "(64, 7, 1)x(32, 16, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
-                   "    dram__bytes_read.sum                         Mbyte         1.71\n"
-                   "    gpu__time_duration.sum                          us         3.30\n")
-    rows = ncu_table.read(log)
+    ncu_table, rows = _ncu_table_rows(
+        tmp_path, monkeypatch,
+        "ncu: 104x2048x4096 cuBLAS mm\n"
+        "  nvjet_sm90_tst_64x56_splitK_TNT (2, 64, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    dram__bytes_read.sum                         Kbyte         4.47\n"
+        "    gpu__time_duration.sum                          us         7.81\n"
+        "  void cublasLt::splitKreduce_kernel<32, 16, int>(cublasLt::cublasSplitKParams<T6>, const T4 *) "
+        "(64, 7, 1)x(32, 16, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    dram__bytes_read.sum                         Mbyte         1.71\n"
+        "    gpu__time_duration.sum                          us         3.30\n")
     assert [label for label, _ in rows] == ["nvjet_sm90_tst_64x56_splitK_TNT grid (2, 64, 1)",
                                             "void cublasLt::splitKreduce_kernel grid (64, 7, 1)"]
     assert rows[0][1]["gpu__time_duration.sum"] == (7.81, "us")
