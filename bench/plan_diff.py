@@ -1,6 +1,7 @@
 """Which (operands, M, N) points a plan change moves, worked out without a GPU: tiles.shape_tile of the working tree
 against that of a git revision, over every sm90 operand width (bf16, fp16, e4m3 with and without fast accumulation,
-int8, tf32) and the sm80 path's timed ones, M = 1-299, 400, 600, 1000, and N at and beside the plan's thresholds.
+int8, tf32) and the sm80 path's timed ones, M = 1-299, 400, 600, 1000, and N at and below each threshold of either
+plan (and the shapes the probes time).
 Each run of M that moved from one tile to the same other tile prints as one line, so a change that should touch one
 band shows that band and nothing else (sessions 32-36 checked each plan change so, with a script kept in /tmp).
 
@@ -19,12 +20,21 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OPERANDS = ["bf16", "fp16", "e4m3", "e4m3 fast", "int8", "fp32", "sm80 bf16", "sm80 int8"]
 M_VALUES = [*range(1, 300), 400, 600, 1000]
-# the plan's N thresholds (tiles.py) and a point on each side, and the shapes the probes time
+# the shapes the probes time, and N thresholds with a point on each side (plans_of adds each tree's own thresholds
+# and the points below them, so a new threshold cannot be missed)
 N_VALUES = [512, 1024, 1025, 1536, 1537, 2048, 2049, 2304, 2305, 2560, 2561, 2816, 2817, 3072, 4096, 4224, 4225, 4352,
             4544, 4607, 4608, 4609, 5000, 5120, 5121, 5632, 5633, 6144, 6656, 7040, 7167, 7168, 8192, 8448, 8449,
             9216, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
 
-# run in a fresh interpreter with one tree's cutlassgen on its path: prints {"OPERANDS M N": tile label} as JSON
+# run in a fresh interpreter with one tree's cutlassgen on its path: prints the N thresholds of its plan (sm90 and
+# sm80 path; a revision without those tables gives none) as JSON
+THRESHOLDS = """
+import json
+from cutlassgen import tiles
+tables = [getattr(tiles, name, {}) for name in ("_N_THRESHOLDS", "_SM80_N_THRESHOLDS")]
+print(json.dumps(sorted({n for table in tables for ns in table.values() for n in ns if n > 0})))
+"""
+# run likewise: prints {"OPERANDS M N": tile label} as JSON
 DUMP = """
 import json, sys
 import cutlassgen as cg
@@ -48,15 +58,25 @@ print(json.dumps(plans))
 """
 
 
-def plans_of(tree: pathlib.Path) -> dict:
-    """(operands, M, N) -> tile label under the cutlassgen package in tree."""
-    args = json.dumps([OPERANDS, M_VALUES, N_VALUES])
-    out = subprocess.run([sys.executable, "-c", DUMP, args], cwd=tree, capture_output=True, text=True,
+def _run_in(tree: pathlib.Path, script: str, *args: str):
+    """The JSON that script prints, run with the cutlassgen package in tree."""
+    out = subprocess.run([sys.executable, "-c", script, *args], cwd=tree, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(tree)})
     if out.returncode != 0:
         sys.exit(f"plan_diff: the plan of {tree} failed:\n{out.stderr.strip()}")
-    return {tuple(int(v) if v.isdigit() else v for v in key.split("|")): tile
-            for key, tile in json.loads(out.stdout).items()}
+    return json.loads(out.stdout)
+
+
+def n_values(*trees: pathlib.Path) -> list:
+    """N_VALUES with every tree's N thresholds and the points just below them."""
+    thresholds = {n for tree in trees for n in _run_in(tree, THRESHOLDS)}
+    return sorted(set(N_VALUES) | thresholds | {n - 1 for n in thresholds})
+
+
+def plans_of(tree: pathlib.Path, ns: list) -> dict:
+    """(operands, M, N) -> tile label under the cutlassgen package in tree, at every M of M_VALUES and N of ns."""
+    plans = _run_in(tree, DUMP, json.dumps([OPERANDS, M_VALUES, ns]))
+    return {tuple(int(v) if v.isdigit() else v for v in key.split("|")): tile for key, tile in plans.items()}
 
 
 def moved(before: dict, after: dict) -> list:
@@ -86,8 +106,9 @@ def main():
             sys.exit(f"plan_diff: git archive {args.rev}: {archive.stderr.decode().strip()}")
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(tmp, filter="data")
-        before = plans_of(pathlib.Path(tmp))
-    after = plans_of(ROOT)
+        ns = n_values(pathlib.Path(tmp), ROOT)
+        before = plans_of(pathlib.Path(tmp), ns)
+    after = plans_of(ROOT, ns)
     runs = moved(before, after)
     for operands, n, first, last, old, new in runs:
         rows = f"M {first}" if first == last else f"M {first}-{last}"

@@ -192,3 +192,16 @@ def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkey
                                               ("bf16", 5000, 118, 118, "128x64", "64x80"),
                                               ("bf16", 6000, 113, 113, "128x64", "64x96")]
     assert plan_diff.moved(before, before) == []
+
+
+def test_plan_diff_grid_holds_every_threshold_of_the_plan_and_the_point_below(monkeypatch):
+    # the hand-kept grid had missed new thresholds twice (N = 1537 in session 41, 9857 and 10561 before)
+    monkeypatch.syspath_prepend(str(BENCH))
+    plan_diff = importlib.import_module("plan_diff")
+    from cutlassgen import tiles
+
+    ns = set(plan_diff.n_values(BENCH.parent))
+    thresholds = {n for table in (tiles._N_THRESHOLDS, tiles._SM80_N_THRESHOLDS) for t in table.values() for n in t
+                  if n > 0}
+    assert {1537, 2561, 9857} <= thresholds and all({n, n - 1} <= ns for n in thresholds)
+    assert set(plan_diff.N_VALUES) <= ns
