@@ -457,8 +457,9 @@ FOUR_56_COLUMNS_END_N = 2049
 #   at 2048 (three 48-wide 0.84-1.09x). 193-208: the three 72-wide columns led.
 # The narrower the columns, the more the time fell where the CTAs stayed under a wave, but not always: at N = 2048
 # four columns (128 CTAs) ran 0.75-1.03x at 76-136, 200 and 208 rows and 1.04-1.26x at 152, 184, 216 and 224 (4 x
-# 40, 48, 56, 56), at 1536 four columns (96 CTAs) 0.88-1.18x, behind three or five but at 184 rows; why, not
-# profiled.
+# 40, 48, 56, 56), at 1536 four columns (96 CTAs) 0.88-1.18x, behind three or five but at 184 rows. Profiled at
+# 104x2048x4096 (session 41, h200_ncu_l2.log part 6): the four 32-wide columns' kernel reads 1.52x the L2 sectors of
+# three 40-wide ones and takes 1.26x their time; at 152 rows four 40-wide ones read 1.03x and lead. Why, not found.
 NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 128: ((32, 2049),),
                   144: ((24, 1025), (48, 2561)), 160: ((40, 1025), (56, 2305)), 176: ((32, 1025), (64, 2561)),
                   192: ((32, 1025), (64, 2561)), 208: ((40, 1025),)}
@@ -467,8 +468,8 @@ NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 1
 # (184x1024 6 x 32 175 / 136 vs 154 / 108), 1.02-1.18x at 1536 (152x1536 3 x 56 210 / 157 vs 184 / 138), 1.04-1.15x at
 # 2304 (136x2304 3 x 48 272 / 214 vs 262 / 198); cold the same but 0.98x with fast accumulation at 136 rows from 1536.
 # At other rows (morecolsfp8check, run 121) 0.99-1.30x / 1.04-1.40x, warm and cold, the least at 97-112 rows (104x2048
-# 0.99 / 1.04 warm), the most at 193-208 (200x1024 six 40-wide columns 193 / 149 vs 148 / 107). int8 and tf32 were not
-# timed.
+# 0.99 / 1.04 warm), the most at 193-208 (200x1024 six 40-wide columns 193 / 149 vs 148 / 107). int8 takes its own
+# (INT8_NARROW_COLUMNS, next); tf32 was not timed.
 
 
 # int8 operands, whose token columns go in steps of 16 (validate.n_step_of), in NARROW_COLUMNS' form, 209-224 rows too
@@ -804,7 +805,7 @@ def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
         columns = [(n, {**own[0], "cluster": (1, 1, 1), "cta": (64, width, own[0]["cta"][2])})
                    for n, (width, _) in zip(starts, wider)]
         if starts[-1] < by_bucket[upper][0][0]:
-            columns.append((starts[-1], own if len(own) > 1 else own[0]))
+            columns.append((starts[-1], own))
         by_bucket[upper] = (*columns, *by_bucket[upper])
     return by_bucket
 

@@ -191,9 +191,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     from cutlassgen.tiles import shape_tile
     from cutlassgen.tuning import random_inputs
 
-    spec = (cases.int8_dequant(90, "sm90_int8_per_shape_dispatch") if operands == "int8"
-            else cases.tf32_bias("sm90_tf32_per_shape_dispatch"))
-    shapes = cases.cases()[f"sm90_{operands}"][1]  # int8 also at its narrow columns' shapes
+    spec, shapes, _ = cases.cases()[f"sm90_{operands}"]  # int8 also at its narrow columns' shapes
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     cases.expect_sm90_int8_or_tf32_tiles(lambda M, N: k.choose(M, N).spec.tile, operands)
