@@ -18,7 +18,8 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster200 nocluster216 nocluster2col nocluster2colgrid nocluster2colwide
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
-     morecolsfp8wide morecolsint8 morecolsint8check
+     morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
+     fillcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1208,6 +1209,55 @@ MORE_COLUMNS_INT8_CHECK = [(named(*before), [(m, n, 4096) for n in ns]) for m, b
     (190, ("swap 64x96x128 c1x1 pingpong",), (768, 1280, 2432)),
     (196, ("swap 64x112x128 c1x2 pingpong",), (512, 768, 1280)),
     (220, ("swap 64x112x128 c1x2 pingpong",), (768, 1280, 1792)))]
+# fourcols16 (session 42): at N = 2048 four 16-bit token columns (128 CTAs) led the plan's three at 152, 184, 216 and
+# 224 rows (runs 115-116; 152x2048 event 1.18x, session 41) and there read no more L2 than three (h200_ncu_l2.log
+# part 6), but ran behind at 76-136, 200 and 208 rows. On a grid of 145-192 rows at N = 1280-2048 (four
+# columns stay under a wave, 4 x ceil(N / 64) <= 128 CTAs): four columns M / 4 wide in steps of 8 beside the plan's
+# three 56- or 64-wide ones.
+FOUR_COLUMNS_16 = [(named(f"swap 64x{width}x128 c1x1 pingpong"), [(m, n, 4096) for n in (1280, 1536, 1792, 2048)])
+                   for m, width in ((148, 40), (152, 40), (158, 40), (164, 48), (172, 48), (180, 48), (190, 48))]
+# Run 125 (warm / cold, four columns against the plan's three): 145-160 rows 1.05-1.08x / 1.01-0.97x at N = 1280,
+# mixed from 1536 (152x2048 1.16x warm, 0.94x cold); 161-176 rows 0.82-0.97x; 177-192 1.00-1.07x warm, 0.96-1.03x
+# cold. Not taken. But the time rose as the last token column emptied: the plan's three 64-wide columns at 164x2048
+# (its last column 36 of 64 rows) 15.1 us warm, at 190x2048 (62 of 64) 13.1 us; four 48-wide at 164x2048 (20 of
+# 48) 17.0 us, at 190 rows 12.2.
+# lastcol (session 42, after run 125): the time against the last column's fill, each tile at every 8 rows over
+# 129-192 (and 164) at N = 1024 and 2048, with and without the epilogue; and four 32-wide columns at 97-128 rows,
+# where 104 rows (the last column 8 of 32) ran 1.26x three 40-wide ones' time (session 41).
+LAST_COLUMN = [(named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in widths)), [(m, n, 4096) for m in ms for n in ns])
+               for widths, ms, ns in (((64, 56, 48), (136, 144, 152, 160, 164, 168, 176, 184, 192), (1024, 2048)),
+                                      ((32, 40), (100, 104, 108, 112, 120, 128), (2048,)))]
+# Run 126 (warm, us at N = 2048): the fuller a tile's last column, the faster, with or without the epilogue (so the
+# mainloop): three 64-wide columns 17.98 at 136 rows (8 of 64), 15.25 at 160 (32), 13.38 at 176 (48), 12.70 at 192
+# (full); four 32-wide 15.01 at 100 rows (4 of 32), 12.00 at 120 (24). Where a narrower width keeps the column count it
+# led: 161-168 rows three 56-wide columns 1.19-1.24x warm, 1.12-1.13x cold the plan's 64-wide (164x2048 12.06 vs
+# 14.91); 113-120 three 40-wide 1.12 / 1.11x the plan's four 32-wide (120x2048 10.70 vs 12.00); at 177-192 four
+# 48-wide columns 1.05-1.07x / 1.10-1.11x three 64-wide (192x2048 11.87 vs 12.70). tiles.FILL_BUCKETS and
+# NARROW_COLUMNS take them (the last not after run 127).
+# fillcheck (session 42, after the plan took run 126's fuller columns, tiles.FILL_BUCKETS): the plan beside the tile
+# each place ran before at other rows and N (three 40-wide columns at 113-120 rows from N = 1025, three 56-wide at
+# 161-168, four 48-wide at 177-192 from 1793 to 2048), fp8 scaled too (with fast accumulation, then without); and
+# where the plan kept its narrow columns below N = 1025, the fuller widths beside them (three 40-wide at 113-120 rows;
+# three 56-wide and seven 24-wide at 161-168).
+FILL_CHECK = [(named("swap 64x32x128 c1x1 pingpong"), [(m, n, 4096) for m in (114, 117, 120)
+                                                       for n in (1280, 1536, 1792, 2048)]),
+              (named("swap 64x40x128 c1x1 pingpong"), [(116, 768, 4096), (116, 1024, 4096), (120, 1024, 4096)]),
+              (named("swap 64x64x128 c1x1 pingpong"), [(m, n, 4096) for m in (162, 165, 168)
+                                                       for n in (1280, 1536, 2048, 2560)]),
+              (named("swap 64x56x128 c1x1 pingpong", "swap 64x24x128 c1x1 pingpong"),
+               [(164, 768, 4096), (164, 1024, 4096), (168, 1024, 4096)]),
+              (named("swap 64x64x128 c1x1 pingpong"), [(m, n, 4096) for m in (178, 186, 192)
+                                                       for n in (1800, 1920, 2048)])]
+FILL_CHECK_FP8 = [(("swap 64x32x128 c1x1 pingpong",), [(117, 1536, 4096), (120, 2048, 4096)]),
+                  (("swap 64x64x128 c1x1 pingpong",), [(164, 1536, 4096), (168, 2048, 4096), (166, 2560, 4096),
+                                                       (184, 2048, 4096), (190, 1904, 4096)])]
+# Run 127 (warm / cold, the plan against the tile of before): bf16 113-120 rows three 40-wide columns 1.00-1.22x /
+# 1.04-1.25x four 32-wide (114x2048 10.98 vs 13.38 us), level below 1025; 161-168 three 56-wide 1.04-1.42x / 1.06-1.36x
+# three 64-wide (162x2560 13.06 vs 17.71), and below 1025 seven 24-wide 1.04-1.17x / 1.03-1.18x the plan's six 32-wide
+# (164x1024 10.42 vs 12.19); 177-192 four 48-wide 0.86-1.03x / 1.00-1.05x three 64-wide (178x2048 14.91 vs 12.80
+# warm). fp8, fast accumulation / without, warm: 161-168 1.05-1.27x / 1.02x, 113-120 1.01-1.03x / 0.97-0.99x,
+# 177-192 0.96-1.00x / 1.01-1.03x. The plan keeps the 161-168 and 113-120 changes (fp8 the first only), takes seven
+# 24-wide columns at 161-168 below 1025 for 16-bit, and drops the 177-192 one.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1729,6 +1779,11 @@ CASES = {
     "morecolsfp8wide": fp8_fast_then_without(MORE_COLUMNS_FP8_WIDE),
     "morecolsint8": [int8_beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_INT8],
     "morecolsint8check": [int8_beside_plan(tiles, shapes) for tiles, shapes in MORE_COLUMNS_INT8_CHECK],
+    "fourcols16": [beside_plan(tiles, shapes) for tiles, shapes in FOUR_COLUMNS_16],
+    "lastcol": [group for tiles, shapes in LAST_COLUMN
+                for group in with_and_without_epilogue(tiles, shapes, "cuBLASLt fused")],
+    "fillcheck": [*(beside_plan(tiles, shapes) for tiles, shapes in FILL_CHECK),
+                  *fp8_fast_then_without(FILL_CHECK_FP8)],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
