@@ -191,7 +191,13 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
-BUCKET_UPPER = (16, 32, 40, 48, DECODE_M, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 512, None)
+BUCKET_UPPER = (16, 32, 40, 48, DECODE_M, 80, 96, 112, 120, 128, 144, 160, 168, 176, 192, 208, 224, 240, 256, 512,
+                None)
+# Buckets of 8 rows cut from the 16-row one above them (the value), whose tiles and N classes they take but where their
+# narrow columns (NARROW_COLUMNS) differ: a swapped tile's time rises as its last token column empties, in the mainloop
+# (tile_probe.py lastcol, run 126: three 64-wide columns at N = 2048 17.98 us at 136 rows, 12.70 at 192; the same with
+# no epilogue), and at 113-120 and 161-168 rows a narrower width keeps the columns' count and fills the last one.
+FILL_BUCKETS = {120: 128, 168: 176}
 
 
 def _decode_k(k_bytes: int) -> int:
@@ -323,6 +329,8 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
     # tile of the bucket above (193-208 has its own 16-bit and fp8 form, above)
     for upper in (176, 240):
         tiles[upper] = tiles[upper + 16]
+    for upper, parent in FILL_BUCKETS.items():
+        tiles[upper] = tiles[parent]
     # the narrow columns with the K of the tile they go in front of
     for upper, ((width, _), *_) in _narrow_columns(k_bytes, fp8).items():
         own = tiles[upper] if isinstance(tiles[upper], tuple) else (tiles[upper],)
@@ -460,9 +468,16 @@ FOUR_56_COLUMNS_END_N = 2049
 # 40, 48, 56, 56), at 1536 four columns (96 CTAs) 0.88-1.18x, behind three or five but at 184 rows. Profiled at
 # 104x2048x4096 (session 41, h200_ncu_l2.log part 6): the four 32-wide columns' kernel reads 1.52x the L2 sectors of
 # three 40-wide ones and takes 1.26x their time; at 152 rows four 40-wide ones read 1.03x and lead. Why, not found.
-NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 128: ((32, 2049),),
-                  144: ((24, 1025), (48, 2561)), 160: ((40, 1025), (56, 2305)), 176: ((32, 1025), (64, 2561)),
-                  192: ((32, 1025), (64, 2561)), 208: ((40, 1025),)}
+# Fuller last columns (FILL_BUCKETS; tile_probe.py lastcol, run 126, and fillcheck, run 127, warm / cold): at 113-120
+# rows three 40-wide columns from N = 1025 (four 32-wide below: level), 1.00-1.22x / 1.04-1.25x four 32-wide (114x2048
+# 10.98 vs 13.38 us); at 161-168 three 56-wide 1.04-1.42x / 1.06-1.36x three 64-wide (162x2560 13.06 vs 17.71 us),
+# and below 1025 seven 24-wide 1.04-1.17x / 1.03-1.18x six 32-wide (164x1024 10.42 vs 12.19 us). Four 48-wide columns
+# at 177-192 rows, N = 1793-2048, ran 0.86-1.03x / 1.00-1.05x three 64-wide (178x2048 14.91 vs 12.80 warm, its last
+# column 34 of 48 rows): not taken.
+NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 120: ((32, 1025), (40, 2049)),
+                  128: ((32, 2049),), 144: ((24, 1025), (48, 2561)), 160: ((40, 1025), (56, 2305)),
+                  168: ((24, 1025), (56, 2561)), 176: ((32, 1025), (64, 2561)), 192: ((32, 1025), (64, 2561)),
+                  208: ((40, 1025),)}
 # fp8 operands take the same columns (tile_probe.py morecolsfp8, run 120, fp8 scaled with fast accumulation / without,
 # warm, against the two columns they had, in a 1x2 cluster but at 113-128 and 161-192 rows): 1.04-1.26x at N = 1024
 # (184x1024 6 x 32 175 / 136 vs 154 / 108), 1.02-1.18x at 1536 (152x1536 3 x 56 210 / 157 vs 184 / 138), 1.04-1.15x at
@@ -470,6 +485,11 @@ NARROW_COLUMNS = {96: ((24, 1025), (32, 2305)), 112: ((32, 1025), (40, 2049)), 1
 # At other rows (morecolsfp8check, run 121) 0.99-1.30x / 1.04-1.40x, warm and cold, the least at 97-112 rows (104x2048
 # 0.99 / 1.04 warm), the most at 193-208 (200x1024 six 40-wide columns 193 / 149 vs 148 / 107). int8 takes its own
 # (INT8_NARROW_COLUMNS, next); tf32 was not timed.
+# fp8's FILL_BUCKETS (fillcheck, run 127, fast accumulation / without, warm): at 161-168 rows three 56-wide columns
+# 1.05-1.27x / 1.02x three 64-wide (166x2560 9.50 vs 12.10 us with fast accumulation), cold 1.02-1.16x / 1.02-1.03x;
+# at 113-120 three 40-wide 1.01-1.03x / 0.97-0.99x four 32-wide, so those keep 121-128's; seven 24-wide columns below
+# N = 1025 not timed with fp8.
+FP8_NARROW_COLUMNS = {**NARROW_COLUMNS, 120: NARROW_COLUMNS[128], 168: ((32, 1025), (56, 2561))}
 
 
 # int8 operands, whose token columns go in steps of 16 (validate.n_step_of), in NARROW_COLUMNS' form, 209-224 rows too
@@ -494,10 +514,15 @@ INT8_NARROW_COLUMNS = {96: ((32, 2561),), 112: ((32, 1025), (64, 2561)), 128: ((
 
 
 def _narrow_columns(k_bytes: int, fp8: bool) -> dict:
-    """The narrow columns the operands take: NARROW_COLUMNS for 16-bit and fp8 ones, INT8_NARROW_COLUMNS for int8."""
-    if k_bytes == 2 or fp8:
+    """The narrow columns the operands take: NARROW_COLUMNS for 16-bit ones, FP8_NARROW_COLUMNS for fp8,
+    INT8_NARROW_COLUMNS for int8 (a FILL_BUCKETS bucket it does not name takes those of the bucket above)."""
+    if fp8:
+        return FP8_NARROW_COLUMNS
+    if k_bytes == 2:
         return NARROW_COLUMNS
-    return INT8_NARROW_COLUMNS if k_bytes == 1 else {}
+    if k_bytes != 1:
+        return {}
+    return {**{upper: INT8_NARROW_COLUMNS[parent] for upper, parent in FILL_BUCKETS.items()}, **INT8_NARROW_COLUMNS}
 
 
 # Where the two token columns under 64-row weight tiles at 65-160 rows take their 1x2 cluster (16-bit operands);
@@ -793,6 +818,8 @@ def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
     or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with _narrow_columns' classes in
     front."""
     by_bucket = _own_n_classes(k_bytes, fp8)
+    for upper, parent in FILL_BUCKETS.items():
+        by_bucket[upper] = by_bucket[parent]
     # The bucket tiles below the first end (_bucket_tiles), then a class per further width, then from the last end the
     # bucket's own tiles again, tried in order as there (int8 takes no 72-wide column at 129-144 rows, but the 144-wide
     # one), without a subtile (a class may not override one a spec sets), unless the bucket's own first class starts

@@ -182,17 +182,20 @@ def test_shape_tiles_follow_the_buckets():
             40: (64, 32, 128), 41: (64, 32, 128), 64: (64, 32, 128), 65: (64, 40, 128), 80: (64, 40, 128),
             81: (64, 24, 128), 96: (64, 24, 128),
             97: (64, 32, 128), 112: (64, 32, 128), 113: (64, 32, 128), 128: (64, 32, 128), 129: (64, 24, 128),
-            144: (64, 24, 128), 145: (64, 40, 128), 160: (64, 40, 128), 161: (64, 32, 128), 176: (64, 32, 128),
+            144: (64, 24, 128), 145: (64, 40, 128), 160: (64, 40, 128), 161: (64, 24, 128), 176: (64, 32, 128),
             177: (64, 32, 128), 192: (64, 32, 128), 193: (64, 40, 64), 208: (64, 40, 64), 209: (64, 56, 64),
             224: (64, 56, 64), 225: (64, 128, 64), 240: (64, 128, 64), 241: (64, 128, 64),
             256: (64, 128, 64)}  # N unknown: each bucket's narrowest N (16-bit at 81-224 rows: runs 115-116's
     # narrow token columns, 4-6 of them)
-    # from N = 1025 three columns (four at 113-128) to the N each was timed ahead to, then the bucket's own tiles
-    # (runs 115-118; at 209-224 the four 56-wide columns run to FOUR_56_COLUMNS_END_N = 2049)
+    # from N = 1025 three columns (four at 121-128) to the N each was timed ahead to, then the bucket's own tiles
+    # (runs 115-118; at 209-224 the four 56-wide columns run to FOUR_56_COLUMNS_END_N = 2049); where the last column
+    # fills better (runs 126-127, tiles.FILL_BUCKETS): three 40-wide at 113-120, seven 24-wide then three 56-wide at
+    # 161-168
     wider = {96: ((1025, 32), (2304, 32), (2305, 48)), 112: ((1025, 40), (2048, 40), (2049, 56)),
+             120: ((1024, 32), (1025, 40), (2048, 40), (2049, 64)),
              128: ((2048, 32), (2049, 64)), 144: ((1025, 48), (2560, 48)), 160: ((1025, 56), (2304, 56), (2305, 80)),
-             176: ((1025, 64), (2560, 64), (2561, 96)), 192: ((1025, 64), (2560, 64), (2561, 96)),
-             208: ((1025, 72), (2816, 72))}
+             168: ((1024, 24), (1025, 56), (2560, 56), (2561, 96)), 176: ((1025, 64), (2560, 64), (2561, 96)),
+             192: ((1025, 64), (2560, 64), (2561, 96)), 208: ((1025, 72), (2816, 72))}
     for M, cta in want.items():
         tile = shape_tile(SPEC, M)
         assert tile.cta == cta and shape_tile(SPEC, M, 1024) == tile, M
@@ -214,11 +217,13 @@ def test_shape_tiles_follow_the_buckets():
     # 72-wide no-cluster columns (run 122); int8 (token tiles in steps of 16) its own narrow columns, no cluster
     # (tiles.INT8_NARROW_COLUMNS, run 123), then the tiles it had: at 129-144 rows one 144-wide column with 48-wide
     # subtiles, measured faster than CUTLASS's own subtile pick (h200_tile_probe.log run 60)
+    # (fp8's FILL_BUCKETS: 113-120 rows keep 121-128's four 32-wide columns, 161-168 take six 32-wide ones below 1025)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    for M, cta in want.items():
+    fp8_wider = {**wider, 120: wider[128], 168: ((1024, 32), *wider[168][1:])}
+    for M, cta in {**want, 161: (64, 32, 128)}.items():
         if 81 <= M <= 208:
             assert (shape_tile(fp8, M).cta, shape_tile(fp8, M).cluster) == ((64, cta[1], 128), (1, 1, 1)), M
-            for n, width in wider.get(BUCKET_UPPER[shape_bucket(M)], ()) if M <= 192 else ():
+            for n, width in fp8_wider.get(BUCKET_UPPER[shape_bucket(M)], ()) if M <= 192 else ():
                 assert shape_tile(fp8, M, n).cta == (64, width, 128), M
     assert (shape_tile(fp8, 136, 2561).cta, shape_tile(fp8, 136, 2561).cluster) == ((64, 72, 128), (1, 2, 1))
     assert shape_tile(fp8, 104, 2049).cluster == (1, 2, 1) and shape_tile(fp8, 200, 1025).cta == (64, 72, 128)
@@ -237,17 +242,17 @@ def test_shape_tiles_follow_the_buckets():
             assert (tile.cta, tile.cluster, tile.swap_ab) == ((64, width, 128), (1, cluster_n, 1), True), (M, n)
     assert shape_tile(int8, 136, 2561).epilogue_tile == shape_tile(int8, 136, 1537).epilogue_tile == (64, 48)
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
-    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 128, 129,
-                                      144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224, 225, 240, 241, 256, 257,
-                                      512, 513)] == [
+    assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 120, 121,
+                                      128, 129, 144, 145, 160, 161, 168, 169, 176, 177, 192, 193, 208, 209, 224, 225,
+                                      240, 241, 256, 257, 512, 513)] == [
         0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16,
-        16, 17, 17, 18]
+        16, 17, 17, 18, 18, 19, 19, 20]
     # neighbouring buckets with one tile (161-176 and 177-192 below LARGE_N) make one entry
     plan = dispatch.heuristic_record(SPEC, [(170, 4096, 8192), (190, 4096, 8192), (250, 4096, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [170, 250] and plan["limits"] == [192, math.inf]
     # the sm80 path gives 65-96 and 97-128 one tile, and 129-256 another: one entry each
     sm80 = SPEC.replace(arch=80, tile=cg.Sm80Tile())
-    plan = dispatch.heuristic_record(sm80, [(80, 8192, 8192), (120, 8192, 8192), (200, 8192, 8192)])
+    plan = dispatch.heuristic_record(sm80, [(80, 8192, 8192), (128, 8192, 8192), (200, 8192, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [80, 200] and plan["limits"] == [128, math.inf]
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
                       tile=cg.Sm90Tile(fp8_fast_accum=True))
@@ -256,7 +261,7 @@ def test_shape_tiles_follow_the_buckets():
 
 def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
     from cutlassgen.arch import ARCHS
-    from cutlassgen.tiles import SM80_WIDE_N, resolve, shape_class, shape_tile
+    from cutlassgen.tiles import BUCKET_UPPER, SM80_WIDE_N, resolve, shape_class, shape_tile
 
     sm80 = cg.GemmSpec(arch=80, a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"))
     want = {1: ((32, 64, 64), (32, 32, 64)), 32: ((32, 64, 64), (32, 32, 64)), 33: ((64, 64, 64), (32, 32, 64)),
@@ -281,7 +286,8 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
         else:
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
-    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (18, SM80_WIDE_N)
+    assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (
+        BUCKET_UPPER.index(None), SM80_WIDE_N)
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -663,7 +669,7 @@ def test_every_operand_width_classes_at_the_thresholds_shape_class_knows():
 
 
 def test_large_m_with_wide_weights_takes_128x128_pingpong():
-    from cutlassgen.tiles import WIDE_N, shape_class, shape_tile
+    from cutlassgen.tiles import BUCKET_UPPER, WIDE_N, shape_class, shape_tile
 
     for M in (513, 4096):
         wide = shape_tile(SPEC, M, WIDE_N)
@@ -671,8 +677,9 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                                            "persistent"), M
         assert not wide.swap_ab
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
-    assert shape_class(4096, 14336) == (18, WIDE_N) and shape_class(4096, 8192) == (18, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (17, 0)  # measured slower at 512
+    last = BUCKET_UPPER.index(None)
+    assert shape_class(4096, 14336) == (last, WIDE_N) and shape_class(4096, 8192) == (last, 0)
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (last - 1, 0)  # measured slower at 512
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
     # cooperative there: two warpgroups share them (one 128x256 column with the buffer: 256 accumulators a thread)
