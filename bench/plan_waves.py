@@ -2,10 +2,13 @@
 the CTAs each plan tile makes (tiles rounded up to whole clusters, split-K slices counted) in waves of the SMs,
 grouped by tile. It flags the points under a fraction of one wave and those just past a whole wave (the last wave
 mostly idle): runs 84-85 measured the second costly (tile_probe.py narrowcols, wave4608: 0.77-0.90x the tiles that
-stay under one wave). The flagged regions are where a probe case should time the plan next (wave7168).
+stay under one wave). With --fill it also flags the points whose last token tile (a swapped tile's last column of
+tokens, an unswapped one's last row tile) holds under that fraction of its rows: run 126 (lastcol) measured a
+swapped tile's time rising as its last column empties (three 64-wide columns at N = 2048: 17.98 us at 136 rows,
+12.70 at 192). The flagged regions are where a probe case should time the plan next (wave7168, fillcheck).
 
 Run: python bench/plan_waves.py [--dtype bf16|e4m3] [--m FIRST:LAST:STEP] [--n FIRST:LAST:STEP] [--sms 132]
-     [--tail 0.25] [--low 0.6]
+     [--tail 0.25] [--low 0.6] [--fill 0.75]
 """
 import argparse
 import dataclasses
@@ -41,8 +44,18 @@ def flag(ctas: int, sms: int, tail: float, low: float) -> str | None:
     return None
 
 
-def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float) -> dict:
-    """(tile label, flag) -> [(M, N, CTAs), ...] for every flagged point of the grid."""
+def token_fill(tile: Sm90Tile, M: int) -> float:
+    """The fraction of its rows that M fills in the tile's last token tile (swap_ab: the last column of tokens)."""
+    rows = tile.cta[1] if tile.swap_ab else tile.cta[0]
+    return (M - (math.ceil(M / rows) - 1) * rows) / rows
+
+
+FILL_FLAG = "last token tile part-filled"
+
+
+def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float, fill: float = 0.0) -> dict:
+    """(tile label, flag) -> [(M, N, CTAs), ...] for every flagged point of the grid (FILL_FLAG: where the last token
+    tile holds under fill of its rows; 0 flags none)."""
     found = {}
     for M in ms:
         for N in ns:
@@ -50,9 +63,9 @@ def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float) -> dict:
             if tile is None:  # the spec's own default tile (M > 256 but wide N above 512 rows)
                 continue
             ctas = ctas_of(tile, M, N)
-            why = flag(ctas, sms, tail, low)
-            if why:
-                found.setdefault((label(dataclasses.replace(spec, tile=tile)), why), []).append((M, N, ctas))
+            why = [flag(ctas, sms, tail, low), FILL_FLAG if token_fill(tile, M) < fill else None]
+            for reason in filter(None, why):
+                found.setdefault((label(dataclasses.replace(spec, tile=tile)), reason), []).append((M, N, ctas))
     return found
 
 
@@ -69,13 +82,18 @@ def main():
     ap.add_argument("--sms", type=int, default=132, help="the H200's 132")
     ap.add_argument("--tail", type=float, default=0.25, help="flag a last wave under this fraction busy")
     ap.add_argument("--low", type=float, default=0.6, help="flag fewer waves than this")
+    ap.add_argument("--fill", type=float, default=0.0,
+                    help="flag a last token tile under this fraction of its rows filled (default 0: none)")
     args = ap.parse_args()
-    found = walk(spec_of(args.dtype), args.m, args.n, args.sms, args.tail, args.low)
+    spec = spec_of(args.dtype)
+    found = walk(spec, args.m, args.n, args.sms, args.tail, args.low, args.fill)
     print(f"{args.dtype} plan, M {args.m.start}-{args.m.stop - 1}, N {args.n.start}-{args.n.stop - 1}, {args.sms} SMs")
     for (tile, why), points in sorted(found.items(), key=lambda kv: min(p[0] for p in kv[1])):
         ms, ns, ctas = (sorted({p[i] for p in points}) for i in range(3))
+        least = (f", filled {min(token_fill(shape_tile(spec, M, N), M) for M, N, _ in points):.2f} at least"
+                 if why == FILL_FLAG else "")
         print(f"{tile}: {why} at M {ms[0]}-{ms[-1]}, N {ns[0]}-{ns[-1]} ({len(points)} points, {ctas[0]}-{ctas[-1]} "
-              f"CTAs)")
+              f"CTAs{least})")
 
 
 if __name__ == "__main__":

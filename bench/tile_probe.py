@@ -19,7 +19,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
-     fillcheck
+     fillcheck fillmore
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1258,6 +1258,23 @@ FILL_CHECK_FP8 = [(("swap 64x32x128 c1x1 pingpong",), [(117, 1536, 4096), (120, 
 # warm). fp8, fast accumulation / without, warm: 161-168 1.05-1.27x / 1.02x, 113-120 1.01-1.03x / 0.97-0.99x,
 # 177-192 0.96-1.00x / 1.01-1.03x. The plan keeps the 161-168 and 113-120 changes (fp8 the first only), takes seven
 # 24-wide columns at 161-168 below 1025 for 16-bit, and drops the 177-192 one.
+# fillmore (session 42, not yet run): where `plan_waves.py --fill 0.6` finds the plan's last token column least filled
+# after FILL_BUCKETS, fuller widths beside the plan: below N = 1025 at 81-88 rows (four 24-wide columns, 9-16 of the
+# last one's 24 rows), 97-104 (four 32-wide, 1-8 of 32), 129-136 (six 24-wide, 9-16), 169-176 (six 32-wide, 9-16) and
+# 201-208 (six 40-wide with 64 of K, 1-8 of 40); two 56-wide columns at 97-103 rows from 1025 (three 40-wide, 17-23 of
+# 40; at 104x2048 the two ran 9.0 us in the stream against three's 9.4, h200_launch_gap.log run 5); and at 161-168 rows
+# from N = 4225 three 56-wide columns under 128-row weight tiles (three 64-wide, 33-40 of 64; 164x4352 3 x 56 341 / 370
+# vs 314 / 290 TFLOP/s cold / warm in runs 95-96).
+FILL_MORE = [(named("swap 64x32x128 c1x1 pingpong", "swap 64x48x128 c1x1 pingpong"),
+              [(84, 768, 4096), (84, 1024, 4096), (88, 1024, 4096)]),
+             (named("swap 64x40x128 c1x1 pingpong", "swap 64x56x128 c1x1 pingpong"),
+              [(98, 768, 4096), (100, 1024, 4096), (104, 1024, 4096)]),
+             (named("swap 64x56x128 c1x1 pingpong"), [(98, 1536, 4096), (100, 2048, 4096), (102, 1280, 4096)]),
+             (named("swap 64x48x128 c1x1 pingpong"), [(130, 768, 4096), (132, 1024, 4096), (136, 1024, 4096)]),
+             (named("swap 64x48x128 c1x1 pingpong", "swap 64x64x128 c1x1 pingpong"),
+              [(170, 768, 4096), (172, 1024, 4096), (176, 1024, 4096)]),
+             (named("swap 64x56x64 c1x1 pingpong"), [(202, 768, 4096), (204, 1024, 4096), (208, 1024, 4096)]),
+             (named("swap 128x56x64 c1x1 coop"), [(164, 4352, 4096), (166, 5000, 4096), (162, 5600, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1784,6 +1801,7 @@ CASES = {
                 for group in with_and_without_epilogue(tiles, shapes, "cuBLASLt fused")],
     "fillcheck": [*(beside_plan(tiles, shapes) for tiles, shapes in FILL_CHECK),
                   *fp8_fast_then_without(FILL_CHECK_FP8)],
+    "fillmore": [beside_plan(tiles, shapes) for tiles, shapes in FILL_MORE],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

@@ -176,6 +176,15 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
     assert found == {("swap 128x56x64 c1x1 cooperative", "under one wave"): [(97, 4352, 68), (105, 4352, 68)]}
     # three columns at 161-192 rows: 3 x 34 CTAs, neither flag
     assert waves.walk(waves.spec_of("bf16"), range(161, 193, 8), range(4352, 4353), 132, 0.25, 0.6) == {}
+    # the last token tile's fill: 136 rows in three 64-wide columns hold 8 of the last one's 64 rows, 192 fill it;
+    # unswapped, 1000 rows in 128-row tiles leave 104 in the last
+    assert waves.token_fill(Sm90Tile(cta=(64, 64, 128), swap_ab=True, mainloop="pingpong", cluster=one), 136) == 0.125
+    assert waves.token_fill(Sm90Tile(cta=(64, 64, 128), swap_ab=True, mainloop="pingpong", cluster=one), 192) == 1.0
+    assert waves.token_fill(Sm90Tile(cta=(128, 256, 64), cluster=(2, 1, 1)), 1000) == 104 / 128
+    # 161-176 rows' three 64-wide columns at N = 2048 (FILL_BUCKETS gives 161-168 three 56-wide ones): 169 fills
+    # 41 of 64, 177 (three 64-wide, 49 of 64) passes 0.7
+    found = waves.walk(waves.spec_of("bf16"), (165, 169, 177), range(2048, 2049), 132, 0.25, 0.6, fill=0.7)
+    assert found == {("swap 64x64x128 c1x1 pingpong", waves.FILL_FLAG): [(169, 2048, 96)]}
 
 
 def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkeypatch):
