@@ -1216,11 +1216,11 @@ MORE_COLUMNS_INT8_CHECK = [(named(*before), [(m, n, 4096) for n in ns]) for m, b
 # three 56- or 64-wide ones.
 FOUR_COLUMNS_16 = [(named(f"swap 64x{width}x128 c1x1 pingpong"), [(m, n, 4096) for n in (1280, 1536, 1792, 2048)])
                    for m, width in ((148, 40), (152, 40), (158, 40), (164, 48), (172, 48), (180, 48), (190, 48))]
-# Run 125 (warm / cold, four columns against the plan's three): 145-160 rows 1.05-1.08x / 1.01-0.97x at N = 1280,
-# mixed from 1536 (152x2048 1.16x warm, 0.94x cold); 161-176 rows 0.82-0.97x; 177-192 1.00-1.07x warm, 0.96-1.03x
-# cold. Not taken. But the time rose as the last token column emptied: the plan's three 64-wide columns at 164x2048
-# (its last column 36 of 64 rows) 15.1 us warm, at 190x2048 (62 of 64) 13.1 us; four 48-wide at 164x2048 (20 of
-# 48) 17.0 us, at 190 rows 12.2.
+# Run 125 (warm / cold, four columns against the plan's three): 145-160 rows 1.05-1.08x / 1.02-1.03x at
+# N = 1280, mixed from 1536 (152x2048 1.16x warm, 0.94x cold); 161-176 rows 0.89-1.04x / 0.84-1.03x; 177-192
+# 0.94-1.07x / 1.00-1.04x. Not taken. But the time rose as the last token column emptied: the plan's three
+# 64-wide columns at 164x2048 (its last column 36 of 64 rows) 15.1 us warm, at 190x2048 (62 of 64) 13.1 us; four
+# 48-wide at 164x2048 (20 of 48) 17.0 us, at 190 rows 12.2.
 # lastcol (session 42, after run 125): the time against the last column's fill, each tile at every 8 rows over
 # 129-192 (and 164) at N = 1024 and 2048, with and without the epilogue; and four 32-wide columns at 97-128 rows,
 # where 104 rows (the last column 8 of 32) ran 1.26x three 40-wide ones' time (session 41).
@@ -1251,8 +1251,8 @@ FILL_CHECK = [(named("swap 64x32x128 c1x1 pingpong"), [(m, n, 4096) for m in (11
 FILL_CHECK_FP8 = [(("swap 64x32x128 c1x1 pingpong",), [(117, 1536, 4096), (120, 2048, 4096)]),
                   (("swap 64x64x128 c1x1 pingpong",), [(164, 1536, 4096), (168, 2048, 4096), (166, 2560, 4096),
                                                        (184, 2048, 4096), (190, 1904, 4096)])]
-# Run 127 (warm / cold, the plan against the tile of before): bf16 113-120 rows three 40-wide columns 1.00-1.22x /
-# 1.04-1.25x four 32-wide (114x2048 10.98 vs 13.38 us), level below 1025; 161-168 three 56-wide 1.04-1.42x / 1.06-1.36x
+# Run 127 (warm / cold, the plan against the tile of before): bf16 113-120 rows three 40-wide columns 1.00-1.25x /
+# 1.03-1.25x four 32-wide (114x2048 10.98 vs 13.38 us), level below 1025; 161-168 three 56-wide 1.06-1.40x / 1.09-1.37x
 # three 64-wide (162x2560 13.06 vs 17.71), and below 1025 seven 24-wide 1.04-1.17x / 1.03-1.18x the plan's six 32-wide
 # (164x1024 10.42 vs 12.19); 177-192 four 48-wide 0.86-1.03x / 1.00-1.05x three 64-wide (178x2048 14.91 vs 12.80
 # warm). fp8, fast accumulation / without, warm: 161-168 1.05-1.27x / 1.02x, 113-120 1.01-1.03x / 0.97-0.99x,

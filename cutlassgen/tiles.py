@@ -469,8 +469,8 @@ FOUR_56_COLUMNS_END_N = 2049
 # 104x2048x4096 (session 41, h200_ncu_l2.log part 6): the four 32-wide columns' kernel reads 1.52x the L2 sectors of
 # three 40-wide ones and takes 1.26x their time; at 152 rows four 40-wide ones read 1.03x and lead. Why, not found.
 # Fuller last columns (FILL_BUCKETS; tile_probe.py lastcol, run 126, and fillcheck, run 127, warm / cold): at 113-120
-# rows three 40-wide columns from N = 1025 (four 32-wide below: level), 1.00-1.22x / 1.04-1.25x four 32-wide (114x2048
-# 10.98 vs 13.38 us); at 161-168 three 56-wide 1.04-1.42x / 1.06-1.36x three 64-wide (162x2560 13.06 vs 17.71 us),
+# rows three 40-wide columns from N = 1025 (four 32-wide below: level), 1.00-1.25x / 1.03-1.25x four 32-wide (114x2048
+# 10.98 vs 13.38 us); at 161-168 three 56-wide 1.06-1.40x / 1.09-1.37x three 64-wide (162x2560 13.06 vs 17.71 us),
 # and below 1025 seven 24-wide 1.04-1.17x / 1.03-1.18x six 32-wide (164x1024 10.42 vs 12.19 us). Four 48-wide columns
 # at 177-192 rows, N = 1793-2048, ran 0.86-1.03x / 1.00-1.05x three 64-wide (178x2048 14.91 vs 12.80 warm, its last
 # column 34 of 48 rows): not taken.
