@@ -7,7 +7,8 @@
 #                                   # says "not per_shape") in one ninja run, then the GPU tests (SUITE_K: a pytest
 #                                   # -k expression, to split them); all ~150 kernels take over one call's 600 s
 #   bench/device_session.sh prebuild  # that build alone (to fill a warm machine's cache for a later call);
-#                                   # PER_SHAPE_CASES=bf16,fp8 builds only those per-shape cases' tiles
+#                                   # PER_SHAPE_CASES=bf16,fp8 builds only those per-shape cases' tiles, and with
+#                                   # ONLY_PER_SHAPE=1 not the suite's other kernels (for per-shape tests alone)
 #   bench/device_session.sh extras  # demo, examples, host overhead (a call of its own: the suite fills one)
 #   bench/device_session.sh sweep   # `cutlassgen tune` over 64 configurations (the tile-study throughput target)
 #   bench/device_session.sh probe   # bench/tile_probe.py: candidate tiles at decode shapes and M = 256
@@ -60,7 +61,8 @@ save_cache() {  # tuning records only
 case "${1:-}" in
 suite|prebuild)
   stamp "build all suite kernels"
-  SUITE_K=${SUITE_K:-} PER_SHAPE_CASES=${PER_SHAPE_CASES:-} $PY - <<'PY' 2>&1 | tail -5 | tee "$OUT/prebuild.log"
+  SUITE_K=${SUITE_K:-} PER_SHAPE_CASES=${PER_SHAPE_CASES:-} ONLY_PER_SHAPE=${ONLY_PER_SHAPE:-} $PY - <<'PY' 2>&1 \
+      | tail -5 | tee "$OUT/prebuild.log"
 import os, sys, time, pathlib
 sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
 import cutlassgen as cg
@@ -68,8 +70,10 @@ import per_shape_cases
 from gpu_specs import GPU_SPECS
 from cutlassgen import dispatch
 from cutlassgen.demo import default_spec
-specs = list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
-specs += [default_spec(90)]  # the bench stage builds its own kernels
+specs = []
+if os.environ["ONLY_PER_SHAPE"] != "1":
+    specs += list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
+    specs += [default_spec(90)]  # the bench stage builds its own kernels
 # what build(spec, shapes=...) compiles in the per-shape tests: PER_SHAPE_CASES names some (per_shape_cases.cases()),
 # else all of them unless SUITE_K leaves them out
 wanted = os.environ.get("PER_SHAPE_CASES") or ("" if "not per_shape" in os.environ["SUITE_K"] else "all")
