@@ -326,10 +326,9 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
         None: None,
     }
     # 161-176 and 225-240 are buckets of their own only for the one column (_n_classes); below its N they run the
-    # tile of the bucket above (193-208 has its own 16-bit and fp8 form, above)
-    for upper in (176, 240):
-        tiles[upper] = tiles[upper + 16]
-    for upper, parent in FILL_BUCKETS.items():
+    # tile of the bucket above (193-208 has its own 16-bit and fp8 form, above); FILL_BUCKETS' take their parent's
+    # (161-168 after 161-176 has taken 177-192's)
+    for upper, parent in {176: 192, 240: 256, **FILL_BUCKETS}.items():
         tiles[upper] = tiles[parent]
     # the narrow columns with the K of the tile they go in front of
     for upper, ((width, _), *_) in _narrow_columns(k_bytes, fp8).items():
