@@ -29,6 +29,8 @@
 #                                   # (L2SRC_CASE: the tile_probe.py case, default largedefault)
 #   bench/device_session.sh l2case  # ncu L2 counters with the sectors by source unit, for a tile_probe.py case
 #                                   # (L2CASE) at L2CASE_SHAPES, L2 warm then flushed
+#   bench/device_session.sh stalls  # for the same case and shapes: a lean counter pass, then ncu's speed-of-light,
+#                                   # warp-state, memory and scheduler sections (bench/ncu_table.py reads both)
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -200,5 +202,21 @@ l2case)
     ncu_counters 250 $cc "$metrics" tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_l2case_$cc.log" 2>&1
     echo "cache-control $cc: exit $?"
   done ;;
-*) echo "usage: $0 suite|extras|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src|l2case"; exit 2 ;;
+stalls)
+  # why a kernel takes longer at no more traffic (session 43: three 64-wide token columns at 136x2048x4096, the last
+  # holding 8 of its 64 rows, against 192 rows): time, L2 and DRAM reads and instructions, then the stall sections
+  stamp "ncu stalls, tile_probe.py ${L2CASE:?set L2CASE} at ${L2CASE_SHAPES:?set L2CASE_SHAPES}"
+  $PY bench/tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --build-only > "$OUT/stalls_build.log" 2>&1
+  echo "build: exit $?"
+  lean=gpu__time_duration.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum
+  ncu_counters 100 none "$lean,sm__cycles_active.avg,smsp__inst_executed.sum" \
+      tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_stalls_lean.log" 2>&1
+  echo "lean: exit $?"
+  (cd bench && timeout 200 ncu --cache-control none --clock-control none --nvtx --nvtx-include "probe/" \
+      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats \
+      --section LaunchStats $PY tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu) \
+      > "$OUT/ncu_stalls_sections.log" 2>&1
+  echo "sections: exit $?" ;;
+*) echo "usage: $0 suite|extras|sweep|probe|profile|power|bench|wheel|roof|hint|source|l2|l2src|l2case|stalls"
+   exit 2 ;;
 esac

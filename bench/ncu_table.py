@@ -1,4 +1,6 @@
-"""One row per profiled kernel, one column per metric, from the text ncu prints with --metrics.
+"""One row per profiled kernel, one column per metric, from the text ncu prints with --metrics or --section (a
+section's rows, e.g. "Duration  us  17.41", by their names, and the cycles its warps stall on an L1TEX scoreboard,
+which WarpStateStats states in a sentence).
 
 The probes run under ncu print a line "ncu: LABEL" per contender, in the order ncu profiles them
 (tile_probe.py --ncu, library_kernels.py --ncu), so the rows carry those labels; a log without them falls back
@@ -15,19 +17,26 @@ import re
 # name (grid)x(block); a name may hold spaces and parentheses ("void cublasLt::splitKreduce_kernel<...>(...)")
 KERNEL = re.compile(r"^  (\S.*?) \((\d+), (\d+), (\d+)\)x\(\d+, \d+, \d+\), Context")
 METRIC = re.compile(r"^\s+([a-z][\w.]+)\s+(\S+)\s+([\d,.]+)$")
+# a section's row: a capitalised name, a unit where it has one, a number
+SECTION_ROW = re.compile(r"^    ([A-Z][\w./() -]*?[\w)])\s{2,}(?:(\S+)\s+)?([\d,.]+)$")
+L1TEX_STALL = re.compile(r"spends ([\d.]+) cycles being stalled waiting for a scoreboard dependency on a L1TEX")
 
 
 def read(path: pathlib.Path) -> list:
     """[(label, {metric: (value, unit)})] in the order of ncu's reports."""
     labels, kernels = [], []
-    for line in path.read_text().splitlines():
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
         if line.startswith("ncu: "):
             labels.append(line[5:].strip())
         elif m := KERNEL.match(line):
             name = m.group(1).split("(")[0].split("<")[0]  # a template's arguments are many and the same each time
             kernels.append((f"{name} grid ({m.group(2)}, {m.group(3)}, {m.group(4)})", {}))
-        elif kernels and (m := METRIC.match(line)):
-            kernels[-1][1][m.group(1)] = (float(m.group(3).replace(",", "")), m.group(2))
+        elif kernels and (m := METRIC.match(line) or SECTION_ROW.match(line)):
+            kernels[-1][1][m.group(1)] = (float(m.group(3).replace(",", "")), m.group(2) or "")
+        # ncu wraps its sentences: this one's unit may fall on the next line
+        elif kernels and (m := L1TEX_STALL.search(" ".join(x.strip() for x in lines[i:i + 2]))):
+            kernels[-1][1]["L1TEX scoreboard stall"] = (float(m.group(1)), "cycle")
     if len(labels) != len(kernels):
         labels = [name for name, _ in kernels]
     return [(label, metrics) for label, (_, metrics) in zip(labels, kernels)]

@@ -103,6 +103,24 @@ def test_ncu_table_keeps_a_templated_kernel_apart_and_scales_bytes(tmp_path, mon
     assert "| 0.00 MB | 7.8 us |" in text and "| 1.71 MB | 3.3 us |" in text
 
 
+def test_ncu_table_reads_section_rows_and_the_l1tex_stall_sentence(tmp_path, monkeypatch):
+    ncu_table, rows = _ncu_table_rows(
+        tmp_path, monkeypatch,
+        "ncu: 136x2048x4096 swap 64x64x128 c1x1 pingpong\n"
+        "  cutlassgen_gemm_kernel (1, 96, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    Section: GPU Speed Of Light Throughput\n"
+        "    Duration                         us        17.41\n"
+        "    SM Active Cycles              cycle    16,580.92\n"
+        "    Issued Warp Per Scheduler                        0.17\n"
+        "    OPT   Est. Speedup: 58.58%\n"
+        "          On average, each warp of this workload spends 5.7 cycles being stalled waiting for a scoreboard "
+        "dependency on \n"
+        "          a L1TEX (local, global, surface, texture) operation. Find the instruction producing the data\n")
+    assert rows[0][1] == {"Duration": (17.41, "us"), "SM Active Cycles": (16580.92, "cycle"),
+                          "Issued Warp Per Scheduler": (0.17, ""), "L1TEX scoreboard stall": (5.7, "cycle")}
+    assert "| 136x2048x4096 swap 64x64x128 c1x1 pingpong | 17.4 us | 0.17 | 5.7 | 16580.9 |" in ncu_table.table(rows)
+
+
 def test_narrow_token_tiles_swaps_in_cutlass_own_epilogue_builder_and_tma_set_up(monkeypatch):
     # the script's findings (validate.n_step_of) rest on these substitutions matching the template's lines
     monkeypatch.syspath_prepend(str(BENCH))
