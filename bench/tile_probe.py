@@ -19,7 +19,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
-     fillcheck fillmore
+     fillcheck fillmore fillwide fillwidefp8
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1258,13 +1258,13 @@ FILL_CHECK_FP8 = [(("swap 64x32x128 c1x1 pingpong",), [(117, 1536, 4096), (120, 
 # warm). fp8, fast accumulation / without, warm: 161-168 1.05-1.27x / 1.02x, 113-120 1.01-1.03x / 0.97-0.99x,
 # 177-192 0.96-1.00x / 1.01-1.03x. The plan keeps the 161-168 and 113-120 changes (fp8 the first only), takes seven
 # 24-wide columns at 161-168 below 1025 for 16-bit, and drops the 177-192 one.
-# fillmore (session 42, not yet run): where `plan_waves.py --fill 0.6` finds the plan's last token column least filled
-# after FILL_BUCKETS, fuller widths beside the plan: below N = 1025 at 81-88 rows (four 24-wide columns, 9-16 of the
-# last one's 24 rows), 97-104 (four 32-wide, 1-8 of 32), 129-136 (six 24-wide, 9-16), 169-176 (six 32-wide, 9-16) and
-# 201-208 (six 40-wide with 64 of K, 1-8 of 40); two 56-wide columns at 97-103 rows from 1025 (three 40-wide, 17-23 of
-# 40; at 104x2048 the two ran 9.0 us in the stream against three's 9.4, h200_launch_gap.log run 5); and at 161-168 rows
-# from N = 4225 three 56-wide columns under 128-row weight tiles (three 64-wide, 33-40 of 64; 164x4352 3 x 56 341 / 370
-# vs 314 / 290 TFLOP/s cold / warm in runs 95-96).
+# fillmore (session 42, run 128 in session 43): where `plan_waves.py --fill 0.6` finds the plan's last token column
+# least filled after FILL_BUCKETS, fuller widths beside the plan: below N = 1025 at 81-88 rows (four 24-wide columns,
+# 9-16 of the last one's 24 rows), 97-104 (four 32-wide, 1-8 of 32), 129-136 (six 24-wide, 9-16), 169-176 (six 32-wide,
+# 9-16) and 201-208 (six 40-wide with 64 of K, 1-8 of 40); two 56-wide columns at 97-103 rows from 1025 (three 40-wide,
+# 17-23 of 40; at 104x2048 the two ran 9.0 us in the stream against three's 9.4, h200_launch_gap.log run 5); and at
+# 161-168 rows from N = 4225 three 56-wide columns under 128-row weight tiles (three 64-wide, 33-40 of 64; 164x4352 3 x
+# 56 341 / 370 vs 314 / 290 TFLOP/s cold / warm in runs 95-96).
 FILL_MORE = [(named("swap 64x32x128 c1x1 pingpong", "swap 64x48x128 c1x1 pingpong"),
               [(84, 768, 4096), (84, 1024, 4096), (88, 1024, 4096)]),
              (named("swap 64x40x128 c1x1 pingpong", "swap 64x56x128 c1x1 pingpong"),
@@ -1275,6 +1275,26 @@ FILL_MORE = [(named("swap 64x32x128 c1x1 pingpong", "swap 64x48x128 c1x1 pingpon
               [(170, 768, 4096), (172, 1024, 4096), (176, 1024, 4096)]),
              (named("swap 64x56x64 c1x1 pingpong"), [(202, 768, 4096), (204, 1024, 4096), (208, 1024, 4096)]),
              (named("swap 128x56x64 c1x1 coop"), [(164, 4352, 4096), (166, 5000, 4096), (162, 5600, 4096)])]
+# Run 128 (warm / cold, us): below N = 1025 the plan's tiles led the fuller widths or trailed them by 2% at most, warm
+# and cold (84x1024 10.22 us against 10.32 for three 32-wide columns and 11.28 for two 48-wide, warm), but at 97-104
+# rows cold, where three 40-wide columns ran 1.06x at 100x1024 (10.77 vs 11.44; warm 10.72 vs 10.56); two 56-wide
+# columns at 97-103 rows 1.06x warm at 100x2048, 0.92-0.93x at 1280-1536 (cold 0.90-0.98x): neither taken. At 161-168
+# rows from N = 4225 three 56-wide columns under 128-row weight tiles 1.11-1.31x / 1.10-1.27x the plan's 64-wide ones
+# (164x4352 16.05 vs 20.98 warm, 16.86 vs 18.62 cold; 162x5600 20.70 vs 26.27 / 18.56 vs 23.63): taken
+# (tiles._own_n_classes, 161-168 rows). Profiled (session 43, h200_ncu_l2.log part 7) at 136x2048x4096, three columns
+# under 64-row weight tiles whose last has 56, 32 or 8 rows past M: 64-wide 16.1 us, 56-wide 13.4, 48-wide 10.3, with
+# the same grid and instructions (1.41 / 1.38 / 1.40 M) and L2 sectors 1.83 / 1.73 / 1.49 M; at 192 rows the 64-wide one
+# 11.3 us with 1.78 M sectors. Its sections: warps stall longer on an L1TEX scoreboard (5.7 vs 3.5 of 9.7 vs 7.6 cycles
+# per instruction at 136 vs 192 rows) and the L2 runs at 33 vs 43% of its peak: the token tile's loads take longer when
+# rows of its box lie past M, at no more traffic. Why, not found.
+# fillwide (session 43, after the plan took run 128's 161-168 columns): the plan beside the tile of before over N =
+# 4225-5632, K = 8192 once, bf16 and fp8 (fast accumulation and without; fp8's 56-wide column untimed before); run 129
+# (bf16, warm / cold): 1.10-1.40x / 1.07-1.18x (161x4352 16.00 vs 22.46 us warm), 1.11-1.25x / 1.13-1.23x cuBLASLt
+# fused. Its fp8 groups stopped at N = 5000, which torch._scaled_mm refuses (N in 16s): fillwidefp8 (run 130, N = 4992)
+# 1.17-1.31x / 1.04-1.16x with fast accumulation, 1.02-1.05x / 1.02x without.
+FILL_WIDE = [(named("swap 128x64x64 c1x1 coop"), [(161, 4352, 4096), (164, 4608, 4096), (168, 5120, 4096),
+                                                 (166, 5632, 4096), (164, 4352, 8192)])]
+FILL_WIDE_FP8 = [(("swap 128x64x128 c1x1 coop",), [(164, 4352, 4096), (166, 4992, 4096), (162, 5600, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1802,6 +1822,8 @@ CASES = {
     "fillcheck": [*(beside_plan(tiles, shapes) for tiles, shapes in FILL_CHECK),
                   *fp8_fast_then_without(FILL_CHECK_FP8)],
     "fillmore": [beside_plan(tiles, shapes) for tiles, shapes in FILL_MORE],
+    "fillwide": [*(beside_plan(tiles, shapes) for tiles, shapes in FILL_WIDE), *fp8_fast_then_without(FILL_WIDE_FP8)],
+    "fillwidefp8": fp8_fast_then_without(FILL_WIDE_FP8),
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])

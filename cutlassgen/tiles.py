@@ -194,9 +194,11 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 BUCKET_UPPER = (16, 32, 40, 48, DECODE_M, 80, 96, 112, 120, 128, 144, 160, 168, 176, 192, 208, 224, 240, 256, 512,
                 None)
 # Buckets of 8 rows cut from the 16-row one above them (the value), whose tiles and N classes they take but where their
-# narrow columns (NARROW_COLUMNS) differ: a swapped tile's time rises as its last token column empties, in the mainloop
-# (tile_probe.py lastcol, run 126: three 64-wide columns at N = 2048 17.98 us at 136 rows, 12.70 at 192; the same with
-# no epilogue), and at 113-120 and 161-168 rows a narrower width keeps the columns' count and fills the last one.
+# narrow columns (NARROW_COLUMNS) differ, and 161-168's three columns from N = 4225 (_own_n_classes): a swapped tile's
+# time rises as its last token column empties, in the mainloop (tile_probe.py lastcol, run 126: three 64-wide columns
+# at N = 2048 17.98 us at 136 rows, 12.70 at 192; the same with no epilogue; under ncu the same traffic, longer waits
+# on the loads, h200_ncu_l2.log part 7), and at 113-120 and 161-168 rows a narrower width keeps the columns' count and
+# fills the last one.
 FILL_BUCKETS = {120: 128, 168: 176}
 
 
@@ -757,6 +759,16 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         return two_64_row_columns_from(TWO_COLUMNS_MULTICAST_N, width, k=k_decode)
     column_80 = no_cluster_column(80, (128, 80))
     column_64 = no_cluster_column(64)
+
+    def three_columns_161_176(columns: tuple) -> tuple:
+        # 161-176 rows; 161-168 (a FILL_BUCKETS bucket) with three 56-wide columns where the operands' steps allow
+        # (int8 keeps 64; its last column fuller, 33-40 of 64 rows): against three 64-wide ones, cold / warm, bf16
+        # 1.10-1.27x / 1.11-1.31x at N = 4352-5600 (164x4352x4096 16.86 vs 18.62 us cold, 16.05 vs 20.98 warm;
+        # tile_probe.py fillmore, run 128), then as the plan (fillwide, run 129) 1.07-1.18x / 1.10-1.40x at
+        # N = 4352-5632 and K = 8192 (161x4352 16.00 vs 22.46 us warm); fp8 scaled (fillwidefp8, run 130) 1.04-1.16x /
+        # 1.17-1.31x with fast accumulation, 1.02x / 1.02-1.05x without
+        return (*three_columns(columns, narrowed(two_columns_192, 88)),
+                *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall, fallback=two_columns_192[1]))
     # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
     # ceil(N / 128) CTAs, 1.02-1.08x the one 112-wide column under 64-row weight tiles (104x4352x4096 224 / 243 vs
     # 212 / 234, 112x5120 260 / 283 vs 247 / 268; three 40-wide columns 0.91-1.08x; runs 95-96)
@@ -792,8 +804,8 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
                                  two_columns_160),
                   *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
                                         fallback=two_columns_160[1])),
-            176: (*three_columns((column_64,), narrowed(two_columns_192, 88)),
-                  *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall, fallback=two_columns_192[1])),
+            168: three_columns_161_176((no_cluster_column(56), column_64)),
+            176: three_columns_161_176((column_64,)),
             192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(
                 96, 192, before=(*three_tiles, (THREE_TILES_END_N, one_token_tile)), tall_from=ONE_TOKEN_TILE_END_N,
                 fallback=two_columns_192[1])),
@@ -817,8 +829,8 @@ def _n_classes(k_bytes: int, fp8: bool = False) -> dict:
     or a tuple of such, tried in order), ...), narrowest first: _own_n_classes, with _narrow_columns' classes in
     front."""
     by_bucket = _own_n_classes(k_bytes, fp8)
-    for upper, parent in FILL_BUCKETS.items():
-        by_bucket[upper] = by_bucket[parent]
+    for upper, parent in FILL_BUCKETS.items():  # unless the bucket has classes of its own (161-168)
+        by_bucket.setdefault(upper, by_bucket[parent])
     # The bucket tiles below the first end (_bucket_tiles), then a class per further width, then from the last end the
     # bucket's own tiles again, tried in order as there (int8 takes no 72-wide column at 129-144 rows, but the 144-wide
     # one), without a subtile (a class may not override one a spec sets), unless the bucket's own first class starts

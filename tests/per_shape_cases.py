@@ -73,7 +73,8 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (240, 6000, 512), (200, 4400, 512), (220, 5000, 512), (110, 5600, 512), (190, 5600, 512),
                   (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512), (200, 3072, 512),
                   (216, 2560, 512), (206, 2816, 520), (72, 3072, 512), (88, 2816, 512), (100, 4096, 512),
-                  (136, 3072, 512), (150, 2816, 512), (116, 1280, 512), (164, 2048, 512), (164, 1024, 512)])
+                  (136, 3072, 512), (150, 2816, 512), (116, 1280, 512), (164, 2048, 512), (164, 1024, 512),
+                  (164, 4400, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -91,9 +92,11 @@ def expect_bf16_tiles(tile_of) -> None:
         (64, 40), (64, 24), (64, 32), (64, 32), (64, 24), (64, 40), (64, 32), (64, 40), (64, 128)]
     assert [tile_of(M, 1536).cta[:2] for M in (88, 100, 120, 136, 150, 180)] == [
         (64, 32), (64, 40), (64, 40), (64, 48), (64, 56), (64, 64)]
-    # where the last token column fills better (runs 126-127, tiles.FILL_BUCKETS): three 40-wide columns at 113-120
-    # rows from N = 1025, at 161-168 seven 24-wide below 1025 and three 56-wide from there
-    assert [tile_of(M, N).cta[:2] for M, N in ((116, 1280), (164, 2048), (164, 1024))] == [(64, 40), (64, 56), (64, 24)]
+    # where the last token column fills better (runs 126-128, tiles.FILL_BUCKETS): three 40-wide columns at 113-120
+    # rows from N = 1025, at 161-168 seven 24-wide below 1025 and three 56-wide from there, under 128-row weight tiles
+    # from N = 4225
+    assert [tile_of(M, N).cta[:2] for M, N in ((116, 1280), (164, 2048), (164, 1024), (164, 4400))] == [
+        (64, 40), (64, 56), (64, 24), (128, 56)]
     after = ((100, 2304), (120, 2304), (200, 2304), (88, 2560), (150, 2560), (180, 2816))
     assert [tile_of(M, N).cta[:2] for M, N in after] == [(64, 56), (64, 64), (64, 72), (64, 48), (64, 80), (64, 96)]
     # 16-bit at 65-160 rows: the two columns with no cluster below N = 2561, in a 1x2 cluster from there (runs 112-113)
@@ -168,27 +171,27 @@ FP8_SHAPES = ([(72, 1040, 512), (200, 2832, 512), (240, 1040, 512)] + [(M, 2576,
               + [(136, 12520, 512), (200, 12520, 512), (250, 12520, 512), (110, 9304, 512), (110, 11000, 512),
                  (216, 8704, 512)] + [(140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (240, 4400, 512),
                                       (250, 4400, 512), (150, 5000, 512), (240, 5000, 512), (200, 4400, 512),
-                                      (220, 5000, 512), (170, 6000, 512)] + FP8_NARROW_SHAPES)
+                                      (220, 5000, 512), (170, 6000, 512), (164, 4400, 512)] + FP8_NARROW_SHAPES)
 
 
 def expect_fp8_tiles(tile_of) -> None:
     # from N = 12288 one column under 128-row weight tiles in 4x1 clusters (the promotion buffer leaves room for the
-    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows, from 10241 at 97-128); in that band
-    # unswapped token tiles under weight tiles N / 64 wide in 2x1 clusters: 128-row ones at 225-256 rows and at
-    # 209-224 to 9216, 64-row ones at 97-128 to 10240; two columns in steps of 8 at 65-80 and 97-112 rows below
-    # N = 4225 and under the 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows;
-    # from N = 4225 three 48-, 56- and 64-wide token columns under 128-row weight tiles, no cluster, at 140, 150 and 170
-    # rows to N = 5633 (run 96), two 88- and 96-wide ones in 1x2 clusters from there (170x6000, 185x6000; run 87); at
-    # 225-256 rows three 80- or 88-wide token columns, no cluster, to MID_N (runs 89-91), 128x128 from there; at
-    # 193-224 three 72- or 80-wide ones, no cluster, to N = 5633 (run 94); below that tiles.NARROW_COLUMNS' (runs
-    # 120-121), then at 193-224 rows three 72-wide or four 56-wide no-cluster columns (run 122), after which the
-    # buckets' own tiles (N = 2576, 200x2832) and the 65-80 and 225-256-row ones (N = 1040)
+    # 192-row tiles of 8449-12672 only under 64 tokens, at 65-128 rows, from 10241 at 97-128); in that band unswapped
+    # token tiles under weight tiles N / 64 wide in 2x1 clusters: 128-row ones at 225-256 rows and at 209-224 to 9216,
+    # 64-row ones at 97-128 to 10240; two columns in steps of 8 at 65-80 and 97-112 rows below N = 4225 and under the
+    # 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows; from N = 4225 three 48-,
+    # 56- and 64-wide token columns under 128-row weight tiles, no cluster, at 140, 150 and 170 rows to N = 5633 (run
+    # 96), 56-wide at 161-168 (164x4400, run 130), two 88- and 96-wide ones in 1x2 clusters from there (170x6000,
+    # 185x6000; run 87); at 225-256 rows three 80- or 88-wide token columns, no cluster, to MID_N (runs 89-91), 128x128
+    # from there; at 193-224 three 72- or 80-wide ones, no cluster, to N = 5633 (run 94); below that
+    # tiles.NARROW_COLUMNS' (runs 120-121), then at 193-224 rows three 72-wide or four 56-wide no-cluster columns (run
+    # 122), after which the buckets' own tiles (N = 2576, 200x2832) and the 65-80 and 225-256-row ones (N = 1040)
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
         (64, 40, 128), (64, 112, 128), (64, 128, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128),
         (64, 80, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 48, 128), (128, 64, 128), (128, 96, 128),
         (128, 80, 128), (128, 88, 128), (128, 56, 128), (128, 128, 128), (128, 72, 128), (128, 80, 128),
-        (128, 88, 128)] + [(64, width, 128) for width in (24, 40, 32, 48, 56, 64, 40, 72, 56, 56, 32)]
+        (128, 88, 128), (128, 56, 128)] + [(64, width, 128) for width in (24, 40, 32, 48, 56, 64, 40, 72, 56, 56, 32)]
     assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab)
             for M, N in ((240, 4400), (250, 4400), (150, 5000), (200, 4400), (220, 5000), (140, 5000), (170, 4400),
                          (170, 6000), (185, 6000))] == [((1, 1, 1), True)] * 7 + [((1, 2, 1), True)] * 2

@@ -228,6 +228,10 @@ def test_shape_tiles_follow_the_buckets():
     assert (shape_tile(fp8, 136, 2561).cta, shape_tile(fp8, 136, 2561).cluster) == ((64, 72, 128), (1, 2, 1))
     assert shape_tile(fp8, 104, 2049).cluster == (1, 2, 1) and shape_tile(fp8, 200, 1025).cta == (64, 72, 128)
     int8 = cg.GemmSpec(arch=90, a=cg.Operand("int8"), b=cg.Operand("int8", "column"), d=cg.Operand("bf16"))
+    # 161-168 rows' three 56-wide columns from N = 4225 (run 128) with fp8 too, not with int8, whose columns go in 16s
+    for spec, M, width in ((fp8, 164, 56), (fp8, 172, 64), (int8, 164, 64)):
+        tile = shape_tile(spec, M, 4400)
+        assert (tile.cta, tile.cluster, tile.swap_ab) == ((128, width, 128), (1, 1, 1), True), (spec.a.dtype, M)
     # M -> (N, token column width, cluster N) from that N on
     int8_columns = {88: ((1024, 32, 1), (2560, 32, 1), (2561, 48, 2)), 104: ((1024, 32, 1), (1025, 64, 1),
                                                                             (2561, 112, 1)),
@@ -395,12 +399,15 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, width // 2, 64), *two_columns), M
         assert large.epilogue_tile == ("auto" if M <= 144 else (128, 80)), M
         assert shape_tile(SPEC, M, TALL_N - 1) == large, M
-    for M in (161, 176, 177, 192):  # two 96-wide token tiles under 64-row weight tiles below TWO_64_COLUMNS_END_N,
-        narrow, large = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1), shape_tile(SPEC, M, LARGE_N)  # then two 88-
-        assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M  # or 96-wide ones
-        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # under 128-row weight tiles in a 1x2 cluster from
-        assert three == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1), M  # THREE_COLUMNS_END_N, three 64-wide before
-        assert (three.cta, three.mainloop, three.swap_ab, three.cluster) == ((128, 64, 64), *no_cluster), M
+    for M in (161, 168, 169, 176, 177, 192):  # two 96-wide token tiles under 64-row weight tiles below
+        narrow, large = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1), shape_tile(SPEC, M, LARGE_N)
+        assert (narrow.cta, narrow.swap_ab, narrow.cluster) == ((64, 96, 128), True, (1, 1, 1)), M
+        # TWO_64_COLUMNS_END_N, then three 64-wide (161-168 rows: 56-wide, run 128) under 128-row weight tiles,
+        # then from THREE_COLUMNS_END_N two 88- or 96-wide ones in a 1x2 cluster
+        three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)
+        assert three == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1), M
+        assert (three.cta, three.mainloop, three.swap_ab, three.cluster) == ((128, 56 if M <= 168 else 64, 64),
+                                                                             *no_cluster), M
         assert shape_tile(SPEC, M, THREE_COLUMNS_END_N) == large, M
         assert (large.cta, large.mainloop, large.swap_ab, large.cluster) == ((128, 88 if M <= 176 else 96, 64),
                                                                              *two_columns), M
