@@ -34,7 +34,7 @@ def read(path: pathlib.Path) -> list:
             kernels.append((f"{name} grid ({m.group(2)}, {m.group(3)}, {m.group(4)})", {}))
         elif kernels and (m := METRIC.match(line) or SECTION_ROW.match(line)):
             kernels[-1][1][m.group(1)] = (float(m.group(3).replace(",", "")), m.group(2) or "")
-        # ncu wraps its sentences: this one's unit may fall on the next line
+        # ncu wraps its sentences: this one's last words may fall on the next line
         elif kernels and (m := L1TEX_STALL.search(" ".join(x.strip() for x in lines[i:i + 2]))):
             kernels[-1][1]["L1TEX scoreboard stall"] = (float(m.group(1)), "cycle")
     if len(labels) != len(kernels):

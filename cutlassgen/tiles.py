@@ -762,7 +762,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
 
     def three_columns_161_176(columns: tuple) -> tuple:
         # 161-176 rows; 161-168 (a FILL_BUCKETS bucket) with three 56-wide columns where the operands' steps allow
-        # (int8 keeps 64; its last column fuller, 33-40 of 64 rows): against three 64-wide ones, cold / warm, bf16
+        # (int8, whose columns go in 16s, keeps 64): against three 64-wide ones, cold / warm, bf16
         # 1.10-1.27x / 1.11-1.31x at N = 4352-5600 (164x4352x4096 16.86 vs 18.62 us cold, 16.05 vs 20.98 warm;
         # tile_probe.py fillmore, run 128), then as the plan (fillwide, run 129) 1.07-1.18x / 1.10-1.40x at
         # N = 4352-5632 and K = 8192 (161x4352 16.00 vs 22.46 us warm); fp8 scaled (fillwidefp8, run 130) 1.04-1.16x /
