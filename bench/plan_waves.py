@@ -90,7 +90,8 @@ def main():
     print(f"{args.dtype} plan, M {args.m.start}-{args.m.stop - 1}, N {args.n.start}-{args.n.stop - 1}, {args.sms} SMs")
     for (tile, why), points in sorted(found.items(), key=lambda kv: min(p[0] for p in kv[1])):
         ms, ns, ctas = (sorted({p[i] for p in points}) for i in range(3))
-        least = (f", filled {min(token_fill(shape_tile(spec, M, N), M) for M, N, _ in points):.2f} at least"
+        # a group's points share its tile (its label): one shape_tile gives it
+        least = (f", filled {min(token_fill(shape_tile(spec, *points[0][:2]), M) for M in ms):.2f} at least"
                  if why == FILL_FLAG else "")
         print(f"{tile}: {why} at M {ms[0]}-{ms[-1]}, N {ns[0]}-{ns[-1]} ({len(points)} points, {ctas[0]}-{ctas[-1]} "
               f"CTAs{least})")
