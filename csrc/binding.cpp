@@ -17,7 +17,7 @@ namespace {
 cg_problem make_problem(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc, int64_t ldd,
                         uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, const std::vector<uintptr_t>& ptrs,
                         const std::vector<float>& scalars, int64_t aux_ld, uintptr_t workspace,
-                        size_t workspace_bytes, uintptr_t stream) {
+                        size_t workspace_bytes, uintptr_t stream, int64_t a_rows_readable = 0) {
   cg_problem p{};
   p.m = m; p.n = n; p.k = k; p.lda = lda; p.ldb = ldb; p.ldc = ldc; p.ldd = ldd;
   p.a = reinterpret_cast<const void*>(a);
@@ -32,6 +32,7 @@ cg_problem make_problem(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ld
   p.workspace = reinterpret_cast<void*>(workspace);
   p.workspace_bytes = workspace_bytes;
   p.stream = reinterpret_cast<void*>(stream);
+  p.a_rows_readable = a_rows_readable;
   return p;
 }
 
@@ -49,9 +50,9 @@ PYBIND11_MODULE(CUTLASSGEN_MODULE_NAME, m) {
         [](int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, int64_t ldd, uintptr_t a,
            uintptr_t b, uintptr_t c, uintptr_t d, const std::vector<uintptr_t>& ptrs,
            const std::vector<float>& scalars, int64_t aux_ld, uintptr_t workspace, size_t workspace_bytes,
-           uintptr_t stream) {
+           uintptr_t stream, int64_t a_rows_readable) {
           cg_problem p = make_problem(M, N, K, lda, ldb, ldc, ldd, a, b, c, d, ptrs, scalars, aux_ld, workspace,
-                                      workspace_bytes, stream);
+                                      workspace_bytes, stream, a_rows_readable);
           char msg[512] = {0};
           int code;
           {

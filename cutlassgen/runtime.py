@@ -17,7 +17,7 @@ from .dtypes import storage
 from .jit.flags import MODULE_NAME
 from .lower import lower_epilogue
 from .spec import GemmSpec
-from .tiles import alignment
+from .tiles import Sm90Config, alignment, resolve
 
 _INT32_MAX = 2**31 - 1
 torch = None  # bound on first call
@@ -86,6 +86,10 @@ class Kernel:
         # An all-auto kernel says once when a call's shape has a better per-shape tile (dispatch.per_shape_hint).
         self._hint_pending = tile_is_auto(spec)
         self._pdl = getattr(spec.tile, "pdl", False)  # then scalars come as numbers only (_vector_or_scalar)
+        # The M extent of the sm90 kernel's tile (a swap_ab kernel's CTA N): a call whose M is not a multiple of it
+        # lets the mainloop read the rows of a's buffer past M up to the tile's end (_rows_readable).
+        cfg = resolve(spec)
+        self._m_tile = (cfg.cta[1] if cfg.swap_ab else cfg.cta[0]) if isinstance(cfg, Sm90Config) else 0
 
     @property
     def build_info(self) -> dict:
@@ -222,8 +226,25 @@ class Kernel:
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=d.device) if ws else None
         self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
-                      d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev))
+                      d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev),
+                      self._rows_readable(a, M, K, lda))
         return self.Result(d, *extras) if self.Result else d
+
+    def _rows_readable(self, a, M, K, lda):
+        """How many rows of a, from its first, the kernel may read: up to the end of the M tile that holds row M - 1,
+        as far as a's storage reaches (a view of a taller buffer, e.g. an inference engine's static activations);
+        0 when that adds none. Reading them is memory-safe (they lie in a's own allocation) and changes no result: a
+        row past M only meets output rows past M, which the epilogue neither writes nor reduces. It spares the
+        last tile's loads from lying partly past a's end, which cost up to 1.4x the time on the H200 (bench/NOTES.md,
+        runs 131-133)."""
+        tile = self._m_tile
+        if not tile or M % tile == 0:
+            return 0
+        elements = a.untyped_storage().nbytes() // a.element_size() - a.storage_offset()
+        # the last element a row r reads: r * lda + K - 1 (row-major) or r + (K - 1) * lda (column-major)
+        rows = (elements - K) // lda + 1 if self._fa[1] else elements - (K - 1) * lda
+        rows = min(rows, -(-M // tile) * tile, _INT32_MAX)  # the descriptor's extent is an int
+        return rows if rows > M else 0
 
     def _hint_per_shape(self, M, N, K, stacklevel=3):
         from .dispatch import per_shape_hint
@@ -400,10 +421,13 @@ class Kernel:
                 self._hint_per_shape(M, N, K, stacklevel=4)
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
+        if self._fd is None:
+            self._prepare_fast_path()  # _rows_readable reads a's layout from it
         with T.cuda.device(device):
             stream = T.cuda.current_stream(device).cuda_stream
             self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
-                          out.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, stream)
+                          out.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, stream,
+                          self._rows_readable(a, M, K, lda))
         return self._result(out, extras)
 
     def _result(self, d, extras):

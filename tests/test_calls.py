@@ -1,8 +1,11 @@
 """Wrong calls raise before any launch, with the type the contract names and a message naming the argument.
 
 These run anywhere: the kernel is compiled (no GPU needed) and the checks come before the device check, which is
-the last one. Calls that need CUDA tensors to go wrong are in test_gpu_integration.py.
+the last one. Calls that need CUDA tensors to go wrong are in test_gpu_integration.py. The last test: how many of
+a's rows a call lets the kernel read.
 """
+import copy
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -107,3 +110,31 @@ def test_dlpack_arrays_are_taken_as_tensors(ci_kernels):
     bias = np.zeros(N, dtype=np.float32)
     with pytest.raises(ValueError, match="bias has dtype torch.float32"):
         ci_kernels["sm80"](a, b, c, **{**inputs, "bias": bias})
+
+
+def test_rows_readable_reaches_the_last_m_tiles_end_inside_a_storage(ci_kernels):
+    """How many of a's rows an sm90 kernel's mainloop may read (runtime._rows_readable): up to the end of the M tile
+    holding row M - 1 where a's storage reaches that far, fewer where it ends sooner, none past M otherwise."""
+    swap, plain, sm80 = ci_kernels["sm90_swap"], ci_kernels["sm90"], ci_kernels["sm80"]
+    for k in (swap, plain, sm80):
+        k._prepare_fast_path()
+    assert (swap._m_tile, plain._m_tile, sm80._m_tile) == (72, 128, 0)  # the swapped kernel's tile N, else its M
+
+    def readable(kernel, a):
+        lda = a.stride(0) if a.stride(1) == 1 else a.stride(1)
+        return kernel._rows_readable(a, a.shape[0], a.shape[1], lda)
+
+    buf = torch.empty(400, K).bfloat16()
+    assert readable(swap, buf[:100]) == 144  # two 72-row tiles
+    assert readable(plain, buf[:100]) == 128
+    assert readable(swap, buf[:144]) == 0  # M a whole number of tiles: nothing to widen
+    assert readable(swap, torch.empty(100, K).bfloat16()) == 0  # a's own storage: no row past M
+    assert readable(swap, buf[300:390]) == 100  # 10 rows left after the view, fewer than the tile's end (144)
+    assert readable(swap, buf[330:395]) == 70  # 65 rows in one 72-row tile, 5 rows past them in the storage
+    assert readable(sm80, buf[:100]) == 0  # the sm80 path reads with predicates, no descriptor to widen
+    # a column-major a (a spec with Operand(..., "column")): M runs along the buffer's rows
+    col_major = copy.copy(swap)
+    col_major._fa = (swap._fa[0], False, *swap._fa[2:])
+    col = torch.empty(K, 160).bfloat16()
+    assert readable(col_major, col[:, :100].t()) == 144
+    assert readable(col_major, col[:, 30:130].t()) == 130  # the last column reaches element 159 of its row

@@ -116,3 +116,54 @@ def test_matches_reference(gpu_kernel, name, shape):
             assert abs(got.item() - want.item()) <= 1e-2 * want.item() + 1e-6, f"amax {got.item()} vs {want.item()}"
         else:
             assert_close(got, want, slot.dtype, f"{name} {M}x{N}x{K} {slot.name}")
+
+
+def in_taller_buffer(t, extra, fill):
+    """t's values as a view of a buffer `extra` rows taller along M (its first dimension), the rest `fill`: for a
+    column-major t the buffer's rows are t's columns, so its leading dimension grows instead."""
+    import torch
+
+    row_major = t.stride(1) == 1
+    shape = (t.shape[0] + extra, t.shape[1]) if row_major else (t.shape[1], t.shape[0] + extra)
+    tall = torch.full(shape, fill, device=t.device).to(t.dtype)
+    view = tall[:t.shape[0]] if row_major else tall[:, :t.shape[0]].t()
+    view.copy_(t)
+    return tall, view
+
+
+@pytest.mark.parametrize("shape", [(7, 144, 80), (300, 144, 1040)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(GPU_SPECS))
+def test_rows_past_m_in_the_buffers_change_nothing(gpu_kernel, name, shape):
+    """a and out as the first M rows of taller buffers: the sm90 mainloop then reads a's rows past M up to its last M
+    tile's end (runtime._rows_readable). Those rows are NaN here, so a result or amax that took them in fails, and
+    out's rows past M must stay poisoned (the epilogue writes only the problem's rows)."""
+    import torch
+
+    import cutlassgen as cg
+
+    spec = GPU_SPECS[name]
+    kernel = gpu_kernel(name)
+    M, N, K = aligned_shape(spec, shape)
+    gen = torch.Generator(device="cuda").manual_seed(hash((name, shape, "tall")) % 2**31)
+    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+    def poison(dtype):  # what no result holds: NaN, or for integers a value far past the inputs' products
+        return 77 if dtype in ("int8", "int32") else float("nan")
+
+    _, tall_a = in_taller_buffer(a, 256, poison(spec.a.dtype))
+    out_buffer, out_view = in_taller_buffer(poisoned_out(spec, M, N), 64, poison(spec.d.dtype))
+    res = kernel(tall_a, b, c, out=out_view, **inputs)
+    torch.cuda.synchronize()
+    if kernel._m_tile and M % kernel._m_tile:  # the case this test is for: the kernel read rows past M
+        lda = tall_a.stride(0) if tall_a.stride(1) == 1 else tall_a.stride(1)
+        assert kernel._rows_readable(tall_a, M, K, lda) == -(-M // kernel._m_tile) * kernel._m_tile
+    ref = cg.reference(spec, a, b, c, **inputs)
+    assert_close(res.d if kernel.Result else res, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} D")
+    past = out_buffer[M:] if out_view.stride(1) == 1 else out_buffer[:, M:]
+    untouched = (past == 77).all() if spec.d.dtype in ("int8", "int32") else torch.isnan(past.float()).all()
+    assert untouched, f"{name}: the kernel wrote out's buffer past row M"
+    for slot in kernel._out_slots:
+        got, want = getattr(res, slot.name), getattr(ref, slot.name)
+        if slot.kind == "amax":
+            assert abs(got.item() - want.item()) <= 1e-2 * want.item() + 1e-6, f"amax {got.item()} vs {want.item()}"
+        else:
+            assert_close(got, want, slot.dtype, f"{name} {slot.name}")

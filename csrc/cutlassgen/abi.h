@@ -20,6 +20,8 @@ struct cg_problem {
   void* workspace;
   size_t workspace_bytes;
   void* stream;                 // cudaStream_t
+  int64_t a_rows_readable;      // rows of A the caller's buffer holds from its start, >= m (sm90 loads may read up to
+                                // the last M tile's end there instead of past A's end); 0 or m: only A's m rows
 };
 
 // Status codes; the message buffer says more.

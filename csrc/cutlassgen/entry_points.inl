@@ -136,6 +136,13 @@ cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t 
     cutlass::Status st = Kernel::initialize_workspace(args, p.workspace, stream, nullptr);
     if (st != cutlass::Status::kSuccess) return st;
     auto params = Kernel::to_underlying_arguments(args, p.workspace);
+#ifdef CUTLASSGEN_MAINLOOP_EXTENT
+    // Rows of A past M that the caller's buffer holds: the mainloop's descriptors span them (the sm90 template says
+    // why); the epilogue's and the scheduler's parameters stay the problem's.
+    if (p.a_rows_readable > p.m)
+      params.mainloop = Kernel::CollectiveMainloop::to_underlying_arguments(CUTLASSGEN_MAINLOOP_EXTENT(p),
+                                                                            args.mainloop, p.workspace);
+#endif
     // The launch the adapter's run() makes, through the handle set up above (the cubin's kernel when split).
     cudaLaunchAttribute attr[2];
     unsigned n_attrs = 0;
