@@ -19,7 +19,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
-     fillcheck fillmore fillwide fillwidefp8
+     fillcheck fillmore fillwide fillwidefp8 padded paddedfill
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1295,6 +1295,25 @@ FILL_MORE = [(named("swap 64x32x128 c1x1 pingpong", "swap 64x48x128 c1x1 pingpon
 FILL_WIDE = [(named("swap 128x64x64 c1x1 coop"), [(161, 4352, 4096), (164, 4608, 4096), (168, 5120, 4096),
                                                  (166, 5632, 4096), (164, 4352, 8192)])]
 FILL_WIDE_FP8 = [(("swap 128x64x128 c1x1 coop",), [(164, 4352, 4096), (166, 4992, 4096), (162, 5600, 4096)])]
+# padded (session 44, after the profile above): does the empty-row cost come from the token tile's TMA box lying
+# partly past a's end? Each kernel twice: on a of exactly M rows, and on the first M rows of a taller buffer (rows past
+# M NaN), where the runtime lets the mainloop's descriptor span a's buffer to the last M tile's end
+# (runtime._rows_readable); the NaN rows must leave the result as it was (checked into a NaN-poisoned output).
+# Run 131 (warm / cold, us): yes. Three 64-wide columns at 136x2048 17.41 -> 12.56 / 17.94 -> 13.46, four 48-wide at
+# 164x2048 18.98 -> 12.61 / 18.34 -> 13.70, at 192 rows (no row past M) unchanged; the plan at 150x9216 (unswapped
+# 64x224, 22 of its last tile's 64 rows used) 36.62 -> 30.58 / 38.42 -> 30.13, at 100x2048 12.70 -> 10.78 /
+# 11.62 -> 11.39; where the last tile is nearly full 0.97-1.01x (200x8192x8192 44.32 -> 45.06, both runs); fp8
+# 1.00-1.04x. Every padded call matched its reference.
+PADDED = [(named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in (64, 56, 48))),
+           [(136, 2048, 4096), (164, 2048, 4096), (192, 2048, 4096)]),
+          ({}, [(100, 2048, 4096), (136, 4096, 4096), (150, 9216, 4096), (164, 4352, 4096), (200, 8192, 8192),
+                (1000, 8192, 8192), (2000, 4096, 4096)])]
+# paddedfill (after run 131): where the last M tile is nearly full, the plan on a, on a padded buffer (NaN) and on a
+# zero-padded one, more rounds. Run 132: nearly full 0.99-1.01x (200x8192x8192 44.18 / 44.26 / 44.40 us), NaN and
+# zero rows alike; 250x4096 1.07x, 100x2048 1.14x, 150x9216 1.24x. So the runtime widens whenever it can.
+PADDED_FILL = [(200, 8192, 8192), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192), (250, 4096, 4096),
+               (4000, 4096, 4096), (120, 8192, 4096), (100, 2048, 4096), (150, 9216, 4096)]
+PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1619,6 +1638,53 @@ def int8_dequant_contenders(kernels, M, N, K):
         lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
 
 
+def in_taller_buffer(a, extra: int = 256, fill: float = float("nan")):
+    """a's values as the first rows of a buffer extra rows taller, the rows past them fill."""
+    tall = torch.full((a.shape[0] + extra, a.shape[1]), fill, device=a.device).to(a.dtype)
+    tall[:a.shape[0]] = a
+    return tall[:a.shape[0]]
+
+
+def twice_with_padded_a(kernels: dict, zeros: bool = False) -> dict:
+    """Each kernel under its name, and again as "<name> | padded" (called on in_taller_buffer(a)); with zeros also
+    as "<name> | padded zeros" (the rows past M zero instead of NaN)."""
+    return {**kernels, **{f"{name} | padded{fill}": k for name, k in kernels.items()
+                          for fill in ("", " zeros")[:1 + zeros]}}
+
+
+def padded_bias_gelu_contenders(kernels, M, N, K, zeros: bool = False):
+    a, w, bias = bf16_operands(M, N, K)
+    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+    tall = {"": a, " | padded": in_taller_buffer(a), " | padded zeros": in_taller_buffer(a, fill=0.0)}
+    timed = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
+    return with_checked_kernels(
+        timed, twice_with_padded_a(kernels, zeros=zeros),
+        lambda k, name, out=None: k(tall[name[name.find(" | "):] if " | " in name else ""], w.t(), bias=bias,
+                                    out=out),
+        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+
+
+def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
+    return padded_bias_gelu_contenders(kernels, M, N, K, zeros=True)
+
+
+def padded_fp8_contenders(kernels, M, N, K):
+    a8 = torch.randn(M, K, device="cuda").clamp(-448, 448).to(torch.float8_e4m3fn)
+    w8 = (torch.randn(N, K, device="cuda") / K ** 0.5 * 16).to(torch.float8_e4m3fn)
+    bias = torch.randn(N, device="cuda").bfloat16()
+    sa, sb = torch.rand(M, device="cuda") + 0.5, torch.rand(N, device="cuda") / 16
+    ref = (a8.double() @ w8.double().t()) * sa.double()[:, None] * sb.double() + bias.double()
+    tall_a = in_taller_buffer(a8)
+    timed = {"_scaled_mm": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa[:, None], scale_b=sb[None], bias=bias,
+                                                    out_dtype=torch.bfloat16)}
+    return with_checked_kernels(
+        timed, twice_with_padded_a(kernels),
+        lambda k, name, out=None: k(tall_a if name.endswith("| padded") else a8, w8.t(), scale_a=sa, scale_b=sb,
+                                    bias=bias, out=out),
+        lambda _: ref, tol=2e-2,
+        poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+
+
 def shipped_tiles(make, shapes) -> dict:
     """label -> the per-shape tile (tiles.shape_tile) an all-auto spec of make() runs at each of shapes today."""
     base = make(Sm90Tile())
@@ -1824,6 +1890,11 @@ CASES = {
     "fillmore": [beside_plan(tiles, shapes) for tiles, shapes in FILL_MORE],
     "fillwide": [*(beside_plan(tiles, shapes) for tiles, shapes in FILL_WIDE), *fp8_fast_then_without(FILL_WIDE_FP8)],
     "fillwidefp8": fp8_fast_then_without(FILL_WIDE_FP8),
+    "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
+                    "cuBLASLt fused")],
+    "padded": [*(("bf16 bias+gelu", bias_gelu, {**tiles, "auto+shapes": PLAN}, shapes, padded_bias_gelu_contenders,
+                  "cuBLASLt fused") for tiles, shapes in PADDED),
+               ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN}, PADDED_FP8, padded_fp8_contenders, "_scaled_mm")],
     "low200more": [beside_plan(tiles, shapes) for tiles, shapes in LOW200_MORE],
     "threecolsmore": [*(beside_plan(tiles, shapes) for tiles, shapes in THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
