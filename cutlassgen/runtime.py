@@ -235,8 +235,8 @@ class Kernel:
         as far as a's storage reaches (a view of a taller buffer, e.g. an inference engine's static activations);
         0 when that adds none. Reading them is memory-safe (they lie in a's own allocation) and changes no result: a
         row past M only meets output rows past M, which the epilogue neither writes nor reduces. It spares the
-        last tile's loads from lying partly past a's end, which cost up to 1.4x the time on the H200 (bench/NOTES.md,
-        runs 131-133)."""
+        last tile's loads from lying partly past a's end, which cost up to 1.5x the time on the H200 (bench/NOTES.md,
+        runs 131-132)."""
         tile = self._m_tile
         if not tile or M % tile == 0:
             return 0
