@@ -58,9 +58,27 @@ print(json.dumps(plans))
 """
 
 
+# cutlassgen from the tree the script runs in (its cwd), ahead of every other finder: an editable install of
+# cutlassgen (scripts/dev's .venv) puts its own finder in front of sys.path, which would import the working tree's
+# package whatever PYTHONPATH says, and every revision would compare equal to it.
+ONLY_TREE = """
+import importlib.machinery, os, sys
+class TreeFirst:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "cutlassgen" or name.startswith("cutlassgen."):
+            return importlib.machinery.PathFinder.find_spec(name, path or [os.getcwd()], target)
+        return None
+sys.meta_path.insert(0, TreeFirst)
+import cutlassgen
+if not os.path.abspath(cutlassgen.__file__).startswith(os.getcwd() + os.sep):
+    sys.exit(f"plan_diff: imported cutlassgen from {cutlassgen.__file__}, not from {os.getcwd()}")
+"""
+
+
 def _run_in(tree: pathlib.Path, script: str, *args: str):
-    """The JSON that script prints, run with the cutlassgen package in tree."""
-    out = subprocess.run([sys.executable, "-c", script, *args], cwd=tree, capture_output=True, text=True,
+    """The JSON that script prints, run with the cutlassgen package in tree (and no other)."""
+    out = subprocess.run([sys.executable, "-c", ONLY_TREE + script, *args], cwd=tree, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(tree)})
     if out.returncode != 0:
         sys.exit(f"plan_diff: the plan of {tree} failed:\n{out.stderr.strip()}")

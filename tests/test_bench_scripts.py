@@ -221,6 +221,18 @@ def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkey
     assert plan_diff.moved(before, before) == []
 
 
+def test_plan_diff_imports_the_tree_it_is_given_over_an_editable_install(monkeypatch, tmp_path):
+    # scripts/dev's .venv installs cutlassgen editable, whose import finder had made every revision compare equal to
+    # the working tree (0 points moved, session 44)
+    monkeypatch.syspath_prepend(str(BENCH))
+    plan_diff = importlib.import_module("plan_diff")
+    (tmp_path / "cutlassgen").mkdir()
+    (tmp_path / "cutlassgen" / "__init__.py").write_text("")
+    (tmp_path / "cutlassgen" / "tiles.py").write_text("WHERE = 'the given tree'\n")
+    script = "import json\nfrom cutlassgen import tiles\nprint(json.dumps(tiles.WHERE))\n"
+    assert plan_diff._run_in(tmp_path, script) == "the given tree"
+
+
 def test_plan_diff_grid_holds_every_threshold_of_the_plan_and_the_point_below(monkeypatch):
     # the hand-kept grid had missed new thresholds twice (N = 1537 in session 41, 9857 and 10561 before)
     monkeypatch.syspath_prepend(str(BENCH))
