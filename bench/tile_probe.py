@@ -19,7 +19,8 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      nocluster2colmid cluster4x2 morecols morecols2 morecolscheck morecolsmid
      morecolsmidcheck morecolsfp8 morecolsfp8check
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
-     fillcheck fillmore fillwide fillwidefp8 padded paddedfill
+     fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
+     band145more band145tall
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1313,6 +1314,32 @@ PADDED = [(named(*(f"swap 64x{w}x128 c1x1 pingpong" for w in (64, 56, 48))),
 # zero rows alike; 250x4096 1.07x, 100x2048 1.14x, 150x9216 1.24x. So the runtime widens whenever it can.
 PADDED_FILL = [(200, 8192, 8192), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192), (250, 4096, 4096),
                (4000, 4096, 4096), (120, 8192, 4096), (100, 2048, 4096), (150, 9216, 4096)]
+# band145 (session 44, after run 131): at 145-160 rows from N = 8449 to 9856 the plan's three unswapped 64-row token
+# tiles under 224-wide weight tiles (126 CTAs) ran 0.73-0.80x cuBLASLt fused on a bare a (150x9216x4096 36.6 vs 29.1
+# us), their last token tile 17-32 of 64 rows. Forms that keep every token row in one tile of a swapped kernel: one
+# 160-wide column under 128-row weight tiles with stream-K over the SMs (72 tiles) or split in two, under 64-row
+# ones (144 CTAs); two 80-wide columns (the tile of before, 1x2 cluster) and under 192-row weight tiles; three 56-wide.
+# Run 133 (us, warm / cold): the plan 29.5-30.5 / 28.3-30.0 at 145x8704, 156x9728 and 160x9856 but 35.6 / 31.6 at
+# 150x9216 and 67.7 / 59.1 at 152x9216x8192; the two columns under 192-row weight tiles 30.0-31.3 / 29.4-30.5
+# everywhere (50.0 / 49.2 at K = 8192), 0.93-0.97x cuBLASLt fused; stream-K over 72 tiles 32.5-34.7, the rest behind.
+BAND145 = [(named("swap 128x160x64 c1x1 coop stream-K always", "swap 128x160x64 c1x1 coop split2",
+                  "swap 64x160x64 c1x1 pingpong", "swap 128x80x64 c1x2 coop", "swap 192x80x64 c1x2 coop",
+                  "swap 128x56x64 c1x1 coop"),
+            [(145, 8704, 4096), (150, 9216, 4096), (156, 9728, 4096), (160, 9856, 4096), (152, 9216, 8192)])]
+# band145more (after band145, run 133): the 192-row-weight form beside the plan over more of the band. Run 134: the
+# 192-row tiles 29.5-30.7 / 29.2-30.3 us at all 20 shapes; the plan 29.5-31.2 warm but 34.7 at 158x9216, and cold
+# 28.0-29.6 at 12 shapes, 31.6-38.5 at 6 (146-158x9216, 146-150x9600; 1.04-1.29x the 192-row tiles' time).
+BAND145_MORE = [(named("swap 192x80x64 c1x2 coop"), [(m, n, 4096) for m in (146, 148, 150, 153, 158)
+                                                     for n in (8576, 8960, 9216, 9600)])]
+# band145tall (after band145more, run 134): the band's own 192-row tile as tiles.py builds it (full-width 64x80
+# subtiles) beside the 64x16-subtile one runs 133-134 timed, and the plan. Run 135: the plan 1.20-1.34x its time at
+# 146-150x9216 and 152x9216x8192 warm (37.9-40.1 vs 29.9-30.3 us; 69.9 vs 52.0), at 146, 150 and 158x9216 and 152x9216
+# x8192 cold (1.08-1.22x), and 0.96-1.01x elsewhere; the two subtiles alike but at K = 8192 (64x16, one stage more:
+# 49.6 vs 52.0 warm). tiles.py took the 192-row tile at 145-160 rows from N = 8449 (16-bit; 8-bit had it).
+BAND145_TALL = [(named("swap 192x80x64 c1x2 pingpong epi64x80", "swap 192x80x64 c1x2 coop"),
+                 [(145, 8704, 4096), (146, 9216, 4096), (148, 9216, 4096), (150, 9216, 4096), (158, 9216, 4096),
+                  (150, 8576, 4096), (153, 8960, 4096), (158, 8960, 4096), (156, 9728, 4096), (160, 9856, 4096),
+                  (152, 9216, 8192)])]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -1890,6 +1917,9 @@ CASES = {
     "fillmore": [beside_plan(tiles, shapes) for tiles, shapes in FILL_MORE],
     "fillwide": [*(beside_plan(tiles, shapes) for tiles, shapes in FILL_WIDE), *fp8_fast_then_without(FILL_WIDE_FP8)],
     "fillwidefp8": fp8_fast_then_without(FILL_WIDE_FP8),
+    "band145": [beside_plan(tiles, shapes) for tiles, shapes in BAND145],
+    "band145more": [beside_plan(tiles, shapes) for tiles, shapes in BAND145_MORE],
+    "band145tall": [beside_plan(tiles, shapes) for tiles, shapes in BAND145_TALL],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
                     "cuBLASLt fused")],
     "padded": [*(("bf16 bias+gelu", bias_gelu, {**tiles, "auto+shapes": PLAN}, shapes, padded_bias_gelu_contenders,

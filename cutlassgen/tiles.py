@@ -401,7 +401,7 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   (200x10240x4096 797 / 822 vs 635 / 653). At 65-128 rows below WIDE_N 1.15-1.27x (72x10240x4096 228 / 225 vs
 #   182 / 178; 120x9216x4096 330 / 321 vs 272 / 268), at N = 12288 0.98-1.00x the one column, which keeps it. At N =
 #   8192, where two 128-row columns make 128 CTAs, 0.72-0.81x them. At 225-256 rows the next form beat them, and at
-#   97-128 rows to N = 10240, 209-224 to 9216 and 145-192 to 9856 or 10560, where they make 90-108 CTAs (runs 74-77,
+#   97-128 rows to N = 10240, 209-224 to 9216 and 161-192 to 9856 or 10560, where they make 90-108 CTAs (runs 74-77,
 #   _n_classes.tall_in_band).
 # - M 225-256 in the same band (TALL_N to ONE_COLUMN_N): unswapped, the tokens in two 128-row tiles that a 2x1 cluster
 #   multicasts each weight tile to, the weight tile N / 64 wide in steps of 16 (a class per width: 144 up to
@@ -411,17 +411,19 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   591 / 565 vs 504 / 509, 256x11008x4096 616 / 601 vs 578 / 572, 256x12288x4096 649 / 644 vs 619 / 623; without the
 #   cluster (1x2 instead) 490 / 490 at 240x9216x4096. At 200 rows the 192-row tiles stay ahead (200x10240x4096
 #   479 / 470 vs 463 / 466 for 128x160); at 97-128 rows the same form with two 64-row token tiles (pingpong).
-# - M 145-192 in the same band, where the 192-row tiles make 2 x ceil(N / 192) CTAs (96 at N = 9216): unswapped with
-#   no cluster, the tokens in three 64-row pingpong tiles under 224-wide weight tiles (3 x ceil(N / 224) CTAs, up to
-#   132 to N = 9856), then at 177-192 rows all of them in one 192-row pingpong tile under 80-wide weight tiles (up to
-#   132 to N = 10560). Cold / warm against the 192-row tiles (runs 76-77): 184x9216x4096 477 / 450 vs 428 / 421,
-#   192x9216x4096 500 / 478 vs 448 / 440, 176x8456x4096 432 / 412 vs 384 / 371, 176x9216x8192 514 / 514 vs 475 / 470,
+# - M 161-192 (145-192 until runs 133-135, _own_n_classes) in the same band, where the 192-row tiles make 2 x
+#   ceil(N / 192) CTAs (96 at N = 9216): unswapped with no cluster, the tokens in three 64-row pingpong tiles under
+#   224-wide weight tiles (3 x ceil(N / 224) CTAs, up to 132 to N = 9856), then at 177-192 rows all of them in one
+#   192-row pingpong tile under 80-wide weight tiles (up to 132 to N = 10560). Cold / warm against the 192-row tiles
+#   (runs 76-77): 184x9216x4096 477 / 450 vs 428 / 421, 192x9216x4096 500 / 478 vs 448 / 440, 176x8456x4096 432 / 412
+#   vs 384 / 371, 176x9216x8192 514 / 514 vs 475 / 470,
 #   152x9216x4096 393 / 382 vs 380 / 371, 148x8704x4096 366 / 351 vs 356 / 347; the one 192-row tile 192x10240x4096
 #   513 / 502 vs 481 / 479, 180x10240x4096 469 / 457 vs 457 / 452. Mixed at 168x9728x8192 (454 / 521 vs 468 / 465);
 #   behind at 129-144 rows (144x9216x4096 337 / 315 at best vs 358 / 353) and past a wave (168x10240x4096, 138 CTAs
 #   of the three tiles: 307 / 301 vs 424 / 421). fp8 with fast accumulation: 184x9216 744 / 800 vs 694 / 700,
 #   192x10240 826 / 890 vs 782 / 792, 172x8704 669 / 736 vs 611 / 620 (run 78), but 160x8704 614 / 686 vs 640 / 696,
-#   so 8-bit operands take them from 161 rows.
+#   so 8-bit operands take them from 161 rows; since runs 133-135 16-bit ones too (the three tiles ran 1.2-1.35x
+#   the 192-row tiles' time at 146-158x9216).
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
@@ -590,7 +592,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # tall_in_band's arguments for the fitted tiles of widths, the 192-row tile after the last
         return {"before": fitted_classes(token_rows, *widths), "tall_from": 64 * widths[-1] + 1}
 
-    # 145-192 rows to THREE_TILES_END_N: unswapped, the tokens in three 64-row pingpong tiles under 224-wide weight
+    # 161-192 rows to THREE_TILES_END_N: unswapped, the tokens in three 64-row pingpong tiles under 224-wide weight
     # tiles, no cluster: 3 x ceil(N / 224) CTAs, up to 132
     three_token_tiles = {"cta": (64, 224, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
     # 177-192 rows, THREE_TILES_END_N to ONE_TOKEN_TILE_END_N: unswapped, all the tokens in one 192-row pingpong tile
@@ -603,8 +605,9 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # ceil(N / 192), 96 CTAs at N = 9216, 108 at 10240), then the 192-row tile from tall_from. Measured against it:
         # at 97-128 rows two 64-row token tiles 0.99-1.07x to N = 10240, tied or behind from 11008; at 209-224 two
         # 128-row ones 1.09-1.12x at N = 9216 (at 193-208 0.86-1.03x; at 9728-10240 +2-4% cold, -1-4% warm); at 145-192
-        # three 64-row ones 1.01-1.13x to N = 9856 (behind at 129-144 rows); at 177-192 one 192-row one 1.01-1.07x from
-        # 9857 to 10560 (at 168 rows 0.90-0.92x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
+        # three 64-row ones 1.01-1.13x to N = 9856 (behind at 129-144 rows; at 145-160 not since runs 133-135, which
+        # found them 1.2-1.35x slower at some shapes); at 177-192 one 192-row one 1.01-1.07x from 9857 to 10560 (at
+        # 168 rows 0.90-0.92x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
         # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
         # the classes before.
         if not band:
@@ -657,9 +660,11 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # 7680 with 8 more rows (the bucket's last)
         n, fields = two_columns_class
         return n, ({**fields, "cta": (128, tokens, k_main), "epilogue_tile": AUTO}, fields)
-    # 145-192 rows: three 64-row token tiles, then at 177-192 one 192-row one. With 8-bit operands not at 145-160, where
-    # fp8 (fast accumulation) ran 0.96 / 0.99x the 192-row tiles (160x8704x4096, run 77); 1.06-1.19x at 168-192 rows
-    # (runs 77-78).
+    # 161-192 rows: three 64-row token tiles, then at 177-192 one 192-row one; 1.06-1.19x with fp8 (runs 77-78). Not
+    # at 145-160 rows, whose third token tile holds 17-32 of its 64 rows: there the three tiles ran 1.2-1.35x the
+    # 192-row tiles' time at some shapes, warm or cold (146-158x9216x4096 37.9-40.1 vs 29.9-30.4 us warm, 152x9216x8192
+    # 69.9 vs 52.0), and 0.96-1.01x it elsewhere, the 192-row tiles 0.91-0.96x cuBLASLt fused throughout
+    # (tile_probe.py band145, band145more, band145tall; runs 133-135). fp8 had run 0.96 / 0.99x at 160x8704 (run 77).
     three_tiles = ((TALL_N, three_token_tiles),)
     three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
     # where N / 64 weight tiles fill half the SMs or less, buckets 80-224 split their tokens into two columns under
@@ -802,8 +807,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
                   *three_columns((no_cluster_column(56),),
                                  (TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}),
                                  two_columns_160),
-                  *tall_then_one_column(80, 160, (64, 80), **(three_then_tall if k_bytes == 2 else {}),
-                                        fallback=two_columns_160[1])),
+                  *tall_then_one_column(80, 160, (64, 80), fallback=two_columns_160[1])),
             168: three_columns_161_176((no_cluster_column(56), column_64)),
             176: three_columns_161_176((column_64,)),
             192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(

@@ -516,12 +516,12 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # two columns under 192-row weight tiles in a 1x2 cluster, pingpong (cuBLAS's form at N = 12288; probe runs
     # 70-71), the columns fitted in steps of 8 (runs 83-84)
     # (65-128 rows up to WIDE_N only: the one column led from there, run 70; where they make too few CTAs, below
-    # 10241 at 97-128 rows, 9217 at 209-224, 9857 at 145-176 and 10561 at 177-192, the unswapped forms below stand
-    # in, runs 74-77)
+    # 10241 at 97-128 rows, 9217 at 209-224, 9857 at 161-176 and 10561 at 177-192, the unswapped forms below stand
+    # in, runs 74-77; not at 145-160 since runs 133-135)
     assert (TALL_N, ONE_COLUMN_N) == (8449, 12673)  # 2 * ceil(N / 128), 2 * ceil(N / 192) > 132 SMs from here
     for M in (65, 80, 81, 96, 97, 112, 113, 128, 129, 136, 144, 145, 160, 161, 176, 177, 192, 193, 208, 209, 224):
         width = -(-M // 16) * 8
-        tall_from = (10241 if 97 <= M <= 128 else 9217 if M > 208 else TALL_N if M > 192 or M <= 144
+        tall_from = (10241 if 97 <= M <= 128 else 9217 if M > 208 else TALL_N if M > 192 or M <= 160
                      else ONE_TOKEN_TILE_END_N if M > 176 else THREE_TILES_END_N)
         for n in (tall_from, 10240, 11008, WIDE_N - 1) + ((WIDE_N, ONE_COLUMN_N - 1) if M > 128 else ()):
             if n < tall_from:
@@ -547,11 +547,11 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                     tile = shape_tile(SPEC, M, n)
                     assert (tile.cta, tile.mainloop, tile.cluster, tile.swap_ab) == ((rows, width, 64), mainloop,
                                                                                      (2, 1, 1), False), (M, n)
-    # at 145-192 rows, unswapped with no cluster: three 64-row token tiles under 224-wide weight tiles while
+    # at 161-192 rows, unswapped with no cluster: three 64-row token tiles under 224-wide weight tiles while
     # 3 x ceil(N / 224) CTAs fit the 132 SMs, then at 177-192 rows one 192-row token tile under 80-wide ones while
-    # ceil(N / 80) do (probe runs 76-77)
+    # ceil(N / 80) do (probe runs 76-77); at 145-160 rows the 192-row weight tiles above (runs 133-135)
     assert (THREE_TILES_END_N, ONE_TOKEN_TILE_END_N) == (9857, 10561)
-    for M in (145, 160, 161, 176, 177, 192):
+    for M in (161, 176, 177, 192):
         forms = [(n, (64, 224, 64)) for n in (TALL_N, 9216, THREE_TILES_END_N - 1)]
         forms += [(n, (192, 80, 64)) for n in (THREE_TILES_END_N, 10240, ONE_TOKEN_TILE_END_N - 1) if M > 176]
         for n, cta in forms:
@@ -647,8 +647,7 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
                 fitted_band = in_band and (224 < M <= 256 or (96 < M <= 128 and N < 10241)
                                            or (208 < M <= 224 and N < 9217))
                 holds = spec is not tf32 and spec is not fp8
-                three_band = (holds and in_band and N < THREE_TILES_END_N
-                              and (160 < M <= 192 or (spec is SPEC and 144 < M <= 160)))
+                three_band = holds and in_band and N < THREE_TILES_END_N and 160 < M <= 192
                 one_token_band = holds and in_band and THREE_TILES_END_N <= N < ONE_TOKEN_TILE_END_N and 176 < M <= 192
                 # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
                 assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 224 and in_band
