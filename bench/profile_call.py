@@ -21,8 +21,10 @@ def main():
     bias = torch.randn(64, device="cuda").bfloat16()
     out = torch.empty(64, 64, device="cuda", dtype=torch.bfloat16)
     stream = torch.cuda.current_stream().cuda_stream
+    # the binding's arguments: M N K, lda ldb ldc ldd, a b c d, epilogue pointers and scalars, aux ld, workspace and
+    # its size, stream, and a's rows readable past M (0: none)
     raw = (64, 64, 64, 64, 64, 0, 64, a.data_ptr(), b.data_ptr(), 0, out.data_ptr(), [bias.data_ptr()], [], 0, 0, 0,
-           stream)
+           stream, 0)
     mod = k._mod
     print(f"torch.mm                 {host_us_per_call(lambda: torch.mm(a, b)):7.2f} us")
     empty_us = host_us_per_call(lambda: torch.empty(64, 64, device='cuda', dtype=torch.bfloat16))
