@@ -13,10 +13,12 @@ import pathlib
 import secrets
 import shutil
 import time
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from ..errors import BuildError
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 COMPLETE = "COMPLETE"
 META = "meta.json"
@@ -87,6 +89,14 @@ def _arch_key(key: str, target_arch: int | str) -> str:
     return f"sm{target_arch}-{key}"
 
 
+def _filelock():
+    # imported where a lock is taken, not with the cache: filelock's import (asyncio's) took ~0.1 s of a warm start in
+    # a new process, and a cache hit takes no lock
+    import filelock
+
+    return filelock
+
+
 def _key_lock_path(root: pathlib.Path, arch_key: str) -> pathlib.Path:
     return root / "locks" / f"{arch_key}.lock"
 
@@ -95,7 +105,7 @@ def key_lock(key: str, target_arch: int, root: pathlib.Path | None = None) -> Fi
     """A per-key flock: the OS drops it when its holder dies, so a killed build never blocks the next one."""
     path = _key_lock_path(root or cache_root(), _arch_key(key, target_arch))
     path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path), timeout=lock_timeout())
+    return _filelock().FileLock(str(path), timeout=lock_timeout())
 
 
 def build_workspace(root: pathlib.Path) -> tuple[pathlib.Path, FileLock]:
@@ -104,7 +114,7 @@ def build_workspace(root: pathlib.Path) -> tuple[pathlib.Path, FileLock]:
     name = f"ninja-{secrets.token_hex(6)}"
     tmp = root / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(tmp / f"{name}.lock"))
+    lock = _filelock().FileLock(str(tmp / f"{name}.lock"))
     lock.acquire()
     (tmp / name).mkdir()
     return tmp / name, lock
@@ -118,10 +128,10 @@ def remove_workspace(work: pathlib.Path, lock: FileLock) -> None:
 
 def _unheld(lock_path: pathlib.Path) -> FileLock | None:
     """The lock, taken, if no live process holds it; else None."""
-    lock = FileLock(str(lock_path), timeout=0)
+    lock = _filelock().FileLock(str(lock_path), timeout=0)
     try:
         lock.acquire()
-    except Timeout:
+    except _filelock().Timeout:
         return None
     return lock
 
@@ -181,7 +191,7 @@ def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
 def acquire(lock: FileLock, what: str) -> None:
     try:
         lock.acquire()
-    except Timeout:
+    except _filelock().Timeout:
         raise BuildError(f"waited {lock.timeout:.0f} s for another process building {what} (lock {lock.lock_file}); "
                          "it is still alive and compiling. Raise CUTLASSGEN_LOCK_TIMEOUT or try again.",
                          "", "", "", []) from None
