@@ -1644,17 +1644,24 @@ def scaled_mm_takes(N, K) -> bool:
     return N % 16 == 0 and K % 16 == 0
 
 
-def fp8_scaled_contenders(kernels, M, N, K):
+def fp8_scaled_operands(M, N, K):
+    """The fp8 scaled cases' inputs (activations, weights, bias, per-row and per-column scales), the float64
+    reference, and torch._scaled_mm on them where it takes the shape (else None)."""
     a8 = torch.randn(M, K, device="cuda").clamp(-448, 448).to(torch.float8_e4m3fn)
     w8 = (torch.randn(N, K, device="cuda") / K ** 0.5 * 16).to(torch.float8_e4m3fn)
     bias = torch.randn(N, device="cuda").bfloat16()
-    sa, sb = torch.rand(M, 1, device="cuda") + 0.5, torch.rand(1, N, device="cuda") / 16
-    ref = (a8.double() @ w8.double().t()) * sa.double() * sb.double() + bias.double()
-    timed = {"_scaled_mm": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias,
-                                                    out_dtype=torch.bfloat16)} if scaled_mm_takes(N, K) else {}
+    sa, sb = torch.rand(M, device="cuda") + 0.5, torch.rand(N, device="cuda") / 16
+    ref = (a8.double() @ w8.double().t()) * sa.double()[:, None] * sb.double() + bias.double()
+    library = (lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa[:, None], scale_b=sb[None], bias=bias,
+                                        out_dtype=torch.bfloat16)) if scaled_mm_takes(N, K) else None
+    return a8, w8, bias, sa, sb, ref, library
+
+
+def fp8_scaled_contenders(kernels, M, N, K):
+    a8, w8, bias, sa, sb, ref, library = fp8_scaled_operands(M, N, K)
     return with_checked_kernels(
-        timed, kernels, lambda k, _: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias),
-        lambda _: ref, tol=2e-2)
+        {"_scaled_mm": library} if library else {}, kernels,
+        lambda k, _: k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias), lambda _: ref, tol=2e-2)
 
 
 def int8_dequant_contenders(kernels, M, N, K):
@@ -1702,16 +1709,10 @@ def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
 
 
 def padded_fp8_contenders(kernels, M, N, K):
-    a8 = torch.randn(M, K, device="cuda").clamp(-448, 448).to(torch.float8_e4m3fn)
-    w8 = (torch.randn(N, K, device="cuda") / K ** 0.5 * 16).to(torch.float8_e4m3fn)
-    bias = torch.randn(N, device="cuda").bfloat16()
-    sa, sb = torch.rand(M, device="cuda") + 0.5, torch.rand(N, device="cuda") / 16
-    ref = (a8.double() @ w8.double().t()) * sa.double()[:, None] * sb.double() + bias.double()
+    a8, w8, bias, sa, sb, ref, library = fp8_scaled_operands(M, N, K)
     tall_a = in_taller_buffer(a8)
-    timed = {"_scaled_mm": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa[:, None], scale_b=sb[None], bias=bias,
-                                                    out_dtype=torch.bfloat16)} if scaled_mm_takes(N, K) else {}
     return with_checked_kernels(
-        timed, twice_with_padded_a(kernels),
+        {"_scaled_mm": library} if library else {}, twice_with_padded_a(kernels),
         lambda k, name, out=None: k(tall_a if name.endswith("| padded") else a8, w8.t(), scale_a=sa, scale_b=sb,
                                     bias=bias, out=out),
         lambda _: ref, tol=2e-2,

@@ -90,6 +90,7 @@ class Kernel:
         # lets the mainloop read the rows of a's buffer past M up to the tile's end (_rows_readable).
         cfg = resolve(spec)
         self._m_tile = (cfg.cta[1] if cfg.swap_ab else cfg.cta[0]) if isinstance(cfg, Sm90Config) else 0
+        self._a_row_major = spec.a.layout == "row"
 
     @property
     def build_info(self) -> dict:
@@ -242,7 +243,7 @@ class Kernel:
             return 0
         elements = a.untyped_storage().nbytes() // a.element_size() - a.storage_offset()
         # the last element a row r reads: r * lda + K - 1 (row-major) or r + (K - 1) * lda (column-major)
-        rows = (elements - K) // lda + 1 if self._fa[1] else elements - (K - 1) * lda
+        rows = (elements - K) // lda + 1 if self._a_row_major else elements - (K - 1) * lda
         rows = min(rows, -(-M // tile) * tile, _INT32_MAX)  # the descriptor's extent is an int
         return rows if rows > M else 0
 
@@ -421,8 +422,6 @@ class Kernel:
                 self._hint_per_shape(M, N, K, stacklevel=4)
             ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
-        if self._fd is None:
-            self._prepare_fast_path()  # _rows_readable reads a's layout from it
         with T.cuda.device(device):
             stream = T.cuda.current_stream(device).cuda_stream
             self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,

@@ -116,8 +116,6 @@ def test_rows_readable_reaches_the_last_m_tiles_end_inside_a_storage(ci_kernels)
     """How many of a's rows an sm90 kernel's mainloop may read (runtime._rows_readable): up to the end of the M tile
     holding row M - 1 where a's storage reaches that far, fewer where it ends sooner, none past M otherwise."""
     swap, plain, sm80 = ci_kernels["sm90_swap"], ci_kernels["sm90"], ci_kernels["sm80"]
-    for k in (swap, plain, sm80):
-        k._prepare_fast_path()
     assert (swap._m_tile, plain._m_tile, sm80._m_tile) == (72, 128, 0)  # the swapped kernel's tile N, else its M
 
     def readable(kernel, a):
@@ -134,7 +132,7 @@ def test_rows_readable_reaches_the_last_m_tiles_end_inside_a_storage(ci_kernels)
     assert readable(sm80, buf[:100]) == 0  # the sm80 path reads with predicates, no descriptor to widen
     # a column-major a (a spec with Operand(..., "column")): M runs along the buffer's rows
     col_major = copy.copy(swap)
-    col_major._fa = (swap._fa[0], False, *swap._fa[2:])
+    col_major._a_row_major = False
     col = torch.empty(K, 160).bfloat16()
     assert readable(col_major, col[:, :100].t()) == 144
     assert readable(col_major, col[:, 30:130].t()) == 130  # the last column reaches element 159 of its row
