@@ -20,7 +20,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      morecolsmidcheck morecolsfp8 morecolsfp8check
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
-     band145more band145tall
+     band145more band145tall band161 tallsub
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1340,6 +1340,18 @@ BAND145_TALL = [(named("swap 192x80x64 c1x2 pingpong epi64x80", "swap 192x80x64 
                  [(145, 8704, 4096), (146, 9216, 4096), (148, 9216, 4096), (150, 9216, 4096), (158, 9216, 4096),
                   (150, 8576, 4096), (153, 8960, 4096), (158, 8960, 4096), (156, 9728, 4096), (160, 9856, 4096),
                   (152, 9216, 8192)])]
+# band161 (session 45; NOTES session 44 item 2): runs 133-135 found the three unswapped 64-row token tiles 1.2-1.35x
+# the 192-row tiles' time at some 145-160-row shapes only, varying from run to run; at 161-176 rows (last token tile
+# 33-48 of 64 rows) runs 76-78 found none. The plan beside the 192-row tile these rows would take (two 88-wide
+# columns), with full-width and CUTLASS's subtiles, at N = 9216 and 9600; run warm twice, then cold.
+BAND161 = [(named("swap 192x88x64 c1x2 pingpong epi64x88", "swap 192x88x64 c1x2 pingpong"),
+            [(m, n, 4096) for m in (161, 164, 168, 172, 176) for n in (9216, 9600)] + [(168, 9216, 8192)])]
+# tallsub (session 45; NOTES session 44 item 3): the 192-row weight tiles' epilogue subtile. Where the token column is
+# a multiple of 16 wide (48, 80, 112) tiles.py gives them subtiles as wide as it (64 x W); run 135 had CUTLASS's own
+# pick (64x16, sm90_epilogue_tile's "auto", one stage more) 1.05x faster at 152x9216x8192 and level at K = 4096. The
+# plan beside the same tile with the auto subtile, per column width.
+TALL_SUBTILE = [(named(f"swap 192x{w}x64 c1x2 pingpong"), [(m, n, k) for k in (4096, 8192)])
+                for w, m, n in ((48, 88, 10240), (80, 152, 9216), (80, 156, 11008), (112, 216, 10240))]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -1927,6 +1939,8 @@ CASES = {
     "band145": [beside_plan(tiles, shapes) for tiles, shapes in BAND145],
     "band145more": [beside_plan(tiles, shapes) for tiles, shapes in BAND145_MORE],
     "band145tall": [beside_plan(tiles, shapes) for tiles, shapes in BAND145_TALL],
+    "band161": [beside_plan(tiles, shapes) for tiles, shapes in BAND161],
+    "tallsub": [beside_plan(tiles, shapes) for tiles, shapes in TALL_SUBTILE],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
                     "cuBLASLt fused")],
     "padded": [*(("bf16 bias+gelu", bias_gelu, {**tiles, "auto+shapes": PLAN}, shapes, padded_bias_gelu_contenders,
