@@ -21,6 +21,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
+     band161more fitweights tallsubfp8
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1343,15 +1344,42 @@ BAND145_TALL = [(named("swap 192x80x64 c1x2 pingpong epi64x80", "swap 192x80x64 
 # band161 (session 45; NOTES session 44 item 2): runs 133-135 found the three unswapped 64-row token tiles 1.2-1.35x
 # the 192-row tiles' time at some 145-160-row shapes only, varying from run to run; at 161-176 rows (last token tile
 # 33-48 of 64 rows) runs 76-78 found none. The plan beside the 192-row tile these rows would take (two 88-wide
-# columns), with full-width and CUTLASS's subtiles, at N = 9216 and 9600; run warm twice, then cold.
+# columns), with full-width and CUTLASS's subtiles, at N = 9216 and 9600; run warm twice, then cold. Run 136 (warm /
+# cold, TFLOP/s): the plan 317 / 366 vs 391-393 at 161x9216, 308 warm vs 396-397 at 164x9216, 412 / 401 vs 462-468 at
+# 168x9216x8192; elsewhere 1.01-1.08x the 192-row tile (168x9216 408 / 395 vs 401 / 410). The two subtiles alike.
 BAND161 = [(named("swap 192x88x64 c1x2 pingpong epi64x88", "swap 192x88x64 c1x2 pingpong"),
             [(m, n, 4096) for m in (161, 164, 168, 172, 176) for n in (9216, 9600)] + [(168, 9216, 8192)])]
 # tallsub (session 45; NOTES session 44 item 3): the 192-row weight tiles' epilogue subtile. Where the token column is
 # a multiple of 16 wide (48, 80, 112) tiles.py gives them subtiles as wide as it (64 x W); run 135 had CUTLASS's own
 # pick (64x16, sm90_epilogue_tile's "auto", one stage more) 1.05x faster at 152x9216x8192 and level at K = 4096. The
-# plan beside the same tile with the auto subtile, per column width.
+# plan beside the same tile with the auto subtile, per column width. Run 137 (warm / cold): 80 wide the auto subtile
+# 446 / 455 vs 423 / 434 at 152x9216x8192, 505 / 507 vs 490 / 488 at 156x11008x8192, 1.00-1.02x at K = 4096; 48 and
+# 112 wide the full width led (88x10240 273 / 274 vs 262 / 266, 216x10240 513 / 514 vs 483 / 485).
 TALL_SUBTILE = [(named(f"swap 192x{w}x64 c1x2 pingpong"), [(m, n, k) for k in (4096, 8192)])
                 for w, m, n in ((48, 88, 10240), (80, 152, 9216), (80, 156, 11008), (112, 216, 10240))]
+# band161more (after band161 and tallsub, runs 136-137): the plan beside the 192-row tile over more of 161-176 rows,
+# and the 80-wide 192-row tile with CUTLASS's subtile over more of 145-160 rows (to N = 12672). Run 138 (warm twice,
+# cold):
+# the plan slow at 162x9216 (345 / 344 / 408 vs 392 / 391 / 396) and 174x9216 warm (394 / 396 vs 417 / 416), else
+# 1.01-1.06x the 192-row tile (170x9856 447 vs 419); the auto subtile 1.04-1.06x at K = 8192 (150x9216x8192 440 / 439 /
+# 448 vs 415 / 414 / 427), 0.99-1.02x at 4096. tiles.py took both (SHORT_LAST_WEIGHT_TILE_N, tall_80_subtile).
+BAND161_MORE = [(named("swap 192x88x64 c1x2 pingpong epi64x88"),
+                 [(m, n, 4096) for m in (162, 166, 170, 174) for n in (8704, 8960, 9216, 9600, 9856)]),
+                (named("swap 192x80x64 c1x2 pingpong"),
+                 [(145, 8704, 4096), (148, 9216, 4096), (150, 10240, 4096), (153, 11008, 4096), (158, 12288, 4096),
+                  (150, 9216, 8192), (156, 10240, 8192), (146, 12288, 8192)])]
+# fitweights (after band161more, run 138): the three unswapped token tiles' sick shapes lie at N = 9216, where 42
+# 224-wide weight tiles leave the last one 32 columns of B (its TMA box mostly past B's end, as the empty token rows'
+# cost was), and the 192-row tiles divide N. Weight tiles fitted nearer N / 44 (208, 216: 45 and 43 tiles) beside the
+# plan and the 192-row tile. Run 139: both behind (162x9216 277 and 357 vs 392 for the 192-row tile, 208 wide past a
+# wave with 135 CTAs); the plan slow again at 164x9216 warm (320 vs 398) and 161x9216x8192 (367 / 359 vs 458 / 465).
+FIT_WEIGHTS = [(named("64x208x64 c1x1 pingpong", "64x216x64 c1x1 pingpong", "swap 192x88x64 c1x2 pingpong epi64x88"),
+                [(162, 9216, 4096), (164, 9216, 4096), (174, 9216, 4096), (170, 9216, 4096), (161, 9216, 8192)]),
+               (named("64x208x64 c1x1 pingpong", "64x216x64 c1x1 pingpong", "swap 192x80x64 c1x2 pingpong"),
+                [(148, 9216, 4096), (150, 9216, 4096), (158, 9216, 4096)])]
+# The 80-wide 192-row tile with CUTLASS's subtile, fp8 with fast accumulation (runs 136-137 timed bf16). Run 139 had
+# it 64 bytes of K deep (x64) beside the plan's 128 (x128), which ran 1.11-1.17x it: no subtile result; now x128.
+TALL_SUBTILE_FP8 = [(("swap 192x80x128 c1x2 pingpong",), [(150, 9216, 4096), (152, 10240, 8192), (158, 12288, 4096)])]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -1941,6 +1969,10 @@ CASES = {
     "band145tall": [beside_plan(tiles, shapes) for tiles, shapes in BAND145_TALL],
     "band161": [beside_plan(tiles, shapes) for tiles, shapes in BAND161],
     "tallsub": [beside_plan(tiles, shapes) for tiles, shapes in TALL_SUBTILE],
+    "band161more": [beside_plan(tiles, shapes) for tiles, shapes in BAND161_MORE],
+    "fitweights": [beside_plan(tiles, shapes) for tiles, shapes in FIT_WEIGHTS],
+    "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
+                   for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
                     "cuBLASLt fused")],
     "padded": [*(("bf16 bias+gelu", bias_gelu, {**tiles, "auto+shapes": PLAN}, shapes, padded_bias_gelu_contenders,
