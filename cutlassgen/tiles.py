@@ -423,7 +423,7 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   of the three tiles: 307 / 301 vs 424 / 421). fp8 with fast accumulation: 184x9216 744 / 800 vs 694 / 700,
 #   192x10240 826 / 890 vs 782 / 792, 172x8704 669 / 736 vs 611 / 620 (run 78), but 160x8704 614 / 686 vs 640 / 696,
 #   so 8-bit operands take them from 161 rows; since runs 133-135 16-bit ones too (the three tiles ran 1.2-1.35x
-#   the 192-row tiles' time at 146-158x9216).
+#   the 192-row tiles' time at 146-158x9216), but at N = 9185-9248 (SHORT_LAST_WEIGHT_TILE_N, runs 136-139).
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
@@ -536,6 +536,10 @@ TWO_COLUMNS_MULTICAST_N = 2561
 # Where three 64-row token tiles under 224-wide weight tiles, and one 192-row token tile under 80-wide ones, would
 # pass it
 THREE_TILES_END_N = 224 * (132 // 3) + 1
+# Where 42 such weight tiles leave the last one 1-64 of N's columns (its TMA box mostly past B's end): at 161-176 rows
+# and N = 9216 the three tiles ran 1.13-1.29x the 192-row tiles' time in some runs (tile_probe.py band161,
+# band161more, fitweights; runs 136, 138-139), as the empty token rows had cost at 145-160 (runs 133-135)
+SHORT_LAST_WEIGHT_TILE_N = (224 * 41 + 1, 224 * 41 + 65)
 ONE_TOKEN_TILE_END_N = 80 * 132 + 1
 
 
@@ -600,7 +604,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     one_token_tile = {"cta": (192, 80, k_main), **_COOP, "mainloop": "pingpong", "epilogue_tile": AUTO}
 
     def tall_in_band(tall_tiles: tuple, before: tuple = (), tall_from: int = TALL_N,
-                     fallback: dict | None = None) -> tuple:
+                     fallback: dict | None = None, tall_within: tuple = ()) -> tuple:
         # The classes before (unswapped tiles that fill the SMs where the 192-row ones leave them idle: two columns of
         # ceil(N / 192), 96 CTAs at N = 9216, 108 at 10240), then the 192-row tile from tall_from. Measured against it:
         # at 97-128 rows two 64-row token tiles 0.99-1.07x to N = 10240, tied or behind from 11008; at 209-224 two
@@ -609,10 +613,16 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # found them 1.2-1.35x slower at some shapes); at 177-192 one 192-row one 1.01-1.07x from 9857 to 10560 (at
         # 168 rows 0.90-0.92x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
         # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
-        # the classes before.
+        # the classes before. tall_within: (start, stop) ranges of N inside before's where the 192-row tile stands in.
         if not band:
             return ()
-        return *before, (tall_from, tall_tiles if fallback is None else (*tall_tiles, fallback))
+        tall_class = tall_tiles if fallback is None else (*tall_tiles, fallback)
+        classes = list(before)
+        for start, stop in tall_within:
+            resumed = [] if any(n == stop for n, _ in classes) else [(stop, [f for n, f in classes if n < stop][-1])]
+            classes = sorted([*(c for c in classes if not start <= c[0] < stop), (start, tall_class), *resumed],
+                             key=lambda c: c[0])
+        return *classes, (tall_from, tall_class)
 
     def tall_then_one_column(tokens: int, one_tokens: int, epilogue_tile=AUTO, one_epilogue_tile=AUTO,
                              narrow_tokens: int | None = None, **band_classes) -> tuple:
@@ -667,6 +677,9 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     # (tile_probe.py band145, band145more, band145tall; runs 133-135). fp8 had run 0.96 / 0.99x at 160x8704 (run 77).
     three_tiles = ((TALL_N, three_token_tiles),)
     three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
+    # 161-176 rows, 16-bit operands (8-bit ones were not timed there): the 192-row tile where the three tiles' last
+    # weight tile is short (SHORT_LAST_WEIGHT_TILE_N); at the band's other N the three ran 1.01-1.05x it (runs 136, 138)
+    three_then_tall_161 = {**three_then_tall, "tall_within": (SHORT_LAST_WEIGHT_TILE_N,) if k_bytes == 2 else ()}
     # where N / 64 weight tiles fill half the SMs or less, buckets 80-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from TWO_64_COLUMNS_END_N on (2 x 68 = 136 CTAs at N = 4352, past a wave)
     # their tiles of before, which had taken over from MID_N: cold / warm at 4352-4544 (tile_probe.py wave4608, run
@@ -763,6 +776,11 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     def multicast_columns_from(width: int) -> tuple:
         return two_64_row_columns_from(TWO_COLUMNS_MULTICAST_N, width, k=k_decode)
     column_80 = no_cluster_column(80, (128, 80))
+    # 145-160 rows' 192-row tile, 16-bit operands: CUTLASS's 64x16 subtile (sm90_epilogue_tile; one stage more than
+    # 64x80) 1.04-1.06x at K = 8192 (152x9216x8192 446 / 455 vs 423 / 434 warm / cold), 0.99-1.02x at K = 4096
+    # (tile_probe.py tallsub, band161more, fitweights; runs 137-139). 8-bit operands keep the full width (their
+    # 192x80x128 was not timed); at 48 and 112 wide the full width led (88x10240 273 vs 262, 216x10240 513 vs 483)
+    tall_80_subtile = AUTO if k_bytes == 2 else (64, 80)
     column_64 = no_cluster_column(64)
 
     def three_columns_161_176(columns: tuple) -> tuple:
@@ -773,7 +791,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # N = 4352-5632 and K = 8192 (161x4352 16.00 vs 22.46 us warm); fp8 scaled (fillwidefp8, run 130) 1.04-1.16x /
         # 1.17-1.31x with fast accumulation, 1.02x / 1.02-1.05x without
         return (*three_columns(columns, narrowed(two_columns_192, 88)),
-                *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall, fallback=two_columns_192[1]))
+                *tall_then_one_column(96, 176, narrow_tokens=88, **three_then_tall_161, fallback=two_columns_192[1]))
     # 97-112 rows, 16-bit, TWO_64_COLUMNS_END_N to THREE_COLUMNS_END_N: two 56-wide columns with no cluster, 2 x
     # ceil(N / 128) CTAs, 1.02-1.08x the one 112-wide column under 64-row weight tiles (104x4352x4096 224 / 243 vs
     # 212 / 234, 112x5120 260 / 283 vs 247 / 268; three 40-wide columns 0.91-1.08x; runs 95-96)
@@ -807,7 +825,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
                   *three_columns((no_cluster_column(56),),
                                  (TWO_64_COLUMNS_END_N, {"cta": (64, 160, k_main), "cluster": (1, 1, 1)}),
                                  two_columns_160),
-                  *tall_then_one_column(80, 160, (64, 80), fallback=two_columns_160[1])),
+                  *tall_then_one_column(80, 160, tall_80_subtile, fallback=two_columns_160[1])),
             168: three_columns_161_176((no_cluster_column(56), column_64)),
             176: three_columns_161_176((column_64,)),
             192: (*three_columns((column_64,), two_columns_192), *tall_then_one_column(

@@ -341,9 +341,10 @@ def test_wide_weights_at_m_up_to_32_take_a_2x1_cluster():
 
 
 def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
-    from cutlassgen.tiles import (FOUR_56_COLUMNS_END_N, LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N,
-                                  THREE_64_COLUMNS_END_N, THREE_COLUMNS_END_N, THREE_TILES_END_N, TWO_64_COLUMNS_END_N,
-                                  TWO_COLUMNS_MULTICAST_N, WIDE_N, shape_class, shape_tile)
+    from cutlassgen.tiles import (FOUR_56_COLUMNS_END_N, LARGE_N, MID_N, ONE_COLUMN_N, ONE_TOKEN_TILE_END_N,
+                                  SHORT_LAST_WEIGHT_TILE_N, TALL_N, THREE_64_COLUMNS_END_N, THREE_COLUMNS_END_N,
+                                  THREE_TILES_END_N, TWO_64_COLUMNS_END_N, TWO_COLUMNS_MULTICAST_N, WIDE_N, shape_class,
+                                  shape_tile)
 
     for M, width in ((65, 80), (80, 80), (81, 96), (96, 96)):  # all the tokens in one swapped tile (from MID_N at
         narrow = shape_tile(SPEC, M, TALL_N - 1)  # 81-96)
@@ -529,7 +530,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
             tall = shape_tile(SPEC, M, n)
             assert (tall.cta, tall.mainloop, tall.cluster, tall.swap_ab) == ((192, width, 64), "pingpong",
                                                                              (1, 2, 1), True), (M, n)
-            full_width = width % 16 or width in (48, 80, 112)  # measured so (runs 70-71, 82-84)
+            # measured so (runs 70-71, 82-84); 80 wide CUTLASS's subtile since runs 137-139 (16-bit operands)
+            full_width = width % 16 or width in (48, 112)
             assert tall.epilogue_tile == ((64, width) if full_width else "auto"), (M, n)
         assert shape_class(M, TALL_N)[1] == TALL_N and shape_class(M, tall_from)[1] == tall_from, M
         assert shape_class(M, ONE_COLUMN_N)[1] == (ONE_COLUMN_N if M > 128 else WIDE_N), M
@@ -549,10 +551,20 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                                      (2, 1, 1), False), (M, n)
     # at 161-192 rows, unswapped with no cluster: three 64-row token tiles under 224-wide weight tiles while
     # 3 x ceil(N / 224) CTAs fit the 132 SMs, then at 177-192 rows one 192-row token tile under 80-wide ones while
-    # ceil(N / 80) do (probe runs 76-77); at 145-160 rows the 192-row weight tiles above (runs 133-135)
-    assert (THREE_TILES_END_N, ONE_TOKEN_TILE_END_N) == (9857, 10561)
+    # ceil(N / 80) do (probe runs 76-77); at 145-160 rows the 192-row weight tiles above (runs 133-135), at 161-176
+    # also where the 224-wide weight tiles' last is short, 9185-9248 (16-bit operands, runs 136-139)
+    assert (THREE_TILES_END_N, ONE_TOKEN_TILE_END_N, SHORT_LAST_WEIGHT_TILE_N) == (9857, 10561, (9185, 9249))
+    for M in (161, 176):
+        for n in (9192, 9216, 9248):
+            tall = shape_tile(SPEC, M, n)
+            assert (tall.cta, tall.cluster, tall.swap_ab, tall.epilogue_tile) == ((192, 88, 64), (1, 2, 1), True,
+                                                                                  (64, 88)), (M, n)
+        assert (shape_class(M, 9216)[1], shape_class(M, 9256)[1]) == (9185, 9249), M
+        fp8 = SPEC.replace(a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"))
+        assert shape_tile(fp8, M, 9216) == shape_tile(fp8, M, 9184), M  # 8-bit operands were not timed there
     for M in (161, 176, 177, 192):
-        forms = [(n, (64, 224, 64)) for n in (TALL_N, 9216, THREE_TILES_END_N - 1)]
+        forms = [(n, (64, 224, 64)) for n in (TALL_N, 9184, 9256, THREE_TILES_END_N - 1)]
+        forms += [(9216, (64, 224, 64))] if M > 176 else []
         forms += [(n, (192, 80, 64)) for n in (THREE_TILES_END_N, 10240, ONE_TOKEN_TILE_END_N - 1) if M > 176]
         for n, cta in forms:
             tile = shape_tile(SPEC, M, n)
@@ -602,7 +614,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
 
 def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     from cutlassgen.arch import WGMMA_BASE_N
-    from cutlassgen.tiles import ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, TALL_N, THREE_TILES_END_N, WIDE_N, shape_tile
+    from cutlassgen.tiles import (ONE_COLUMN_N, ONE_TOKEN_TILE_END_N, SHORT_LAST_WEIGHT_TILE_N, TALL_N,
+                                  THREE_TILES_END_N, WIDE_N, shape_tile)
 
     # fp8's promotion buffer refuses the one 224-wide column (224 accumulators a thread): the class of N below it
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
@@ -647,7 +660,9 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
                 fitted_band = in_band and (224 < M <= 256 or (96 < M <= 128 and N < 10241)
                                            or (208 < M <= 224 and N < 9217))
                 holds = spec is not tf32 and spec is not fp8
-                three_band = holds and in_band and N < THREE_TILES_END_N and 160 < M <= 192
+                # at 161-176 rows the 192-row tile where the last 224-wide weight tile is short (16-bit operands)
+                short_last = spec is SPEC and M <= 176 and N in range(*SHORT_LAST_WEIGHT_TILE_N)
+                three_band = holds and in_band and N < THREE_TILES_END_N and 160 < M <= 192 and not short_last
                 one_token_band = holds and in_band and THREE_TILES_END_N <= N < ONE_TOKEN_TILE_END_N and 176 < M <= 192
                 # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
                 assert tall == (spec is not tf32 and (spec is not fp8 or M <= 128) and 64 < M <= 224 and in_band
