@@ -5,10 +5,13 @@ mostly idle): runs 84-85 measured the second costly (tile_probe.py narrowcols, w
 stay under one wave). With --fill it also flags the points whose last token tile (a swapped tile's last column of
 tokens, an unswapped one's last row tile) holds under that fraction of its rows: run 126 (lastcol) measured a
 swapped tile's time rising as its last column empties (three 64-wide columns at N = 2048: 17.98 us at 136 rows,
-12.70 at 192). The flagged regions are where a probe case should time the plan next (wave7168, fillcheck).
+12.70 at 192). With --weight-fill the same for the last weight tile along N (a swapped tile's last row tile of
+weights, an unswapped one's last column tile): runs 136-139 had three unswapped 64-row token tiles under 224-wide
+weight tiles run 1.13-1.29x slower in some runs at N = 9216, whose last weight tile holds 32 of its 224 columns. The
+flagged regions are where a probe case should time the plan next (wave7168, fillcheck, band161).
 
 Run: python bench/plan_waves.py [--dtype bf16|e4m3] [--m FIRST:LAST:STEP] [--n FIRST:LAST:STEP] [--sms 132]
-     [--tail 0.25] [--low 0.6] [--fill 0.75]
+     [--tail 0.25] [--low 0.6] [--fill 0.75] [--weight-fill 0.3]
 """
 import argparse
 import dataclasses
@@ -50,12 +53,21 @@ def token_fill(tile: Sm90Tile, M: int) -> float:
     return (M - (math.ceil(M / rows) - 1) * rows) / rows
 
 
+def weight_fill(tile: Sm90Tile, N: int) -> float:
+    """The fraction of its columns of N that the tile's last weight tile holds (swap_ab: the kernel's last row tile)."""
+    cols = tile.cta[0] if tile.swap_ab else tile.cta[1]
+    return (N - (math.ceil(N / cols) - 1) * cols) / cols
+
+
 FILL_FLAG = "last token tile part-filled"
+WEIGHT_FILL_FLAG = "last weight tile part-filled"
 
 
-def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float, fill: float = 0.0) -> dict:
+def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float, fill: float = 0.0,
+         weight_fill_under: float = 0.0) -> dict:
     """(tile label, flag) -> [(M, N, CTAs), ...] for every flagged point of the grid (FILL_FLAG: where the last token
-    tile holds under fill of its rows; 0 flags none)."""
+    tile holds under fill of its rows, WEIGHT_FILL_FLAG: the last weight tile under weight_fill_under of its columns;
+    0 flags none)."""
     found = {}
     for M in ms:
         for N in ns:
@@ -63,7 +75,8 @@ def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float, fill: float 
             if tile is None:  # the spec's own default tile (M > 256 but wide N above 512 rows)
                 continue
             ctas = ctas_of(tile, M, N)
-            why = [flag(ctas, sms, tail, low), FILL_FLAG if token_fill(tile, M) < fill else None]
+            why = [flag(ctas, sms, tail, low), FILL_FLAG if token_fill(tile, M) < fill else None,
+                   WEIGHT_FILL_FLAG if weight_fill(tile, N) < weight_fill_under else None]
             for reason in filter(None, why):
                 found.setdefault((label(dataclasses.replace(spec, tile=tile)), reason), []).append((M, N, ctas))
     return found
@@ -84,15 +97,19 @@ def main():
     ap.add_argument("--low", type=float, default=0.6, help="flag fewer waves than this")
     ap.add_argument("--fill", type=float, default=0.0,
                     help="flag a last token tile under this fraction of its rows filled (default 0: none)")
+    ap.add_argument("--weight-fill", type=float, default=0.0,
+                    help="flag a last weight tile under this fraction of its columns filled (default 0: none)")
     args = ap.parse_args()
     spec = spec_of(args.dtype)
-    found = walk(spec, args.m, args.n, args.sms, args.tail, args.low, args.fill)
+    found = walk(spec, args.m, args.n, args.sms, args.tail, args.low, args.fill, args.weight_fill)
     print(f"{args.dtype} plan, M {args.m.start}-{args.m.stop - 1}, N {args.n.start}-{args.n.stop - 1}, {args.sms} SMs")
     for (tile, why), points in sorted(found.items(), key=lambda kv: min(p[0] for p in kv[1])):
         ms, ns, ctas = (sorted({p[i] for p in points}) for i in range(3))
         # a group's points share its tile (its label): one shape_tile gives it
-        least = (f", filled {min(token_fill(shape_tile(spec, *points[0][:2]), M) for M in ms):.2f} at least"
-                 if why == FILL_FLAG else "")
+        tile_of_group = shape_tile(spec, *points[0][:2])
+        least = (f", filled {min(token_fill(tile_of_group, M) for M in ms):.2f} at least" if why == FILL_FLAG
+                 else f", filled {min(weight_fill(tile_of_group, N) for N in ns):.2f} at least"
+                 if why == WEIGHT_FILL_FLAG else "")
         print(f"{tile}: {why} at M {ms[0]}-{ms[-1]}, N {ns[0]}-{ns[-1]} ({len(points)} points, {ctas[0]}-{ctas[-1]} "
               f"CTAs{least})")
 

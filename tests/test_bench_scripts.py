@@ -203,6 +203,13 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
     # 41 of 64, 177 (three 64-wide, 49 of 64) passes 0.7
     found = waves.walk(waves.spec_of("bf16"), (165, 169, 177), range(2048, 2049), 132, 0.25, 0.6, fill=0.7)
     assert found == {("swap 64x64x128 c1x1 pingpong", waves.FILL_FLAG): [(169, 2048, 96)]}
+    # the last weight tile's fill: 9216 columns in 224-wide tiles leave 32 in the last; 192-row swapped tiles divide
+    # 9216; at 177 rows the plan keeps the three unswapped tiles there (161-176 take the 192-row ones)
+    assert waves.weight_fill(Sm90Tile(cta=(64, 224, 64), mainloop="pingpong", cluster=one), 9216) == 32 / 224
+    assert waves.weight_fill(Sm90Tile(cta=(192, 88, 64), swap_ab=True, mainloop="pingpong", cluster=(1, 2, 1)),
+                             9216) == 1.0
+    found = waves.walk(waves.spec_of("bf16"), (170, 177), (9216, 9600), 132, 0, 0, weight_fill_under=0.3)
+    assert found == {("64x224x64 c1x1 pingpong", waves.WEIGHT_FILL_FLAG): [(177, 9216, 126)]}
 
 
 def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkeypatch):
