@@ -21,7 +21,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
-     band161more fitweights tallsubfp8
+     band161more fitweights tallsubfp8 weightfill
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1380,6 +1380,23 @@ FIT_WEIGHTS = [(named("64x208x64 c1x1 pingpong", "64x216x64 c1x1 pingpong", "swa
 # The 80-wide 192-row tile with CUTLASS's subtile, fp8 with fast accumulation (runs 136-137 timed bf16). Run 139 had
 # it 64 bytes of K deep (x64) beside the plan's 128 (x128), which ran 1.11-1.17x it: no subtile result; now x128.
 TALL_SUBTILE_FP8 = [(("swap 192x80x128 c1x2 pingpong",), [(150, 9216, 4096), (152, 10240, 8192), (158, 12288, 4096)])]
+# weightfill (session 45, for the next GPU session; not run yet): where `plan_waves.py --weight-fill 0.3` finds the
+# plan's last weight tile part-filled (the mechanism runs 136-139 point to at 161-176x9216), the plan beside widths
+# whose last tile is fuller, and at a nearby N that the plan's tile fills (the control). Warm twice, then cold: the
+# slow shapes of runs 133-139 came and went from run to run.
+WEIGHT_FILL = [
+    # 97-128 rows: two 64-row token tiles under N / 64-wide weight tiles in steps of 16 (144 at 8512: last 16 of 144)
+    (named("64x136x64 c2x1 pingpong", "64x152x64 c2x1 pingpong"), [(100, 8512, 4096), (100, 8640, 4096)]),
+    (named("64x152x64 c2x1 pingpong", "64x176x64 c2x1 pingpong"), [(120, 9472, 4096), (120, 9600, 4096)]),
+    # 225-256 rows: two 128-row token tiles (144 at 8512, 176 at 10432: last 48 of 176)
+    (named("128x136x64 c2x1 coop", "128x152x64 c2x1 coop"), [(240, 8512, 4096), (240, 8640, 4096)]),
+    (named("128x184x64 c2x1 coop"), [(240, 10432, 4096), (240, 10560, 4096)]),
+    # 177-192 rows: three 64-row token tiles under 224-wide weight tiles (last 32 and 64 of 224), then one 192-row
+    # token tile under 80-wide ones (last 16 of 80 at 10256)
+    (named("swap 192x96x64 c1x2 pingpong", "64x232x64 c1x1 pingpong"),
+     [(184, 8768, 4096), (184, 9024, 4096), (184, 8960, 4096), (184, 9216, 4096)]),
+    (named("192x88x64 c1x1 pingpong"), [(184, 10256, 4096), (184, 10240, 4096)]),
+]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -1971,6 +1988,7 @@ CASES = {
     "tallsub": [beside_plan(tiles, shapes) for tiles, shapes in TALL_SUBTILE],
     "band161more": [beside_plan(tiles, shapes) for tiles, shapes in BAND161_MORE],
     "fitweights": [beside_plan(tiles, shapes) for tiles, shapes in FIT_WEIGHTS],
+    "weightfill": [beside_plan(tiles, shapes) for tiles, shapes in WEIGHT_FILL],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
