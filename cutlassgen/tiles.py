@@ -416,14 +416,14 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   224-wide weight tiles (3 x ceil(N / 224) CTAs, up to 132 to N = 9856), then at 177-192 rows all of them in one
 #   192-row pingpong tile under 80-wide weight tiles (up to 132 to N = 10560). Cold / warm against the 192-row tiles
 #   (runs 76-77): 184x9216x4096 477 / 450 vs 428 / 421, 192x9216x4096 500 / 478 vs 448 / 440, 176x8456x4096 432 / 412
-#   vs 384 / 371, 176x9216x8192 514 / 514 vs 475 / 470,
-#   152x9216x4096 393 / 382 vs 380 / 371, 148x8704x4096 366 / 351 vs 356 / 347; the one 192-row tile 192x10240x4096
-#   513 / 502 vs 481 / 479, 180x10240x4096 469 / 457 vs 457 / 452. Mixed at 168x9728x8192 (454 / 521 vs 468 / 465);
-#   behind at 129-144 rows (144x9216x4096 337 / 315 at best vs 358 / 353) and past a wave (168x10240x4096, 138 CTAs
-#   of the three tiles: 307 / 301 vs 424 / 421). fp8 with fast accumulation: 184x9216 744 / 800 vs 694 / 700,
-#   192x10240 826 / 890 vs 782 / 792, 172x8704 669 / 736 vs 611 / 620 (run 78), but 160x8704 614 / 686 vs 640 / 696,
-#   so 8-bit operands take them from 161 rows; since runs 133-135 16-bit ones too (the three tiles ran 1.2-1.35x
-#   the 192-row tiles' time at 146-158x9216), but at N = 9185-9248 (SHORT_LAST_WEIGHT_TILE_N, runs 136-139).
+#   vs 384 / 371, 176x9216x8192 514 / 514 vs 475 / 470, 152x9216x4096 393 / 382 vs 380 / 371, 148x8704x4096
+#   366 / 351 vs 356 / 347; the one 192-row tile 192x10240x4096 513 / 502 vs 481 / 479, 180x10240x4096 469 / 457 vs
+#   457 / 452. Mixed at 168x9728x8192 (454 / 521 vs 468 / 465); behind at 129-144 rows (144x9216x4096 337 / 315 at
+#   best vs 358 / 353) and past a wave (168x10240x4096, 138 CTAs of the three tiles: 307 / 301 vs 424 / 421). fp8
+#   with fast accumulation: 184x9216 744 / 800 vs 694 / 700, 192x10240 826 / 890 vs 782 / 792, 172x8704 669 / 736 vs
+#   611 / 620 (run 78), but 160x8704 614 / 686 vs 640 / 696, so 8-bit operands take them from 161 rows; since runs
+#   133-135 16-bit ones too (the three tiles ran 1.2-1.35x the 192-row tiles' time at 146-158x9216), but at
+#   N = 9185-9248 (SHORT_LAST_WEIGHT_TILE_N, runs 136-139).
 # - M 225-256, MID_N <= N < TALL_N: 128x128 cooperative (256x8192x4096 608 / 583 vs 496-509 for two swapped
 #   128-wide token tiles, 256x8192^2 698 / 683 vs 568 / 548; 240x8192x4096 577 / 549 vs cuBLASLt fused 595 / 574;
 #   runs 52-53).
