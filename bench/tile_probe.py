@@ -21,7 +21,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      morecolsfp8wide morecolsint8 morecolsint8check fourcols16 lastcol
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
-     band161more fitweights tallsubfp8 weightfill
+     band161more fitweights tallsubfp8 weightfill band161fp8
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1397,6 +1397,11 @@ WEIGHT_FILL = [
      [(184, 8768, 4096), (184, 9024, 4096), (184, 8960, 4096), (184, 9216, 4096)]),
     (named("192x88x64 c1x1 pingpong"), [(184, 10256, 4096), (184, 10240, 4096)]),
 ]
+# band161fp8 (session 46; NOTES session 45 item 2): 8-bit operands at 161-176 rows keep three unswapped 64-row token
+# tiles under 224-wide weight tiles at N = 9216 too (the 16-bit change of 52f2edf left them out, untimed): the plan
+# beside the 192-row tile the 16-bit operands now take there, fp8 with and without fast accumulation, and int8.
+BAND161_8BIT = [(("swap 192x88x128 c1x2 pingpong epi64x88",),
+                 [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)])]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -1994,6 +1999,8 @@ CASES = {
     "band161more": beside_plan_each(BAND161_MORE),
     "fitweights": beside_plan_each(FIT_WEIGHTS),
     "weightfill": beside_plan_each(WEIGHT_FILL),
+    "band161fp8": [*fp8_fast_then_without(BAND161_8BIT),
+                   *(int8_beside_plan(named(*names), shapes) for names, shapes in BAND161_8BIT)],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
