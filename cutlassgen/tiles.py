@@ -613,14 +613,19 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # found them 1.2-1.35x slower at some shapes); at 177-192 one 192-row one 1.01-1.07x from 9857 to 10560 (at
         # 168 rows 0.90-0.92x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
         # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
-        # the classes before. tall_within: (start, stop) ranges of N inside before's where the 192-row tile stands in.
+        # the classes before. tall_within: (start, stop) ranges of N inside before's where the 192-row tile stands in;
+        # a spec that cannot hold it there keeps the class it stands in for (fp8 without fast accumulation).
         if not band:
             return ()
         tall_class = tall_tiles if fallback is None else (*tall_tiles, fallback)
         classes = list(before)
         for start, stop in tall_within:
-            resumed = [] if any(n == stop for n, _ in classes) else [(stop, [f for n, f in classes if n < stop][-1])]
-            classes = sorted([*(c for c in classes if not start <= c[0] < stop), (start, tall_class), *resumed],
+            def in_effect(n: int) -> dict | tuple:
+                return [fields for n_min, fields in classes if n_min <= n][-1]
+            replaced = in_effect(start)
+            within = (*tall_tiles, *(replaced if isinstance(replaced, tuple) else (replaced,)))
+            resumed = [] if any(n == stop for n, _ in classes) else [(stop, in_effect(stop))]
+            classes = sorted([*(c for c in classes if not start <= c[0] < stop), (start, within), *resumed],
                              key=lambda c: c[0])
         return *classes, (tall_from, tall_class)
 
@@ -677,9 +682,13 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     # (tile_probe.py band145, band145more, band145tall; runs 133-135). fp8 had run 0.96 / 0.99x at 160x8704 (run 77).
     three_tiles = ((TALL_N, three_token_tiles),)
     three_then_tall = {"before": three_tiles, "tall_from": THREE_TILES_END_N}
-    # 161-176 rows, 16-bit operands (8-bit ones were not timed there): the 192-row tile where the three tiles' last
-    # weight tile is short (SHORT_LAST_WEIGHT_TILE_N); at the band's other N the three ran 1.01-1.05x it (runs 136, 138)
-    three_then_tall_161 = {**three_then_tall, "tall_within": (SHORT_LAST_WEIGHT_TILE_N,) if k_bytes == 2 else ()}
+    # 161-176 rows, 16-bit operands and fp8: the 192-row tile where the three tiles' last weight tile is short
+    # (SHORT_LAST_WEIGHT_TILE_N); at the band's other N the three ran 1.01-1.05x it (runs 136, 138). fp8 with fast
+    # accumulation the same (tile_probe.py band161fp8, run 142: 161x9216x4096 21.55 / 21.95 / 20.18 us vs 17.70 /
+    # 17.95 / 18.27 warm, warm, cold; 168 and 174 rows 1.00-1.11x; 164x9216x4096 0.95-1.01x; over its five shapes at
+    # 9216 the 192-row tile 5% less time); without it fp8 keeps the three (the 192-row tile would spill). int8 keeps
+    # them: its 192x96 tile took 1% less time over the same shapes, but 1.05-1.09x the three's at 164x9216x4096
+    three_then_tall_161 = {**three_then_tall, "tall_within": (SHORT_LAST_WEIGHT_TILE_N,) if k_bytes == 2 or fp8 else ()}
     # where N / 64 weight tiles fill half the SMs or less, buckets 80-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from TWO_64_COLUMNS_END_N on (2 x 68 = 136 CTAs at N = 4352, past a wave)
     # their tiles of before, which had taken over from MID_N: cold / warm at 4352-4544 (tile_probe.py wave4608, run

@@ -203,15 +203,16 @@ def expect_fp8_tiles(tile_of) -> None:
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512), (88, 1008, 512),
-                   (136, 2304, 512), (150, 2048, 512)]
+                   (136, 2304, 512), (150, 2048, 512), (166, 9216, 512)]
 
 
 def expect_fp8_fast_tiles(tile_of) -> None:
     # 2 x 72 under 192-row weight tiles at 129-144 rows, 2 x 88 at 161-176, full-width subtiles; below N = 2561
-    # tiles.NARROW_COLUMNS' (4 x 24 at 88x1008, 3 x 48 at 136x2304 with the 144-wide column's subtile, 3 x 56)
+    # tiles.NARROW_COLUMNS' (4 x 24 at 88x1008, 3 x 48 at 136x2304 with the 144-wide column's subtile, 3 x 56);
+    # 2 x 88 at 166x9216 too, inside the three 64-row token tiles' band (tiles.SHORT_LAST_WEIGHT_TILE_N)
     assert [(tile_of(M, N).cta, tile_of(M, N).epilogue_tile) for M, N, _ in FP8_FAST_SHAPES] == [
         ((192, 72, 128), (64, 72)), ((192, 72, 128), (64, 72)), ((192, 88, 128), (64, 88)), ((192, 88, 128), (64, 88)),
-        ((64, 24, 128), "auto"), ((64, 48, 128), (64, 48)), ((64, 56, 128), "auto")]
+        ((64, 24, 128), "auto"), ((64, 48, 128), (64, 48)), ((64, 56, 128), "auto"), ((192, 88, 128), (64, 88))]
 
 
 SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),

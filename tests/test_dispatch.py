@@ -552,7 +552,8 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     # at 161-192 rows, unswapped with no cluster: three 64-row token tiles under 224-wide weight tiles while
     # 3 x ceil(N / 224) CTAs fit the 132 SMs, then at 177-192 rows one 192-row token tile under 80-wide ones while
     # ceil(N / 80) do (probe runs 76-77); at 145-160 rows the 192-row weight tiles above (runs 133-135), at 161-176
-    # also where the 224-wide weight tiles' last is short, 9185-9248 (16-bit operands, runs 136-139)
+    # also where the 224-wide weight tiles' last is short, 9185-9248 (16-bit operands, runs 136-139; fp8 with fast
+    # accumulation, run 142)
     assert (THREE_TILES_END_N, ONE_TOKEN_TILE_END_N, SHORT_LAST_WEIGHT_TILE_N) == (9857, 10561, (9185, 9249))
     for M in (161, 176):
         for n in (9192, 9216, 9248):
@@ -561,7 +562,13 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
                                                                                   (64, 88)), (M, n)
         assert (shape_class(M, 9216)[1], shape_class(M, 9256)[1]) == (9185, 9249), M
         fp8 = SPEC.replace(a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"))
-        assert shape_tile(fp8, M, 9216) == shape_tile(fp8, M, 9184), M  # 8-bit operands were not timed there
+        fast = fp8.replace(tile={"fp8_fast_accum": True})
+        assert shape_tile(fast, M, 9216).cta == (192, 88, 128) and shape_tile(fast, M, 9184).cta == (64, 224, 128)
+        # without fast accumulation fp8 holds neither the 192-row tile nor the three: what it has at 9184; int8's
+        # 192-row tile (192x96) ran level with the three there (run 142): it keeps them
+        assert shape_tile(fp8, M, 9216) == shape_tile(fp8, M, 9184), M
+        int8 = fp8.replace(a=cg.Operand("int8"), b=cg.Operand("int8", "column"), accumulator="int32")
+        assert shape_tile(int8, M, 9216) == shape_tile(int8, M, 9184) and shape_tile(int8, M, 9216).cta[1] == 224
     for M in (161, 176, 177, 192):
         forms = [(n, (64, 224, 64)) for n in (TALL_N, 9184, 9256, THREE_TILES_END_N - 1)]
         forms += [(9216, (64, 224, 64))] if M > 176 else []
@@ -634,7 +641,7 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
     assert shape_tile(int8, 250, 4400).cta == (128, 128, 128) and shape_tile(fast, 250, 4400).cta == (128, 88, 128)
     # 8-bit operands take the three 64-row token tiles from 161 rows only (fp8 lost at 160x8704, run 77); without
     # fast accumulation fp8 holds neither unswapped form nor the 192-row tile: the two 128-row columns of before
-    assert shape_tile(fast, 150, 9216).cta == (192, 80, 128) and shape_tile(fast, 170, 9216).cta == (64, 224, 128)
+    assert shape_tile(fast, 150, 9216).cta == (192, 80, 128) and shape_tile(fast, 170, 9600).cta == (64, 224, 128)
     assert shape_tile(fp8, 170, 9216).cta == (128, 88, 128) and shape_tile(fp8, 190, 10240).cta == (128, 96, 128)
     # tf32 takes no tile off wgmma's base N: the narrower class's tile, the bucket's own, else 128x128
     tf32 = cg.GemmSpec(arch=90, a=cg.Operand("fp32"), b=cg.Operand("fp32", "column"), d=cg.Operand("fp32"))
@@ -660,8 +667,9 @@ def test_a_class_tile_the_spec_refuses_falls_back_to_the_next_valid_one():
                 fitted_band = in_band and (224 < M <= 256 or (96 < M <= 128 and N < 10241)
                                            or (208 < M <= 224 and N < 9217))
                 holds = spec is not tf32 and spec is not fp8
-                # at 161-176 rows the 192-row tile where the last 224-wide weight tile is short (16-bit operands)
-                short_last = spec is SPEC and M <= 176 and N in range(*SHORT_LAST_WEIGHT_TILE_N)
+                # at 161-176 rows the 192-row tile where the last 224-wide weight tile is short (16-bit operands,
+                # fp8 with fast accumulation)
+                short_last = spec in (SPEC, fast) and M <= 176 and N in range(*SHORT_LAST_WEIGHT_TILE_N)
                 three_band = holds and in_band and N < THREE_TILES_END_N and 160 < M <= 192 and not short_last
                 one_token_band = holds and in_band and THREE_TILES_END_N <= N < ONE_TOKEN_TILE_END_N and 176 < M <= 192
                 # fp8's promotion buffer leaves room for the 48- and 64-wide columns of 65-128 rows only
