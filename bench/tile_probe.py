@@ -1379,11 +1379,16 @@ FIT_WEIGHTS = [(named("64x208x64 c1x1 pingpong", "64x216x64 c1x1 pingpong", "swa
                 [(148, 9216, 4096), (150, 9216, 4096), (158, 9216, 4096)])]
 # The 80-wide 192-row tile with CUTLASS's subtile, fp8 with fast accumulation (runs 136-137 timed bf16). Run 139 had
 # it 64 bytes of K deep (x64) beside the plan's 128 (x128), which ran 1.11-1.17x it: no subtile result; now x128.
+# Run 141 (warm twice, cold): the plan's full-width 64x80 1.07-1.11x at K = 4096 (150x9216 17.31 / 17.39 / 18.11 us
+# vs 19.17 / 19.20 / 19.46), level at 152x10240x8192: 8-bit operands keep it.
 TALL_SUBTILE_FP8 = [(("swap 192x80x128 c1x2 pingpong",), [(150, 9216, 4096), (152, 10240, 8192), (158, 12288, 4096)])]
-# weightfill (session 45, for the next GPU session; not run yet): where `plan_waves.py --weight-fill 0.3` finds the
-# plan's last weight tile part-filled (the mechanism runs 136-139 point to at 161-176x9216), the plan beside widths
-# whose last tile is fuller, and at a nearby N that the plan's tile fills (the control). Warm twice, then cold: the
-# slow shapes of runs 133-139 came and went from run to run.
+# weightfill (session 45): where `plan_waves.py --weight-fill 0.3` finds the plan's last weight tile part-filled (the
+# mechanism runs 136-139 point to at 161-176x9216), the plan beside widths whose last tile is fuller, and at a nearby N
+# that the plan's tile fills (the control). Warm twice, then cold: the slow shapes of runs 133-139 came and went from
+# run to run. Run 140: no such cost here; the plan's TFLOP/s at the flagged N as at the controls (100x8512 272 vs
+# 100x8640 266 warm), and it led or tied every fuller width but 64x152 at the control 100x8640 warm (272 vs 266-268;
+# cold the plan led); 177-192 rows 1.01-1.16x cuBLASLt fused, 97-128 and 225-256 rows 0.91-1.00x (240x10432 37.22
+# vs 35.18 us).
 WEIGHT_FILL = [
     # 97-128 rows: two 64-row token tiles under N / 64-wide weight tiles in steps of 16 (144 at 8512: last 16 of 144)
     (named("64x136x64 c2x1 pingpong", "64x152x64 c2x1 pingpong"), [(100, 8512, 4096), (100, 8640, 4096)]),
@@ -1401,6 +1406,10 @@ WEIGHT_FILL = [
 # tiles under 224-wide weight tiles at N = 9216 too (the 16-bit change of 52f2edf left them out, untimed): the plan
 # beside the 192-row tile the 16-bit operands now take there, fp8 with fast accumulation and int8 (without fast
 # accumulation the 192x88 tile's promoted accumulators would spill, and int8 takes CTA N in steps of 16: 192x96).
+# Run 142 (warm twice, cold): fp8 the plan slow at 161x9216 (21.55 / 21.95 / 20.18 us vs 17.70 / 17.95 / 18.27),
+# 168x9216 in one warm pass and 174x9216 warm (19.18 / 19.12 vs 18.18 / 17.92), ahead at 164x9216 warm (17.30 vs
+# 18.13); over the five 9216 shapes the 192-row tile 5% less time, so tiles.py gave it fp8 with fast accumulation
+# there. int8 the same pattern but level in sum (161x9216 21.49 vs 18.40, 164x9216 16.94 vs 18.43): unchanged.
 BAND161_8BIT = [(("swap 192x88x128 c1x2 pingpong epi64x88",),
                  [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)])]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]

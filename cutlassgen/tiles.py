@@ -787,8 +787,9 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     column_80 = no_cluster_column(80, (128, 80))
     # 145-160 rows' 192-row tile, 16-bit operands: CUTLASS's 64x16 subtile (sm90_epilogue_tile; one stage more than
     # 64x80) 1.04-1.06x at K = 8192 (152x9216x8192 446 / 455 vs 423 / 434 warm / cold), 0.99-1.02x at K = 4096
-    # (tile_probe.py tallsub, band161more, fitweights; runs 137-139). 8-bit operands keep the full width (their
-    # 192x80x128 was not timed); at 48 and 112 wide the full width led (88x10240 273 vs 262, 216x10240 513 vs 483)
+    # (tile_probe.py tallsub, band161more, fitweights; runs 137-139). 8-bit operands keep the full width: fp8 with
+    # fast accumulation ran 1.07-1.11x CUTLASS's subtile at K = 4096 (150x9216 17.31 vs 19.17 us warm), level at
+    # 8192 (tallsubfp8, run 141); at 48 and 112 wide the full width led (88x10240 273 vs 262, 216x10240 513 vs 483)
     tall_80_subtile = AUTO if k_bytes == 2 else (64, 80)
     column_64 = no_cluster_column(64)
 
