@@ -614,7 +614,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # 168 rows 0.90-0.92x). tile_probe.py fitn, fitlow, fitlowcheck, fitmid, fitmidcheck: runs
         # 73-77. fallback: the tile a spec that cannot hold the 192-row one (fp8's promotion buffer) keeps there, not
         # the classes before. tall_within: (start, stop) ranges of N inside before's where the 192-row tile stands in;
-        # a spec that cannot hold it there keeps the class it stands in for (fp8 without fast accumulation).
+        # a spec that cannot hold it there takes the class it stands in for, or what that class falls back to.
         if not band:
             return ()
         tall_class = tall_tiles if fallback is None else (*tall_tiles, fallback)
@@ -686,8 +686,9 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     # (SHORT_LAST_WEIGHT_TILE_N); at the band's other N the three ran 1.01-1.05x it (runs 136, 138). fp8 with fast
     # accumulation the same (tile_probe.py band161fp8, run 142: 161x9216x4096 21.55 / 21.95 / 20.18 us vs 17.70 /
     # 17.95 / 18.27 warm, warm, cold; 168 and 174 rows 1.00-1.11x; 164x9216x4096 0.95-1.01x; over its five shapes at
-    # 9216 the 192-row tile 5% less time); without it fp8 keeps the three (the 192-row tile would spill). int8 keeps
-    # them: its 192x96 tile took 1% less time over the same shapes, but 1.05-1.09x the three's at 164x9216x4096
+    # 9216 the 192-row tile 5% less time); without it fp8 holds neither (its promotion buffer would spill) and keeps
+    # its tiles. int8 keeps the three: its 192x96 tile took 1% less time over the same shapes, but 1.05-1.09x the
+    # three's at 164x9216x4096
     three_then_tall_161 = {**three_then_tall, "tall_within": (SHORT_LAST_WEIGHT_TILE_N,) if k_bytes == 2 or fp8 else ()}
     # where N / 64 weight tiles fill half the SMs or less, buckets 80-224 split their tokens into two columns under
     # 64-row weight tiles (_bucket_tiles); from TWO_64_COLUMNS_END_N on (2 x 68 = 136 CTAs at N = 4352, past a wave)
