@@ -22,6 +22,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
+     band161padded
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1412,6 +1413,13 @@ WEIGHT_FILL = [
 # there. int8 the same pattern but level in sum (161x9216 21.49 vs 18.40, 164x9216 16.94 vs 18.43): unchanged.
 BAND161_8BIT = [(("swap 192x88x128 c1x2 pingpong epi64x88",),
                  [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)])]
+# band161padded (session 46; NOTES session 46 item 2): the three unswapped token tiles' slow passes at 161-176x9216
+# (runs 136-139, 142) against run 140's finding that a short last weight tile alone costs nothing (184x9216, whose
+# last token tile is nearly full, ran 1.03-1.05x cuBLASLt fused): the three tiles and the 192-row tile, each on a
+# and on a NaN-padded taller buffer (the runtime then widens the mainloop's descriptors past M, as runs 131-132).
+BAND161_PADDED = (named("64x224x64 c1x1 pingpong", "swap 192x88x64 c1x2 pingpong epi64x88"),
+                  [(161, 9216, 4096), (164, 9216, 4096), (168, 9216, 4096), (174, 9216, 4096), (164, 9600, 4096),
+                   (161, 9216, 8192)])
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -2011,6 +2019,8 @@ CASES = {
     "weightfill": beside_plan_each(WEIGHT_FILL),
     "band161fp8": [*(fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes) for names, shapes in BAND161_8BIT),
                    int8_beside_plan(named("swap 192x96x128 c1x2 pingpong epi64x96"), BAND161_8BIT[0][1])],
+    "band161padded": [("bf16 bias+gelu", bias_gelu, {**BAND161_PADDED[0], "auto+shapes": PLAN}, BAND161_PADDED[1],
+                       padded_bias_gelu_contenders, "cuBLASLt fused")],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
