@@ -1413,7 +1413,7 @@ WEIGHT_FILL = [
 # there. int8 the same pattern but level in sum (161x9216 21.49 vs 18.40, 164x9216 16.94 vs 18.43): unchanged.
 BAND161_8BIT = [(("swap 192x88x128 c1x2 pingpong epi64x88",),
                  [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)])]
-# band161padded (session 46; NOTES session 46 item 2): the three unswapped token tiles' slow passes at 161-176x9216
+# band161padded (session 46, not run yet; NOTES session 46 item 2): the three token tiles' slow passes at 161-176x9216
 # (runs 136-139, 142) against run 140's finding that a short last weight tile alone costs nothing (184x9216, whose
 # last token tile is nearly full, ran 1.03-1.05x cuBLASLt fused): the three tiles and the 192-row tile, each on a
 # and on a NaN-padded taller buffer (the runtime then widens the mainloop's descriptors past M, as runs 131-132).
