@@ -1415,7 +1415,7 @@ BAND161_8BIT = [(("swap 192x88x128 c1x2 pingpong epi64x88",),
                  [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)])]
 # band161padded (session 46, not run yet; NOTES session 46 item 2): the three token tiles' slow passes at 161-176x9216
 # (runs 136-139, 142) against run 140's finding that a short last weight tile alone costs nothing (184x9216, whose
-# last token tile is nearly full, ran 1.03-1.05x cuBLASLt fused): the three tiles and the 192-row tile, each on a
+# last token tile is nearly full, ran 1.01-1.05x cuBLASLt fused): the three tiles and the 192-row tile, each on a
 # and on a NaN-padded taller buffer (the runtime then widens the mainloop's descriptors past M, as runs 131-132).
 BAND161_PADDED = (named("64x224x64 c1x1 pingpong", "swap 192x88x64 c1x2 pingpong epi64x88"),
                   [(161, 9216, 4096), (164, 9216, 4096), (168, 9216, 4096), (174, 9216, 4096), (164, 9600, 4096),
