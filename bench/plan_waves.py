@@ -106,10 +106,9 @@ def main():
     for (tile, why), points in sorted(found.items(), key=lambda kv: min(p[0] for p in kv[1])):
         ms, ns, ctas = (sorted({p[i] for p in points}) for i in range(3))
         # a group's points share its tile (its label): one shape_tile gives it
-        tile_of_group = shape_tile(spec, *points[0][:2])
-        least = (f", filled {min(token_fill(tile_of_group, M) for M in ms):.2f} at least" if why == FILL_FLAG
-                 else f", filled {min(weight_fill(tile_of_group, N) for N in ns):.2f} at least"
-                 if why == WEIGHT_FILL_FLAG else "")
+        fill_of = {FILL_FLAG: lambda tile: min(token_fill(tile, M) for M in ms),
+                   WEIGHT_FILL_FLAG: lambda tile: min(weight_fill(tile, N) for N in ns)}.get(why)
+        least = f", filled {fill_of(shape_tile(spec, *points[0][:2])):.2f} at least" if fill_of else ""
         print(f"{tile}: {why} at M {ms[0]}-{ms[-1]}, N {ns[0]}-{ns[-1]} ({len(points)} points, {ctas[0]}-{ctas[-1]} "
               f"CTAs{least})")
 

@@ -1411,15 +1411,14 @@ WEIGHT_FILL = [
 # 168x9216 in one warm pass and 174x9216 warm (19.18 / 19.12 vs 18.18 / 17.92), ahead at 164x9216 warm (17.30 vs
 # 18.13); over the five 9216 shapes the 192-row tile 5% less time, so tiles.py gave it fp8 with fast accumulation
 # there. int8 the same pattern but level in sum (161x9216 21.49 vs 18.40, 164x9216 16.94 vs 18.43): unchanged.
-BAND161_8BIT = [(("swap 192x88x128 c1x2 pingpong epi64x88",),
-                 [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)])]
+BAND161_8BIT_SHAPES = [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)]
 # band161padded (session 46, not run yet; NOTES session 46 item 2): the three token tiles' slow passes at 161-176x9216
 # (runs 136-139, 142) against run 140's finding that a short last weight tile alone costs nothing (184x9216, whose
 # last token tile is nearly full, ran 1.01-1.05x cuBLASLt fused): the three tiles and the 192-row tile, each on a
 # and on a NaN-padded taller buffer (the runtime then widens the mainloop's descriptors past M, as runs 131-132).
-BAND161_PADDED = (named("64x224x64 c1x1 pingpong", "swap 192x88x64 c1x2 pingpong epi64x88"),
-                  [(161, 9216, 4096), (164, 9216, 4096), (168, 9216, 4096), (174, 9216, 4096), (164, 9600, 4096),
-                   (161, 9216, 8192)])
+BAND161_PADDED_TILES = named("64x224x64 c1x1 pingpong", "swap 192x88x64 c1x2 pingpong epi64x88")
+BAND161_PADDED_SHAPES = [(161, 9216, 4096), (164, 9216, 4096), (168, 9216, 4096), (174, 9216, 4096), (164, 9600, 4096),
+                         (161, 9216, 8192)]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
@@ -2017,10 +2016,11 @@ CASES = {
     "band161more": beside_plan_each(BAND161_MORE),
     "fitweights": beside_plan_each(FIT_WEIGHTS),
     "weightfill": beside_plan_each(WEIGHT_FILL),
-    "band161fp8": [*(fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes) for names, shapes in BAND161_8BIT),
-                   int8_beside_plan(named("swap 192x96x128 c1x2 pingpong epi64x96"), BAND161_8BIT[0][1])],
-    "band161padded": [("bf16 bias+gelu", bias_gelu, {**BAND161_PADDED[0], "auto+shapes": PLAN}, BAND161_PADDED[1],
-                       padded_bias_gelu_contenders, "cuBLASLt fused")],
+    "band161fp8": [fp8_beside_plan(fp8_scaled_fast, named("swap 192x88x128 c1x2 pingpong epi64x88", **FAST),
+                                   BAND161_8BIT_SHAPES),
+                   int8_beside_plan(named("swap 192x96x128 c1x2 pingpong epi64x96"), BAND161_8BIT_SHAPES)],
+    "band161padded": [("bf16 bias+gelu", bias_gelu, {**BAND161_PADDED_TILES, "auto+shapes": PLAN},
+                       BAND161_PADDED_SHAPES, padded_bias_gelu_contenders, "cuBLASLt fused")],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,

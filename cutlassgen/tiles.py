@@ -619,9 +619,10 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
             return ()
         tall_class = tall_tiles if fallback is None else (*tall_tiles, fallback)
         classes = list(before)
+
+        def in_effect(n: int) -> dict | tuple:  # the class of classes that N = n falls in
+            return [fields for n_min, fields in classes if n_min <= n][-1]
         for start, stop in tall_within:
-            def in_effect(n: int) -> dict | tuple:
-                return [fields for n_min, fields in classes if n_min <= n][-1]
             replaced = in_effect(start)
             within = (*tall_tiles, *(replaced if isinstance(replaced, tuple) else (replaced,)))
             resumed = [] if any(n == stop for n, _ in classes) else [(stop, in_effect(stop))]

@@ -128,10 +128,11 @@ def remove_workspace(work: pathlib.Path, lock: FileLock) -> None:
 
 def _unheld(lock_path: pathlib.Path) -> FileLock | None:
     """The lock, taken, if no live process holds it; else None."""
-    lock = _filelock().FileLock(str(lock_path), timeout=0)
+    filelock = _filelock()
+    lock = filelock.FileLock(str(lock_path), timeout=0)
     try:
         lock.acquire()
-    except _filelock().Timeout:
+    except filelock.Timeout:
         return None
     return lock
 
