@@ -22,7 +22,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
-     band161padded
+     band161padded tailloads
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1420,6 +1420,20 @@ BAND161_PADDED_TILES = named("64x224x64 c1x1 pingpong", "swap 192x88x64 c1x2 pin
 BAND161_PADDED_SHAPES = [(161, 9216, 4096), (164, 9216, 4096), (168, 9216, 4096), (174, 9216, 4096), (164, 9600, 4096),
                          (161, 9216, 8192)]
 PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
+# Run 143 (band161padded, warm / cold / warm): padding took the three tiles' slow passes away (161x9216x4096 64x224
+# 34.40 -> 30.42, 35.82 -> 29.38, 32.53 -> 30.35 us; 161x9216x8192 cold 71.44 -> 51.90), level with cuBLASLt fused
+# (30.34 / 29.20 / 30.29); the 192-row tile the same either way (31.3-31.6). The last token tile's box past a's end
+# again, as at 150x9216 (runs 131-132).
+# tailloads (session 47): lower.TAIL_LOADS "token" loads the last token tile in boxes of 8 rows (load_hints.hpp), a
+# box wholly past a's end from a's last 8 rows instead: on a bare a, does each tile run at its padded time? Each tile
+# built both ways, each called on a and on a padded buffer; unswapped (64x224 at 150-164 rows, run 131's 64x144 c2x1
+# of the plan at 100 rows, 128x176 c2x1 at 240), swapped (run 131's 64x64x128, two K boxes a stage) and fp8.
+TAIL_LOADS_VARIANTS = ("TAIL_LOADS", ("never", "token"))
+TAIL_LOADS_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (150, 9216, 4096), (164, 9216, 4096)]),
+                     (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)]),
+                     (named("64x144x64 c2x1 pingpong"), [(100, 8512, 4096)]),
+                     (named("128x176x64 c2x1 coop"), [(240, 10432, 4096)])]
+TAIL_LOADS_FP8 = (named("64x224x128 c1x1 pingpong", **FAST), [(161, 9216, 4096), (150, 9216, 4096)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -2021,6 +2035,10 @@ CASES = {
                    int8_beside_plan(named("swap 192x96x128 c1x2 pingpong epi64x96"), BAND161_8BIT_SHAPES)],
     "band161padded": [("bf16 bias+gelu", bias_gelu, {**BAND161_PADDED_TILES, "auto+shapes": PLAN},
                        BAND161_PADDED_SHAPES, padded_bias_gelu_contenders, "cuBLASLt fused")],
+    "tailloads": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, padded_bias_gelu_contenders, "cuBLASLt fused",
+                     TAIL_LOADS_VARIANTS) for tiles, shapes in TAIL_LOADS_GROUPS),
+                  ("fp8 scaled", fp8_scaled_fast, TAIL_LOADS_FP8[0], TAIL_LOADS_FP8[1], padded_fp8_contenders,
+                   "_scaled_mm", TAIL_LOADS_VARIANTS)],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
