@@ -22,7 +22,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
-     band161padded tailloads
+     band161padded oobplace paddedgap
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1412,28 +1412,43 @@ WEIGHT_FILL = [
 # 18.13); over the five 9216 shapes the 192-row tile 5% less time, so tiles.py gave it fp8 with fast accumulation
 # there. int8 the same pattern but level in sum (161x9216 21.49 vs 18.40, 164x9216 16.94 vs 18.43): unchanged.
 BAND161_8BIT_SHAPES = [(m, n, 4096) for m in (161, 164, 168, 174) for n in (9216, 9600)] + [(164, 9216, 8192)]
-# band161padded (session 46, not run yet; NOTES session 46 item 2): the three token tiles' slow passes at 161-176x9216
-# (runs 136-139, 142) against run 140's finding that a short last weight tile alone costs nothing (184x9216, whose
-# last token tile is nearly full, ran 1.01-1.05x cuBLASLt fused): the three tiles and the 192-row tile, each on a
-# and on a NaN-padded taller buffer (the runtime then widens the mainloop's descriptors past M, as runs 131-132).
+# band161padded (session 46, run 143 in session 47; NOTES session 46 item 2): the three token tiles' slow passes at
+# 161-176x9216 (runs 136-139, 142) against run 140's finding that a short last weight tile alone costs nothing
+# (184x9216, whose last token tile is nearly full, ran 1.01-1.05x cuBLASLt fused): the three tiles and the 192-row
+# tile, each on a and on a NaN-padded taller buffer (the runtime then widens the mainloop's descriptors past M, as
+# runs 131-132).
 BAND161_PADDED_TILES = named("64x224x64 c1x1 pingpong", "swap 192x88x64 c1x2 pingpong epi64x88")
 BAND161_PADDED_SHAPES = [(161, 9216, 4096), (164, 9216, 4096), (168, 9216, 4096), (174, 9216, 4096), (164, 9600, 4096),
                          (161, 9216, 8192)]
-PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
 # Run 143 (band161padded, warm / cold / warm): padding took the three tiles' slow passes away (161x9216x4096 64x224
 # 34.40 -> 30.42, 35.82 -> 29.38, 32.53 -> 30.35 us; 161x9216x8192 cold 71.44 -> 51.90), level with cuBLASLt fused
-# (30.34 / 29.20 / 30.29); the 192-row tile the same either way (31.3-31.6). The last token tile's box past a's end
+# (30.34 / 29.20 / 30.29); the 192-row tile the same either way (31.1-31.6). The last token tile's box past a's end
 # again, as at 150x9216 (runs 131-132).
-# tailloads (session 47): lower.TAIL_LOADS "token" loads the last token tile in boxes of 8 rows (load_hints.hpp), a
-# box wholly past a's end from a's last 8 rows instead: on a bare a, does each tile run at its padded time? Each tile
-# built both ways, each called on a and on a padded buffer; unswapped (64x224 at 150-164 rows, run 131's 64x144 c2x1
-# of the plan at 100 rows, 128x176 c2x1 at 240), swapped (run 131's 64x64x128, two K boxes a stage) and fp8.
-TAIL_LOADS_VARIANTS = ("TAIL_LOADS", ("never", "token"))
-TAIL_LOADS_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (150, 9216, 4096), (164, 9216, 4096)]),
-                     (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)]),
-                     (named("64x144x64 c2x1 pingpong"), [(100, 8512, 4096)]),
-                     (named("128x176x64 c2x1 coop"), [(240, 10432, 4096)])]
-TAIL_LOADS_FP8 = (named("64x224x128 c1x1 pingpong", **FAST), [(161, 9216, 4096), (150, 9216, 4096)])
+PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 8192, 8192)]
+# tailloads (session 47, run 144; code at 87a1156, reverted): lower.TAIL_LOADS "token" loaded the last token tile in
+# boxes of 8 rows (load_hints.hpp), a box wholly past a's end from a's last 8 rows instead. On a bare a it ran slower
+# than one box of the tile's rows, in every pass (us, warm / cold / warm: 64x224 at 161x9216x4096 42.83 / 37.49 /
+# 42.58 vs 39.58 / 33.50 / 39.65; at 150x9216 38.54 / 37.70 / 36.21 vs 31.07 / 29.94 / 31.01; swap 64x64x128 at
+# 164x2048x4096 18.46 / 19.01 / 18.37 vs 15.22 / 14.74 / 15.31), against 29.2-31.2 / 12.7-13.7 padded: eight (sixteen
+# at 128 of K) small boxes a stage cost more than the one box past the end. The 2x1-cluster group then stopped on a
+# misaligned-address fault (not diagnosed). The bare one-box times moved between passes (150x9216: 31.07 / 29.94).
+# oobplace (session 47, after run 144): the descriptor or the memory? Each tile on a that owns its rows (torch's
+# allocation), on a bare view (DLPack: a tensor of exactly M rows, so no widening) of a taller buffer's first M rows,
+# and on that buffer padded (widened): the last two read the same memory, their descriptors differ only in extent.
+# Run 145 (warm / cold / warm, us): the bare view ran as slowly as a's own allocation, the padded call at full speed
+# (swap 64x64x128 at 136x2048x4096: 17.74 / 17.41 / 17.70 vs own 18.05 / 18.14 / 17.98, padded 12.78 / 14.18 /
+# 12.80; 64x224 at 161x9216x4096 33.74 / 31.66 / 33.57 vs 34.37 / 32.86 / 34.45, padded 30.19 / 29.04 / 30.24). So
+# the cost is the TMA box reaching past the descriptor's extent, not the memory that lies there. (At 150 and 164
+# rows the bare calls were slow in some passes and not in others, each way.)
+# paddedgap (session 47, after oobplace): NOTES session 46 item 3, the plan at 97-128 and 225-256 rows, N = 8512-10560,
+# 0.91-1.00x cuBLASLt fused in run 140, where its last token tile is 36-56 of 64 rows (64x144 / 64x160 c2x1) or 112 of
+# 128 (128x176 c2x1): on a bare and on a padded a, is that gap the box past a's end?
+PADDED_GAP = [(100, 8512, 4096), (120, 9472, 4096), (104, 8704, 4096), (240, 10432, 4096), (232, 10240, 4096)]
+# Run 146 (warm / cold / warm, us): no. Padded and bare alike (100x8512 25.73 / 26.02 / 25.97 bare, 25.79 / 24.86 /
+# 25.62 padded; 240x10432 37.09 / 36.46 / 37.15 vs 37.55 / 36.35 / 37.62); the gaps to cuBLASLt fused (24.64 / 23.68
+# / 24.51 and 35.20 / 34.62 / 35.15) stay, so they lie in the kernel (NOTES session 46 item 3's ncu pass).
+OOB_PLACE_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (164, 9216, 4096), (150, 9216, 4096)]),
+                    (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1797,6 +1812,28 @@ def padded_bias_gelu_contenders(kernels, M, N, K, zeros: bool = False):
         lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
 
 
+def bare_view(t):
+    """t's elements as a tensor whose storage is exactly its own (DLPack drops the rest of t's buffer), so that the
+    runtime cannot widen the mainloop's descriptors past its rows."""
+    return torch.utils.dlpack.from_dlpack(t.contiguous() if not t.is_contiguous() else t)
+
+
+def placed_bias_gelu_contenders(kernels, M, N, K):
+    """Each kernel on a in three places (oobplace): its own allocation, a bare view of a taller buffer's first rows,
+    and that buffer's rows padded (widened)."""
+    a, w, bias = bf16_operands(M, N, K)
+    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+    tall = in_taller_buffer(a)
+    places = {"": a, " | in buffer": bare_view(tall), " | padded": tall}  # a's own allocation under the bare name
+    assert places[" | in buffer"].untyped_storage().nbytes() == a.numel() * a.element_size()
+    timed = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
+    kernels = {name + place: k for name, k in kernels.items() for place in places}
+    return with_checked_kernels(
+        timed, kernels, lambda k, name, out=None: k(places[name[name.find(" | "):] if " | " in name else ""], w.t(),
+                                                    bias=bias, out=out),
+        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+
+
 def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
     return padded_bias_gelu_contenders(kernels, M, N, K, zeros=True)
 
@@ -2035,10 +2072,10 @@ CASES = {
                    int8_beside_plan(named("swap 192x96x128 c1x2 pingpong epi64x96"), BAND161_8BIT_SHAPES)],
     "band161padded": [("bf16 bias+gelu", bias_gelu, {**BAND161_PADDED_TILES, "auto+shapes": PLAN},
                        BAND161_PADDED_SHAPES, padded_bias_gelu_contenders, "cuBLASLt fused")],
-    "tailloads": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, padded_bias_gelu_contenders, "cuBLASLt fused",
-                     TAIL_LOADS_VARIANTS) for tiles, shapes in TAIL_LOADS_GROUPS),
-                  ("fp8 scaled", fp8_scaled_fast, TAIL_LOADS_FP8[0], TAIL_LOADS_FP8[1], padded_fp8_contenders,
-                   "_scaled_mm", TAIL_LOADS_VARIANTS)],
+    "paddedgap": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_GAP, padded_bias_gelu_contenders,
+                   "cuBLASLt fused")],
+    "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
+                 for tiles, shapes in OOB_PLACE_GROUPS],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,

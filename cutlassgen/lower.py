@@ -63,28 +63,6 @@ L2_POLICY["L2_EVICT_NORMAL"] = "cutlassgen::kL2EvictNormal"
 L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 
 
-# sm90: whether the last token tile, where the tokens end inside it, loads its rows in boxes of 8 (load_hints.hpp,
-# TailOperand). "never": every tile loads as CuTe does, one box of the tile's rows, which lies partly past a bare
-# activation tensor's end there (up to 1.5x the whole call's time on the H200, bench/NOTES.md runs 131-132 and 143).
-# "token": where the token operand allows it (_tail_operand). A probe setting until the GPU has timed it
-# (bench/tile_probe.py taillo).
-TAIL_LOADS = "never"
-
-
-def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
-    """The kernel operand (0: A, 1: B) that holds the tokens, where TAIL_LOADS asks for 8-row boxes and the operand
-    takes them: 8- or 16-bit, K-major (a row-major activation tensor), 128 bytes of K or a multiple in the tile (the
-    128-byte swizzle atom that one box fills) and not multicast (the other operand's cluster dimension is 1)."""
-    if TAIL_LOADS == "never":
-        return None
-    bits = DTYPES[spec.a.dtype].bits
-    k_bytes = cfg.cta[2] * bits // 8
-    multicast = cfg.cluster[0] > 1 if swap_ab else cfg.cluster[1] > 1
-    if bits not in (8, 16) or spec.a.layout != "row" or k_bytes % 128 or multicast:
-        return None
-    return 1 if swap_ab else 0
-
-
 def _load_hints(swap_ab: bool) -> tuple | None:
     """(kernel A's policy, kernel B's) or None for CUTLASS's own loads; under swap_ab the kernel's A is the problem's
     B."""
@@ -246,9 +224,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         # a 16-bit operand tile of an odd number of 8-row groups (kernel M is a multiple of 64): its TMA set-up comes
         # from csrc/cutlassgen/narrow_tma.hpp, whose Params only load_hints.hpp's producer load() takes
         narrow_tma = a.bits == 16 and cfg.cta[1] % 16 != 0
-        tail_operand = _tail_operand(spec, cfg, swap)
-        load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL")
-                                           if narrow_tma or tail_operand is not None else None)
+        load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL") if narrow_tma else None)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
@@ -265,7 +241,6 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
-                   tail_operand=tail_operand,
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
