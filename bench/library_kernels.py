@@ -83,6 +83,9 @@ CASES = [
     # which under ncu read fewer L2 sectors than none (tile_probe.py runs 112-113, h200_ncu_l2.log part 5): the
     # source page of both forms at 108x2560x4096.
     *per_shape_cases((108, 2560, 4096), beside=named("swap 64x56x128 c1x2 pingpong")),
+    # Session 47: 97-128 and 225-256 rows at N = 8512-10560, 0.91-0.96x cuBLASLt fused on a bare and a padded a alike
+    # (tile_probe.py paddedgap, run 146): the source page of the plan's tiles beside nvjet's.
+    *per_shape_cases((100, 8512, 4096), (240, 10432, 4096)),
 ]
 
 

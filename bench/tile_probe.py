@@ -22,7 +22,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fillcheck fillmore fillwide fillwidefp8 padded paddedfill band145
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
-     band161padded oobplace paddedgap
+     band161padded oobplace paddedgap weightcluster weight168
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1447,6 +1447,20 @@ PADDED_GAP = [(100, 8512, 4096), (120, 9472, 4096), (104, 8704, 4096), (240, 104
 # Run 146 (warm / cold / warm, us): no. Padded and bare alike (100x8512 25.73 / 26.02 / 25.97 bare, 25.79 / 24.86 /
 # 25.62 padded; 240x10432 37.09 / 36.46 / 37.15 vs 37.55 / 36.35 / 37.62); the gaps to cuBLASLt fused (24.64 / 23.68
 # / 24.51 and 35.20 / 34.62 / 35.15) stay, so they lie in the kernel (NOTES session 46 item 3's ncu pass).
+# weightcluster (session 47, after paddedgap): at 100x8512x4096 cuBLASLt fused runs nvjet 144x64_64x8 _4x2 (grid 8 x 15:
+# the two token tiles under 144-wide weight tiles, as the plan's 64x144 c2x1, but in a 4x2 cluster that multicasts
+# the token tiles across weight tiles too; library_kernels.py session 47). The plan's tiles with token tiles shared
+# by 2 and 4 weight tiles.
+WEIGHT_CLUSTER = [(named("64x144x64 c2x2 pingpong", "64x144x64 c2x4 pingpong"), [(100, 8512, 4096), (104, 8704, 4096)]),
+                  (named("64x160x64 c2x2 pingpong", "64x160x64 c2x4 pingpong"), [(120, 9472, 4096)])]
+# Run 147 (warm / cold / warm, us): no gain. 100x8512 c2x2 25.33 / 25.26 / 25.36, c2x4 25.55 / 24.18 / 25.63, the
+# plan 25.46 / 25.57 / 25.58 (cuBLASLt fused 24.98 / 23.90 / 25.09); 120x9472 level or behind; at 104x8704, where
+# 61 weight tiles do not divide by the cluster's 2 or 4, 34.3-35.9 against the plan's 25.6-26.8.
+# weight168 (session 47, after weightcluster): at 240x10432x4096 cuBLASLt fused runs nvjet 168x128_64x5 _1x2 coopA
+# (grid 2 x 63: 168-wide weight tiles, 126 CTAs) where the plan's 128x176 c2x1 makes 120 (library_kernels.py session
+# 47; under ncu 34.98 vs 35.87 us). The plan's token tiles under 168-wide weight tiles. Not run yet (session 47: no
+# machine could be started for it).
+WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 4096), (256, 10752, 4096)])]
 OOB_PLACE_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (164, 9216, 4096), (150, 9216, 4096)]),
                     (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
@@ -2074,6 +2088,8 @@ CASES = {
                        BAND161_PADDED_SHAPES, padded_bias_gelu_contenders, "cuBLASLt fused")],
     "paddedgap": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_GAP, padded_bias_gelu_contenders,
                    "cuBLASLt fused")],
+    "weightcluster": beside_plan_each(WEIGHT_CLUSTER),
+    "weight168": beside_plan_each(WEIGHT_168),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
