@@ -1435,11 +1435,13 @@ PADDED_FP8 = [(100, 2048, 4096), (136, 4096, 4096), (164, 4352, 4096), (1000, 81
 # oobplace (session 47, after run 144): the descriptor or the memory? Each tile on a that owns its rows (torch's
 # allocation), on a bare view (DLPack: a tensor of exactly M rows, so no widening) of a taller buffer's first M rows,
 # and on that buffer padded (widened): the last two read the same memory, their descriptors differ only in extent.
+OOB_PLACE_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (164, 9216, 4096), (150, 9216, 4096)]),
+                    (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)])]
 # Run 145 (warm / cold / warm, us): the bare view ran as slowly as a's own allocation, the padded call at full speed
 # (swap 64x64x128 at 136x2048x4096: 17.74 / 17.41 / 17.70 vs own 18.05 / 18.14 / 17.98, padded 12.78 / 14.18 /
 # 12.80; 64x224 at 161x9216x4096 33.74 / 31.66 / 33.57 vs 34.37 / 32.86 / 34.45, padded 30.19 / 29.04 / 30.24). So
-# the cost is the TMA box reaching past the descriptor's extent, not the memory that lies there. (At 150 and 164
-# rows the bare calls were slow in some passes and not in others, each way.)
+# the cost is the TMA box reaching past the descriptor's extent, not the memory that lies there. (At 164 rows each
+# bare form was slow in some passes only; at 150 the view was slow in all three, a's own allocation in none.)
 # paddedgap (session 47, after oobplace): NOTES session 46 item 3, the plan at 97-128 and 225-256 rows, N = 8512-10560,
 # 0.91-1.00x cuBLASLt fused in run 140, where its last token tile is 36-56 of 64 rows (64x144 / 64x160 c2x1) or 112 of
 # 128 (128x176 c2x1): on a bare and on a padded a, is that gap the box past a's end?
@@ -1454,15 +1456,13 @@ PADDED_GAP = [(100, 8512, 4096), (120, 9472, 4096), (104, 8704, 4096), (240, 104
 WEIGHT_CLUSTER = [(named("64x144x64 c2x2 pingpong", "64x144x64 c2x4 pingpong"), [(100, 8512, 4096), (104, 8704, 4096)]),
                   (named("64x160x64 c2x2 pingpong", "64x160x64 c2x4 pingpong"), [(120, 9472, 4096)])]
 # Run 147 (warm / cold / warm, us): no gain. 100x8512 c2x2 25.33 / 25.26 / 25.36, c2x4 25.55 / 24.18 / 25.63, the
-# plan 25.46 / 25.57 / 25.58 (cuBLASLt fused 24.98 / 23.90 / 25.09); 120x9472 level or behind; at 104x8704, where
+# plan 25.46 / 25.57 / 25.58 (cuBLASLt fused 24.98 / 23.90 / 25.09); 120x9472 within 1.5% either way; at 104x8704, where
 # 61 weight tiles do not divide by the cluster's 2 or 4, 34.3-35.9 against the plan's 25.6-26.8.
 # weight168 (session 47, after weightcluster): at 240x10432x4096 cuBLASLt fused runs nvjet 168x128_64x5 _1x2 coopA
 # (grid 2 x 63: 168-wide weight tiles, 126 CTAs) where the plan's 128x176 c2x1 makes 120 (library_kernels.py session
 # 47; under ncu 34.98 vs 35.87 us). The plan's token tiles under 168-wide weight tiles. Not run yet (session 47: no
 # machine could be started for it).
 WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 4096), (256, 10752, 4096)])]
-OOB_PLACE_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (164, 9216, 4096), (150, 9216, 4096)]),
-                    (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -1829,7 +1829,7 @@ def padded_bias_gelu_contenders(kernels, M, N, K, zeros: bool = False):
 def bare_view(t):
     """t's elements as a tensor whose storage is exactly its own (DLPack drops the rest of t's buffer), so that the
     runtime cannot widen the mainloop's descriptors past its rows."""
-    return torch.utils.dlpack.from_dlpack(t.contiguous() if not t.is_contiguous() else t)
+    return torch.utils.dlpack.from_dlpack(t)
 
 
 def placed_bias_gelu_contenders(kernels, M, N, K):
