@@ -47,16 +47,19 @@ def flag(ctas: int, sms: int, tail: float, low: float) -> str | None:
     return None
 
 
+def last_tile_fill(extent: int, size: int) -> float:
+    """The fraction of a tile of size that the last of ceil(extent / size) tiles holds."""
+    return (extent - (math.ceil(extent / size) - 1) * size) / size
+
+
 def token_fill(tile: Sm90Tile, M: int) -> float:
     """The fraction of its rows that M fills in the tile's last token tile (swap_ab: the last column of tokens)."""
-    rows = tile.cta[1] if tile.swap_ab else tile.cta[0]
-    return (M - (math.ceil(M / rows) - 1) * rows) / rows
+    return last_tile_fill(M, tile.cta[1] if tile.swap_ab else tile.cta[0])
 
 
 def weight_fill(tile: Sm90Tile, N: int) -> float:
     """The fraction of its columns of N that the tile's last weight tile holds (swap_ab: the kernel's last row tile)."""
-    cols = tile.cta[0] if tile.swap_ab else tile.cta[1]
-    return (N - (math.ceil(N / cols) - 1) * cols) / cols
+    return last_tile_fill(N, tile.cta[0] if tile.swap_ab else tile.cta[1])
 
 
 FILL_FLAG = "last token tile part-filled"

@@ -1807,23 +1807,29 @@ def in_taller_buffer(a, extra: int = 256, fill: float = float("nan")):
     return tall[:a.shape[0]]
 
 
-def twice_with_padded_a(kernels: dict, zeros: bool = False) -> dict:
-    """Each kernel under its name, and again as "<name> | padded" (called on in_taller_buffer(a)); with zeros also
-    as "<name> | padded zeros" (the rows past M zero instead of NaN)."""
-    return {**kernels, **{f"{name} | padded{fill}": k for name, k in kernels.items()
-                          for fill in ("", " zeros")[:1 + zeros]}}
+def twice_with_padded_a(kernels: dict) -> dict:
+    """Each kernel under its name, and again as "<name> | padded" (called on in_taller_buffer(a))."""
+    return {**kernels, **{f"{name} | padded": k for name, k in kernels.items()}}
+
+
+def bias_gelu_on_places(kernels, M, N, K, places_of):
+    """cuBLASLt fused and each kernel on a under its name, and again on every other place of a's rows that places_of(a)
+    gives (name suffix -> tensor) as "<name><suffix>", each checked first into a NaN-poisoned output."""
+    a, w, bias = bf16_operands(M, N, K)
+    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+    places = {"": a, **places_of(a)}
+    timed = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
+    return with_checked_kernels(
+        timed, {name + suffix: k for suffix in places for name, k in kernels.items()},
+        lambda k, name, out=None: k(places[name[name.find(" | "):] if " | " in name else ""], w.t(), bias=bias,
+                                    out=out),
+        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
 
 
 def padded_bias_gelu_contenders(kernels, M, N, K, zeros: bool = False):
-    a, w, bias = bf16_operands(M, N, K)
-    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
-    tall = {"": a, " | padded": in_taller_buffer(a), " | padded zeros": in_taller_buffer(a, fill=0.0)}
-    timed = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
-    return with_checked_kernels(
-        timed, twice_with_padded_a(kernels, zeros=zeros),
-        lambda k, name, out=None: k(tall[name[name.find(" | "):] if " | " in name else ""], w.t(), bias=bias,
-                                    out=out),
-        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+    """Each kernel on a and on in_taller_buffer(a) (" | padded"); with zeros also with the rows past M zero."""
+    return bias_gelu_on_places(kernels, M, N, K, lambda a: {
+        " | padded": in_taller_buffer(a), **({" | padded zeros": in_taller_buffer(a, fill=0.0)} if zeros else {})})
 
 
 def bare_view(t):
@@ -1832,20 +1838,19 @@ def bare_view(t):
     return torch.utils.dlpack.from_dlpack(t)
 
 
+def in_buffer_and_padded(a) -> dict:
+    """a's rows as a bare view of a taller buffer's first rows (" | in buffer") and as that buffer's (" | padded",
+    widened): the same memory, descriptors that differ only in extent."""
+    tall = in_taller_buffer(a)
+    view = bare_view(tall)
+    assert view.untyped_storage().nbytes() == a.numel() * a.element_size()
+    return {" | in buffer": view, " | padded": tall}
+
+
 def placed_bias_gelu_contenders(kernels, M, N, K):
     """Each kernel on a in three places (oobplace): its own allocation, a bare view of a taller buffer's first rows,
     and that buffer's rows padded (widened)."""
-    a, w, bias = bf16_operands(M, N, K)
-    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
-    tall = in_taller_buffer(a)
-    places = {"": a, " | in buffer": bare_view(tall), " | padded": tall}  # a's own allocation under the bare name
-    assert places[" | in buffer"].untyped_storage().nbytes() == a.numel() * a.element_size()
-    timed = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
-    kernels = {name + place: k for name, k in kernels.items() for place in places}
-    return with_checked_kernels(
-        timed, kernels, lambda k, name, out=None: k(places[name[name.find(" | "):] if " | " in name else ""], w.t(),
-                                                    bias=bias, out=out),
-        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+    return bias_gelu_on_places(kernels, M, N, K, in_buffer_and_padded)
 
 
 def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
