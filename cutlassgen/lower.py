@@ -63,6 +63,33 @@ L2_POLICY["L2_EVICT_NORMAL"] = "cutlassgen::kL2EvictNormal"
 L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 
 
+# sm90: whether the last token tile, where the tokens end inside it, loads its rows in one TMA box fitted to them
+# (load_hints.hpp, TailOperand). "never": every tile loads as CuTe does, one box of the tile's rows, which lies partly
+# past a bare activation tensor's end there: up to 1.4x the whole call's time on the H200 (bench/NOTES.md runs
+# 131-132, 143 and 145; swap 64x64x128 at 136x2048x4096 17.95 us, 12.96 fitted, 12.8 for cuBLASLt fused, probe run
+# 148). "swap_ab": the swapped tiles, whose token operand is the kernel's B (checked on the H200 at 56 ragged shapes
+# of every per-shape case's swapped families, session 48). "all": the unswapped tiles too, a probe setting until the
+# GPU has checked them: until the box's address was taken unswizzled (load_hints.hpp) they stopped on a
+# misaligned-address fault where the token operand's stages do not start on a 1024-byte boundary (192x80, and 64x144
+# / 128x176 in 2x1 clusters), and the fixed form has not run on a GPU yet.
+# A module setting so that the probes can build the variants side by side (bench/tile_probe.py fittedtail).
+TAIL_LOADS = "swap_ab"
+
+
+def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
+    """The kernel operand (0: A, 1: B) that holds the tokens, where TAIL_LOADS asks for a fitted last box and the
+    operand takes one: 8- or 16-bit, K-major (a row-major activation tensor), 128 bytes of K or a multiple in the tile
+    (whole columns of the 128-byte swizzle atom) and not multicast (the other operand's cluster dimension is 1)."""
+    if TAIL_LOADS == "never" or (TAIL_LOADS == "swap_ab" and not swap_ab):
+        return None
+    bits = DTYPES[spec.a.dtype].bits
+    k_bytes = cfg.cta[2] * bits // 8
+    multicast = cfg.cluster[0] > 1 if swap_ab else cfg.cluster[1] > 1
+    if bits not in (8, 16) or spec.a.layout != "row" or k_bytes % 128 or multicast:
+        return None
+    return 1 if swap_ab else 0
+
+
 def _load_hints(swap_ab: bool) -> tuple | None:
     """(kernel A's policy, kernel B's) or None for CUTLASS's own loads; under swap_ab the kernel's A is the problem's
     B."""
@@ -224,7 +251,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         # a 16-bit operand tile of an odd number of 8-row groups (kernel M is a multiple of 64): its TMA set-up comes
         # from csrc/cutlassgen/narrow_tma.hpp, whose Params only load_hints.hpp's producer load() takes
         narrow_tma = a.bits == 16 and cfg.cta[1] % 16 != 0
-        load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL") if narrow_tma else None)
+        tail_operand = _tail_operand(spec, cfg, swap)
+        load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL")
+                                           if narrow_tma or tail_operand is not None else None)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
@@ -241,6 +270,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
+                   tail_operand=tail_operand,
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,

@@ -52,7 +52,9 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
 
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     # Measured on the H200 (bench/results/h200_tile_probe.log runs 40-41): faster for swapped decode tiles, no gain for
-    # unswapped ones, which keep CUTLASS's mainloop as built.
+    # unswapped ones, which keep CUTLASS's mainloop as built. (The fitted last token box, which also takes the
+    # hinted mainloop, has a test of its own below.)
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
     swapped, plain = lower(spec(swap_ab=True)), lower(spec())
     assert swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A is the problem's B
     assert plain["load_hints"] is None
@@ -78,6 +80,34 @@ def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     monkeypatch.setattr(cg.lower, "LOAD_HINTS", {"a": {"swap_ab": "NO_POLICY", "plain": "NO_POLICY"},
                                                  "b": {"swap_ab": "NO_POLICY", "plain": "NO_POLICY"}})
     assert lower(spec())["load_hint_exprs"] == ["cutlassgen::kNoL2Policy"] * 2
+
+
+def token_spec(dtype="bf16", cta=(64, 32, 64), cluster=(1, 1, 1), swap_ab=True, a_layout="row", d="bf16"):
+    return GemmSpec(arch=90, a=Operand(dtype, a_layout), b=Operand(dtype, "column"), d=Operand(d),
+                    tile=Sm90Tile(cta=cta, cluster=cluster, mainloop="pingpong", swap_ab=swap_ab))
+
+
+def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_and_the_operand_allow(monkeypatch):
+    # A box partly past a bare activation tensor's end cost up to 1.4x the call on the H200 (bench/NOTES.md session
+    # 48): the token operand (the kernel's B when swapped, else its A) of the last token tile loads a fitted box.
+    swapped = lower(token_spec())
+    assert swapped["tail_operand"] == 1 and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
+    assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 1>;" in cg.render(token_spec())
+    assert lower(token_spec("int8", cta=(64, 32, 128)))["tail_operand"] == 1  # 8-bit: 128 of K is one column
+    unswapped = token_spec(cta=(64, 128, 64), swap_ab=False)
+    assert lower(unswapped)["tail_operand"] is None and lower(unswapped)["load_hints"] is None  # "all" only
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
+    assert lower(unswapped)["tail_operand"] == 0 and lower(unswapped)["load_hints"] == ("EVICT_NORMAL",) * 2
+    assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 0>;" in cg.render(unswapped)
+    # where the box cannot be fitted: a token tile multicast over the cluster (each CTA loads a slice of it), tf32
+    # tokens, 64 bytes of K (half a 128-byte swizzle column), column-major activations
+    for refused in (token_spec(cluster=(2, 1, 1)), token_spec(cta=(64, 128, 64), cluster=(1, 2, 1), swap_ab=False),
+                    token_spec("fp32", cta=(64, 32, 32), d="fp32"), token_spec("e4m3"), token_spec(a_layout="column")):
+        assert lower(refused)["tail_operand"] is None
+        assert not cg.render(refused).count(", 1>;") + cg.render(refused).count(", 0>;")
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
+    assert lower(token_spec())["tail_operand"] is None and lower(unswapped)["load_hints"] is None
+    assert "cute::TMA::CacheHintSm90::EVICT_NORMAL>;" in cg.render(token_spec())
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():

@@ -4,13 +4,24 @@
 // CUTLASS 4.2's warp-specialized mainloops (MainloopSm90TmaGmmaWarpSpecialized and its FP8 form) issue every tile load
 // with CuTe's default policy, EVICT_NORMAL, and take no policy from outside. MainloopLoadHints<Base, HintA, HintB> is
 // the builder's collective with one member replaced: the producer warp's load(), which issues the same loads in the
-// same order on the same pipeline, with HintA on A's and HintB on B's. Everything else (shared storage, Params, the
-// consumer's mma(), load_tail()) is Base's, so the kernel is the builder's kernel apart from that one operand.
+// same order on the same pipeline, with HintA on A's and HintB on B's. Everything else (shared storage, the
+// consumer's mma(), load_tail(), and Params but for the tail loads below) is Base's, so the kernel is the builder's
+// kernel apart from that one member.
 // Which operand gets which policy is decided in Python (cutlassgen/lower.py, LOAD_HINTS).
+//
+// With TailOperand 0 or 1 (kernel A or B: the operand that holds the tokens), the last token tile, where the rows end
+// inside it, is loaded in one box fitted to the rows that remain instead of one box of the tile's rows: a box lying
+// partly past the operand's end made whole calls up to 1.5x slower on the H200 (bench/NOTES.md, runs 131-132, 143 and
+// 145), while a buffer holding rows past M ran at the full tile's time, and boxes of 8 rows were slower still (run
+// 144); the fitted box runs at the padded time (run 148). The fitted box is a second TMA descriptor, encoded per call; the bytes it does not bring are counted off the
+// stage's transaction barrier by the producer. The stage's rows past the box keep what an earlier tile left there:
+// they are rows past M, whose accumulators the epilogue neither writes nor reduces. Python decides where this applies
+// (cutlassgen/lower.py, TAIL_LOADS).
 #include "cute/arch/copy_sm90_desc.hpp"
 #include "cute/arch/copy_sm90_tma.hpp"
 #include "cute/tensor.hpp"
 
+#include "cutlass/arch/barrier.h"
 #include "cutlass/gemm/dispatch_policy.hpp"
 
 namespace cutlassgen {
@@ -132,14 +143,87 @@ template <int Stages, class Cluster, class Schedule>
 inline constexpr bool
     kHintableMainloop<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>> = true;
 
-template <class Base, cute::TMA::CacheHintSm90 HintA, cute::TMA::CacheHintSm90 HintB>
+// A 2-D TMA load of one box with policy Hint (none for kNoL2Policy), coordinates innermost first.
+template <cute::TMA::CacheHintSm90 Hint>
+CUTE_DEVICE void load_box_2d(void const* desc, uint64_t* barrier, void* smem, int32_t inner, int32_t outer) {
+  if constexpr (Hint == kNoL2Policy) {
+    TmaLoadWithoutPolicy<false>::copy(desc, barrier, uint64_t(0), smem, inner, outer);
+  } else {
+    cute::SM90_TMA_LOAD_2D::copy(desc, barrier, static_cast<uint64_t>(Hint), smem, inner, outer);
+  }
+}
+
+inline constexpr int kNoTailOperand = -1;
+
+template <class Base, cute::TMA::CacheHintSm90 HintA, cute::TMA::CacheHintSm90 HintB,
+          int TailOperand = kNoTailOperand>
 struct MainloopLoadHints : Base {
   static_assert(kHintableMainloop<typename Base::DispatchPolicy>,
                 "load hints: the builder chose a mainloop whose producer load() this header does not know");
 
+  // The token operand's tile in shared memory: its rows, its K, and the K of one 128-byte swizzle row (the fitted box
+  // is one column of 128-byte rows; a tile of more K loads one such box per column).
+  static constexpr bool kTail = TailOperand != kNoTailOperand;
+  static constexpr bool kTailOnA = TailOperand == 0;
+  using TailElement = std::conditional_t<kTailOnA, typename Base::TiledMma::ValTypeA, typename Base::TiledMma::ValTypeB>;
+  using TailAtom = std::conditional_t<kTailOnA, typename Base::SmemLayoutAtomA, typename Base::SmemLayoutAtomB>;
+  static constexpr int kTailRows = cute::size<kTailOnA ? 0 : 1>(typename Base::TileShape{});
+  static constexpr int kTileK = cute::size<2>(typename Base::TileShape{});
+  static constexpr int kAtomK = 128 / sizeof(TailElement);
+
+  struct TailParams : Base::Params {
+    cute::TmaDescriptor tail_desc;  // the token operand in boxes of (its rows % kTailRows) x kAtomK
+    int tail_extent = 0;            // its rows; 0 where they fill the last tile (no box reaches past the end)
+  };
+  using Params = std::conditional_t<kTail, TailParams, typename Base::Params>;
+
+  template <class ProblemShape>
+  static Params to_underlying_arguments(ProblemShape const& problem_shape, typename Base::Arguments const& args,
+                                        void* workspace) {
+    if constexpr (!kTail) {
+      return Base::to_underlying_arguments(problem_shape, args, workspace);
+    } else {
+      static_assert(cute::sizeof_bits_v<TailElement> == 8 || cute::sizeof_bits_v<TailElement> == 16,
+                    "tail loads: 8- and 16-bit token operands");
+      static_assert(std::is_same_v<TailAtom, cute::GMMA::Layout_K_SW128_Atom<TailElement>>,
+                    "tail loads: a K-major token operand in 128-byte swizzle atoms");
+      static_assert(std::is_same_v<std::conditional_t<kTailOnA, typename Base::GmemTiledCopyA,
+                                                      typename Base::GmemTiledCopyB>, cute::SM90_TMA_LOAD>,
+                    "tail loads: a token operand that is not multicast");
+      static_assert(kTileK % kAtomK == 0 && kTailRows <= 256, "tail loads: whole swizzle columns, a box of <= 256 rows");
+      TailParams p;
+      static_cast<typename Base::Params&>(p) = Base::to_underlying_arguments(problem_shape, args, workspace);
+      auto [M, N, K, L] = cute::append<4>(problem_shape, 1);
+      int const rows = kTailOnA ? M : N;
+      // A last tile that is full needs no second box.
+      if (rows % kTailRows == 0 || L != 1) return p;
+      void const* ptr = kTailOnA ? static_cast<void const*>(args.ptr_A) : static_cast<void const*>(args.ptr_B);
+      int64_t const ld = kTailOnA ? cute::get<0>(args.dA) : cute::get<0>(args.dB);
+      cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};
+      cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(TailElement)};
+      cuuint32_t box[2] = {cuuint32_t(kAtomK), cuuint32_t(rows % kTailRows)};
+      cuuint32_t unit[2] = {1, 1};
+      // CuTe's settings for the mainloop's own descriptors: 128-byte L2 promotion, zero fill
+      CUresult rc = cuTensorMapEncodeTiled(
+          reinterpret_cast<CUtensorMap*>(&p.tail_desc),
+          cute::TMA::to_CUtensorMapDataType<cute::uint_bit_t<cute::sizeof_bits_v<TailElement>>>(), 2,
+          const_cast<void*>(ptr), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      if (rc == CUDA_SUCCESS) p.tail_extent = rows;  // else every tile loads as CuTe does
+      return p;
+    }
+  }
+
+  CUTLASS_DEVICE static void prefetch_tma_descriptors(Params const& params) {
+    Base::prefetch_tma_descriptors(params);
+    if constexpr (kTail) {
+      if (params.tail_extent) cute::prefetch_tma_descriptor(&params.tail_desc);
+    }
+  }
+
   // The signature the warp-specialized kernels call (the producer warp, one elected thread issues).
   template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
-  CUTLASS_DEVICE void load(typename Base::Params const& params, typename Base::MainloopPipeline pipeline,
+  CUTLASS_DEVICE void load(Params const& params, typename Base::MainloopPipeline pipeline,
                            typename Base::PipelineState write_state, cute::tuple<TensorA, TensorB> const& load_inputs,
                            BlockCoord const& blk_coord, KTileIterator k_tile_iter, int k_tile_count,
                            int /*thread_idx*/, uint32_t block_rank_in_cluster,
@@ -171,6 +255,47 @@ struct MainloopLoadHints : Base {
       for (int i = 0; i < size<0>(cluster_layout); ++i) mcast_b |= uint16_t(1) << cluster_layout(i, in_n, Int<0>{});
     }
 
+    if constexpr (kTail) {
+      int const first_row = (kTailOnA ? int(m) : int(n)) * kTailRows;
+      if (params.tail_extent && first_row + kTailRows > params.tail_extent) {
+        // The token operand's stages, unswizzled: the TMA unit swizzles by the shared-memory address itself, so a box
+        // is given its column's plain address. (CuTe's swizzled pointer into a stage differs from it wherever the
+        // operand does not start on a 1024-byte boundary, which the epilogue's storage before it decides: probe run
+        // 148's misaligned-address faults.)
+        TailElement* const stages = [&] {
+          if constexpr (kTailOnA)
+            return shared_tensors.smem_A.data();
+          else
+            return shared_tensors.smem_B.data();
+        }();
+        auto const stage_layout = get_nonswizzle_portion(
+            std::conditional_t<kTailOnA, typename Base::SmemLayoutA, typename Base::SmemLayoutB>{});
+        // What the stage's transaction count expects of the token operand and the fitted boxes do not bring.
+        uint32_t const unloaded = uint32_t(first_row + kTailRows - params.tail_extent) * 128 * (kTileK / kAtomK);
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
+          pipeline.producer_acquire(write_state);  // its arrive set the count for whole tiles
+          auto* barrier = pipeline.producer_get_barrier(write_state);
+          int const stage = write_state.index();
+          int const k0 = int(*k_tile_iter) * kTileK;
+          cutlass::arch::ClusterTransactionBarrier::complete_transaction(barrier, cute::block_rank_in_cluster(),
+                                                                         unloaded);
+          CUTLASS_PRAGMA_UNROLL
+          for (int kk = 0; kk < kTileK / kAtomK; ++kk)
+            load_box_2d<kTailOnA ? HintA : HintB>(&params.tail_desc, barrier,
+                                                  stages + stage_layout(0, kk * kAtomK, stage), k0 + kk * kAtomK,
+                                                  first_row);
+          if constexpr (kTailOnA) {
+            copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, HintB)), src_b(_, _, _, *k_tile_iter),
+                 dst_b(_, _, _, stage));
+          } else {
+            copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, HintA)), src_a(_, _, _, *k_tile_iter),
+                 dst_a(_, _, _, stage));
+          }
+        }
+        return;
+      }
+    }
     CUTLASS_PRAGMA_NO_UNROLL
     for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
       pipeline.producer_acquire(write_state);  // wait until the consumers have released this stage
