@@ -23,6 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
+     fittedtail
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1463,6 +1464,17 @@ WEIGHT_CLUSTER = [(named("64x144x64 c2x2 pingpong", "64x144x64 c2x4 pingpong"), 
 # 47; under ncu 34.98 vs 35.87 us). The plan's token tiles under 168-wide weight tiles. Not run yet (session 47: no
 # machine could be started for it).
 WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 4096), (256, 10752, 4096)])]
+# fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
+# (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
+# past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
+# groups, with its faulted 2x1-cluster ones, fp8, and a decode tile whose 16 token rows few calls fill.
+FITTED_TAIL_VARIANTS = ("TAIL_LOADS", ("never", "all"))
+FITTED_TAIL_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (150, 9216, 4096), (164, 9216, 4096)]),
+                      (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)]),
+                      (named("64x144x64 c2x1 pingpong"), [(100, 8512, 4096)]),
+                      (named("128x176x64 c2x1 coop"), [(240, 10432, 4096)]),
+                      (named("swap 64x16x128 pingpong"), [(5, 8192, 4096), (13, 4096, 4096)])]
+FITTED_TAIL_FP8 = (named("64x224x128 c1x1 pingpong", **FAST), [(161, 9216, 4096), (150, 9216, 4096)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -2097,6 +2109,10 @@ CASES = {
     "weight168": beside_plan_each(WEIGHT_168),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
+    "fittedtail": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, padded_bias_gelu_contenders, "cuBLASLt fused",
+                      FITTED_TAIL_VARIANTS) for tiles, shapes in FITTED_TAIL_GROUPS),
+                   ("fp8 scaled", fp8_scaled_fast, FITTED_TAIL_FP8[0], FITTED_TAIL_FP8[1], padded_fp8_contenders,
+                    "_scaled_mm", FITTED_TAIL_VARIANTS)],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
