@@ -3,8 +3,10 @@ for bf16): for each tests/per_shape_cases.py case named, build(spec, shapes=...)
 kernels in one parallel build first), each shape's chosen tile asserted to be tiles.shape_tile's, each call written
 into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any shape fails.
 
-Run: python bench/per_shape_check.py CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
+Run: python bench/per_shape_check.py [--tail-loads MODE] CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
      e.g. python bench/per_shape_check.py bf16=90x7000x512,250x5600x512 fp8=250x4400x512
+     --tail-loads: cutlassgen.lower.TAIL_LOADS for the kernels built here (e.g. all: the unswapped tiles' fitted
+     last token box too)
      CASE: a case of tests/per_shape_cases.py, or fp16 (the bf16 case's chain with fp16 operands)
 """
 import pathlib
@@ -16,7 +18,7 @@ import torch  # noqa: E402
 
 import cutlassgen as cg  # noqa: E402
 import per_shape_cases  # noqa: E402
-from cutlassgen import dispatch  # noqa: E402
+from cutlassgen import dispatch, lower  # noqa: E402
 from cutlassgen.dtypes import storage  # noqa: E402
 from cutlassgen.golden import rel_error  # noqa: E402
 from cutlassgen.tiles import shape_tile  # noqa: E402
@@ -45,7 +47,10 @@ def parse(args: list) -> list:
 
 
 def main() -> int:
-    plans = parse(sys.argv[1:])
+    args = sys.argv[1:]
+    if args[:1] == ["--tail-loads"]:
+        lower.TAIL_LOADS, args = args[1], args[2:]
+    plans = parse(args)
     cg.build_many([v for _, spec, shapes in plans
                    for v in (spec, *dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes)))])
     failed = 0
