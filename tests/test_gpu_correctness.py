@@ -168,3 +168,51 @@ def test_rows_past_m_in_the_buffers_change_nothing(gpu_kernel, name, shape):
     untouched = (past == 77).all() if spec.d.dtype in ("int8", "int32") else torch.isnan(past.float()).all()
     assert untouched, f"{name}: the kernel wrote out's buffer past row M"
     assert_other_outputs_close(kernel, res, ref, name)
+
+
+def huge_value(dtype) -> float:
+    """An input value far past make_inputs' (about 1) whose products with the weights stay finite in fp32."""
+    import torch
+
+    if not dtype.is_floating_point:
+        return torch.iinfo(dtype).max
+    return min(torch.finfo(dtype).max, 1e30)
+
+
+def _fitted_tail_specs() -> list:
+    """The suite's kernels whose last token tile loads one box fitted to its rows (lower.TAIL_LOADS)."""
+    from cutlassgen.lower import lower
+
+    return [name for name, spec in GPU_SPECS.items()
+            if spec.resolved_path == "sm90" and lower(spec).get("tail_operand") is not None]
+
+
+@pytest.mark.parametrize("name", _fitted_tail_specs())
+def test_stale_rows_past_m_in_the_last_token_tile_change_nothing(gpu_kernel, name):
+    """Where M ends inside a token tile the fitted box loads only rows below M, and the stage's rows past it keep
+    what an earlier call or tile left in shared memory. A full-tile call on activations of the largest size their
+    products keep finite fills them first; then, on ordinary inputs, a ragged M must match the reference in D, aux
+    and amax (an accumulator row past M taken in would show as a result or amax many times too large)."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.lower import lower
+
+    spec = GPU_SPECS[name]
+    kernel = gpu_kernel(name)
+    ctx = lower(spec)
+    tokens = ctx["cta"][1] if ctx["swap_ab"] else ctx["cta"][0]
+    for M_full, M in ((tokens, 5), (2 * tokens, tokens + 3)):
+        _, N, K = aligned_shape(spec, (M_full, 144, 80))
+        gen = torch.Generator(device="cuda").manual_seed(hash((name, M, "stale")) % 2**31)
+        a, b, c, inputs = make_inputs(spec, kernel, M_full, N, K, gen)
+        kernel(torch.full_like(a, huge_value(a.dtype)), b, c, **inputs)  # leaves huge rows in shared memory
+        M = aligned_shape(spec, (M, N, K))[0]
+        a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+        out = poisoned_out(spec, M, N)
+        res = kernel(a, b, c, out=out, **inputs)
+        torch.cuda.synchronize()
+        ref = cg.reference(spec, a, b, c, **inputs)
+        what = f"{name} {M}x{N}x{K} after {M_full} huge rows"
+        assert_close(res.d if kernel.Result else res, ref.d if kernel.Result else ref, spec.d.dtype, what + " D")
+        assert_other_outputs_close(kernel, res, ref, what)

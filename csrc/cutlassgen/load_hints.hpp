@@ -13,10 +13,10 @@
 // inside it, is loaded in one box fitted to the rows that remain instead of one box of the tile's rows: a box lying
 // partly past the operand's end made whole calls up to 1.5x slower on the H200 (bench/NOTES.md, runs 131-132, 143 and
 // 145), while a buffer holding rows past M ran at the full tile's time, and boxes of 8 rows were slower still (run
-// 144); the fitted box runs at the padded time (run 148). The fitted box is a second TMA descriptor, encoded per call; the bytes it does not bring are counted off the
-// stage's transaction barrier by the producer. The stage's rows past the box keep what an earlier tile left there:
-// they are rows past M, whose accumulators the epilogue neither writes nor reduces. Python decides where this applies
-// (cutlassgen/lower.py, TAIL_LOADS).
+// 144); the fitted box runs at the padded time (run 148). It is a second TMA descriptor, encoded per call; the bytes
+// it does not bring are counted off the stage's transaction barrier by the producer. The stage's rows past the box
+// keep what an earlier tile left there: they are rows past M, whose accumulators the epilogue neither writes nor
+// reduces. Python decides where this applies (cutlassgen/lower.py, TAIL_LOADS).
 #include "cute/arch/copy_sm90_desc.hpp"
 #include "cute/arch/copy_sm90_tma.hpp"
 #include "cute/tensor.hpp"
@@ -165,7 +165,8 @@ struct MainloopLoadHints : Base {
   // is one column of 128-byte rows; a tile of more K loads one such box per column).
   static constexpr bool kTail = TailOperand != kNoTailOperand;
   static constexpr bool kTailOnA = TailOperand == 0;
-  using TailElement = std::conditional_t<kTailOnA, typename Base::TiledMma::ValTypeA, typename Base::TiledMma::ValTypeB>;
+  using TailElement =
+      std::conditional_t<kTailOnA, typename Base::TiledMma::ValTypeA, typename Base::TiledMma::ValTypeB>;
   using TailAtom = std::conditional_t<kTailOnA, typename Base::SmemLayoutAtomA, typename Base::SmemLayoutAtomB>;
   static constexpr int kTailRows = cute::size<kTailOnA ? 0 : 1>(typename Base::TileShape{});
   static constexpr int kTileK = cute::size<2>(typename Base::TileShape{});
@@ -190,7 +191,8 @@ struct MainloopLoadHints : Base {
       static_assert(std::is_same_v<std::conditional_t<kTailOnA, typename Base::GmemTiledCopyA,
                                                       typename Base::GmemTiledCopyB>, cute::SM90_TMA_LOAD>,
                     "tail loads: a token operand that is not multicast");
-      static_assert(kTileK % kAtomK == 0 && kTailRows <= 256, "tail loads: whole swizzle columns, a box of <= 256 rows");
+      static_assert(kTileK % kAtomK == 0 && kTailRows <= 256,
+                    "tail loads: whole swizzle columns, a box of <= 256 rows");
       TailParams p;
       static_cast<typename Base::Params&>(p) = Base::to_underlying_arguments(problem_shape, args, workspace);
       auto [M, N, K, L] = cute::append<4>(problem_shape, 1);
