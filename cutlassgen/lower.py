@@ -68,12 +68,13 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # past a bare activation tensor's end there: up to 1.4x the whole call's time on the H200 (bench/NOTES.md runs
 # 131-132, 143 and 145; swap 64x64x128 at 136x2048x4096 17.95 us, 12.96 fitted, 12.8 for cuBLASLt fused, probe run
 # 148). "swap_ab": the swapped tiles, whose token operand is the kernel's B (checked on the H200 at 55 ragged shapes
-# across every per-shape case's swapped families, session 48). "all": the unswapped tiles too, a probe setting until
-# the GPU has checked them: until the box's address was taken unswizzled (load_hints.hpp) they stopped on a
-# misaligned-address fault where the token operand's stages do not start on a 1024-byte boundary (192x80, and 64x144
-# / 128x176 in 2x1 clusters), and the fixed form has not run on a GPU yet. A module setting, so that the probes can
-# build the variants side by side (bench/tile_probe.py fittedtail, bench/per_shape_check.py --tail-loads).
-TAIL_LOADS = "swap_ab"
+# across every per-shape case's swapped families, session 48). "all": the unswapped tiles too: until the box's address
+# was taken unswizzled (load_hints.hpp) they stopped on a misaligned-address fault where the token operand's stages
+# do not start on a 1024-byte boundary (192x80, and 64x144 / 128x176 in 2x1 clusters). "never" stays the default
+# until the GPU suite has run with "swap_ab" (bench/NOTES.md session 48): with it every kernel compiles as before. A
+# module setting, so that the probes can build the variants side by side (bench/tile_probe.py fittedtail,
+# bench/per_shape_check.py --tail-loads).
+TAIL_LOADS = "never"
 
 
 def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
