@@ -257,57 +257,57 @@ struct MainloopLoadHints : Base {
       for (int i = 0; i < size<0>(cluster_layout); ++i) mcast_b |= uint16_t(1) << cluster_layout(i, in_n, Int<0>{});
     }
 
+    // With TailOperand, the last token tile loads its token operand in fitted boxes instead (load_fitted_tail).
+    int first_row = 0;
+    bool fitted = false;
     if constexpr (kTail) {
-      int const first_row = (kTailOnA ? int(m) : int(n)) * kTailRows;
-      if (params.tail_extent && first_row + kTailRows > params.tail_extent) {
-        // The token operand's stages, unswizzled: the TMA unit swizzles by the shared-memory address itself, so a box
-        // is given its column's plain address. (CuTe's swizzled pointer into a stage differs from it wherever the
-        // operand does not start on a 1024-byte boundary, which the epilogue's storage before it decides: probe run
-        // 148's misaligned-address faults.)
-        TailElement* const stages = [&] {
-          if constexpr (kTailOnA)
-            return shared_tensors.smem_A.data();
-          else
-            return shared_tensors.smem_B.data();
-        }();
-        auto const stage_layout = get_nonswizzle_portion(
-            std::conditional_t<kTailOnA, typename Base::SmemLayoutA, typename Base::SmemLayoutB>{});
-        // What the stage's transaction count expects of the token operand and the fitted boxes do not bring.
-        uint32_t const unloaded = uint32_t(first_row + kTailRows - params.tail_extent) * 128 * (kTileK / kAtomK);
-        CUTLASS_PRAGMA_NO_UNROLL
-        for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
-          pipeline.producer_acquire(write_state);  // its arrive set the count for whole tiles
-          auto* barrier = pipeline.producer_get_barrier(write_state);
-          int const stage = write_state.index();
-          int const k0 = int(*k_tile_iter) * kTileK;
-          cutlass::arch::ClusterTransactionBarrier::complete_transaction(barrier, cute::block_rank_in_cluster(),
-                                                                         unloaded);
-          CUTLASS_PRAGMA_UNROLL
-          for (int kk = 0; kk < kTileK / kAtomK; ++kk)
-            load_box_2d<kTailOnA ? HintA : HintB>(&params.tail_desc, barrier,
-                                                  stages + stage_layout(0, kk * kAtomK, stage), k0 + kk * kAtomK,
-                                                  first_row);
-          if constexpr (kTailOnA) {
-            copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, HintB)), src_b(_, _, _, *k_tile_iter),
-                 dst_b(_, _, _, stage));
-          } else {
-            copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, HintA)), src_a(_, _, _, *k_tile_iter),
-                 dst_a(_, _, _, stage));
-          }
-        }
-        return;
-      }
+      first_row = (kTailOnA ? int(m) : int(n)) * kTailRows;
+      fitted = params.tail_extent && first_row + kTailRows > params.tail_extent;
     }
     CUTLASS_PRAGMA_NO_UNROLL
     for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
       pipeline.producer_acquire(write_state);  // wait until the consumers have released this stage
       auto* barrier = pipeline.producer_get_barrier(write_state);
       int const stage = write_state.index();
-      copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, HintA)), src_a(_, _, _, *k_tile_iter),
-           dst_a(_, _, _, stage));
-      copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, HintB)), src_b(_, _, _, *k_tile_iter),
-           dst_b(_, _, _, stage));
+      if constexpr (kTail) {
+        if (fitted) load_fitted_tail(params, barrier, stage, int(*k_tile_iter), first_row, shared_tensors);
+      }
+      if (!(fitted && kTailOnA)) {
+        copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, HintA)), src_a(_, _, _, *k_tile_iter),
+             dst_a(_, _, _, stage));
+      }
+      if (!(fitted && !kTailOnA)) {
+        copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, HintB)), src_b(_, _, _, *k_tile_iter),
+             dst_b(_, _, _, stage));
+      }
     }
+  }
+
+ private:
+  // One stage of the last token tile's token operand: its rows from first_row to the operand's end, one box per
+  // 128-byte column. The stage's transaction count was set for whole tiles by the producer's arrive; the bytes the
+  // boxes do not bring are counted off it here.
+  CUTLASS_DEVICE static void load_fitted_tail(Params const& params, uint64_t* barrier, int stage, int k_tile,
+                                              int first_row, typename Base::TensorStorage& shared_tensors) {
+    using namespace cute;
+    // The token operand's stages, unswizzled: the TMA unit swizzles by the shared-memory address itself, so a box is
+    // given its column's plain address. (CuTe's swizzled pointer into a stage differs from it wherever the operand
+    // does not start on a 1024-byte boundary, which the epilogue's storage before it decides: probe run 148's
+    // misaligned-address faults.)
+    TailElement* const stages = [&] {
+      if constexpr (kTailOnA)
+        return shared_tensors.smem_A.data();
+      else
+        return shared_tensors.smem_B.data();
+    }();
+    auto const stage_layout =
+        get_nonswizzle_portion(std::conditional_t<kTailOnA, typename Base::SmemLayoutA, typename Base::SmemLayoutB>{});
+    uint32_t const unloaded = uint32_t(first_row + kTailRows - params.tail_extent) * 128 * (kTileK / kAtomK);
+    cutlass::arch::ClusterTransactionBarrier::complete_transaction(barrier, block_rank_in_cluster(), unloaded);
+    CUTLASS_PRAGMA_UNROLL
+    for (int kk = 0; kk < kTileK / kAtomK; ++kk)
+      load_box_2d<kTailOnA ? HintA : HintB>(&params.tail_desc, barrier, stages + stage_layout(0, kk * kAtomK, stage),
+                                            k_tile * kTileK + kk * kAtomK, first_row);
   }
 };
 
