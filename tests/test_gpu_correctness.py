@@ -208,15 +208,18 @@ def _fitted_tail_specs() -> list:
 
 @pytest.fixture(scope="module")
 def fitted_tail_kernels(cache_dir):
-    """Those kernels built with FITTED_TAIL, in one ninja run; renamed, so that build's in-process memo (by spec)
-    does not hand back the suite's own builds."""
+    """Those kernels built with FITTED_TAIL, in one ninja run: the suite's own where it is the default, else renamed,
+    so that build's in-process memo (by spec) does not hand back the suite's builds without it."""
     import dataclasses
 
     import cutlassgen as cg
+    from cutlassgen import lower
 
     names = _fitted_tail_specs()
+    default = lower.TAIL_LOADS == FITTED_TAIL
     with tail_loads(FITTED_TAIL):
-        built = cg.build_many([dataclasses.replace(GPU_SPECS[n], name=f"{n}_fitted_tail") for n in names])
+        built = cg.build_many([GPU_SPECS[n] if default else dataclasses.replace(GPU_SPECS[n], name=f"{n}_fitted_tail")
+                               for n in names])
     return dict(zip(names, built))
 
 
