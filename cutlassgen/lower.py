@@ -70,11 +70,10 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # 148). "swap_ab": the swapped tiles, whose token operand is the kernel's B (checked on the H200 at 55 ragged shapes
 # across every per-shape case's swapped families, session 48). "all": the unswapped tiles too: until the box's address
 # was taken unswizzled (load_hints.hpp) they stopped on a misaligned-address fault where the token operand's stages
-# do not start on a 1024-byte boundary (192x80, and 64x144 / 128x176 in 2x1 clusters). "never" stays the default
-# until the GPU suite has run with "swap_ab" (bench/NOTES.md session 48): with it every kernel compiles as before. A
-# module setting, so that the probes can build the variants side by side (bench/tile_probe.py fittedtail,
-# bench/per_shape_check.py --tail-loads).
-TAIL_LOADS = "never"
+# do not start on a 1024-byte boundary (192x80, and 64x144 / 128x176 in 2x1 clusters). "swap_ab" is the default since
+# the whole GPU suite passed with it (bench/NOTES.md session 49). A module setting, so that the probes can build the
+# variants side by side (bench/tile_probe.py fittedtail, bench/per_shape_check.py --tail-loads).
+TAIL_LOADS = "swap_ab"
 
 
 def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:

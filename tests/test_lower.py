@@ -90,9 +90,8 @@ def token_spec(dtype="bf16", cta=(64, 32, 64), cluster=(1, 1, 1), swap_ab=True, 
 def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_and_the_operand_allow(monkeypatch):
     # A box partly past a bare activation tensor's end cost up to 1.4x the call on the H200 (bench/NOTES.md session
     # 48): the token operand (the kernel's B when swapped, else its A) of the last token tile loads a fitted box.
-    # Off by default until the GPU suite has run with it: every kernel then renders as before.
-    assert cg.lower.TAIL_LOADS == "never" and lower(token_spec())["tail_operand"] is None
-    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "swap_ab")
+    # On by default for the swapped tiles; "all" adds the unswapped ones.
+    assert cg.lower.TAIL_LOADS == "swap_ab"
     swapped = lower(token_spec())
     assert swapped["tail_operand"] == 1 and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 1>;" in cg.render(token_spec())
