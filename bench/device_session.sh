@@ -91,7 +91,10 @@ print(f"{len(specs)} kernels ready in {time.time() - t:.0f} s")
 PY
   [ "$1" = prebuild ] && exit 0
   stamp "GPU tests"
-  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider ${SUITE_K:+-k "$SUITE_K"} > "$OUT/gpu_tests_full.log" 2>&1
+  # A kernel that hangs stops the whole call; a test that runs past 300 s has its stack written to the log, so the
+  # log names where (session 49's hang showed only pytest's dots).
+  $PY -m pytest tests -q -rfs -m gpu -p no:cacheprovider -o faulthandler_timeout=300 ${SUITE_K:+-k "$SUITE_K"} \
+      > "$OUT/gpu_tests_full.log" 2>&1
   tail -40 "$OUT/gpu_tests_full.log" > "$OUT/gpu_tests.log"; tail -3 "$OUT/gpu_tests.log"
   save_cache ;;
 extras)
