@@ -9,6 +9,7 @@ Run: python bench/per_shape_check.py [--tail-loads MODE] CASE=MxNxK[,MxNxK...] .
      last token box too)
      CASE: a case of tests/per_shape_cases.py, or fp16 (the bf16 case's chain with fp16 operands)
 """
+import argparse
 import pathlib
 import sys
 
@@ -47,10 +48,13 @@ def parse(args: list) -> list:
 
 
 def main() -> int:
-    args = sys.argv[1:]
-    if args[:1] == ["--tail-loads"]:
-        lower.TAIL_LOADS, args = args[1], args[2:]
-    plans = parse(args)
+    ap = argparse.ArgumentParser(description="per-shape plans checked on the GPU at the given shapes")
+    ap.add_argument("--tail-loads", choices=lower.TAIL_LOAD_MODES, help="cutlassgen.lower.TAIL_LOADS for this build")
+    ap.add_argument("plans", nargs="+", metavar="CASE=MxNxK[,MxNxK...]")
+    args = ap.parse_args()
+    if args.tail_loads:
+        lower.TAIL_LOADS = args.tail_loads
+    plans = parse(args.plans)
     cg.build_many([v for _, spec, shapes in plans
                    for v in (spec, *dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes)))])
     failed = 0

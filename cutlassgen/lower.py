@@ -73,6 +73,7 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # do not start on a 1024-byte boundary (192x80, and 64x144 / 128x176 in 2x1 clusters). "swap_ab" is the default since
 # the whole GPU suite passed with it (bench/NOTES.md session 49). A module setting, so that the probes can build the
 # variants side by side (bench/tile_probe.py fittedtail, bench/per_shape_check.py --tail-loads).
+TAIL_LOAD_MODES = ("never", "swap_ab", "all")
 TAIL_LOADS = "swap_ab"
 
 
