@@ -1471,15 +1471,22 @@ WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 
 FITTED_TAIL_VARIANTS = ("TAIL_LOADS", ("never", "all"))
 FITTED_TAIL_GROUPS = [(named("64x224x64 c1x1 pingpong"), [(161, 9216, 4096), (150, 9216, 4096), (164, 9216, 4096)]),
                       (named("swap 64x64x128 c1x1 pingpong"), [(136, 2048, 4096), (164, 2048, 4096)]),
-                      (named("64x144x64 c2x1 pingpong"), [(100, 8512, 4096)]),
-                      (named("128x176x64 c2x1 coop"), [(240, 10432, 4096)]),
+                      (named("64x144x64 c2x1 pingpong"), [(100, 8512, 4096), (1, 8512, 4096)]),
+                      (named("128x176x64 c2x1 coop"), [(240, 10432, 4096), (100, 10432, 4096)]),
                       (named("swap 64x16x128 pingpong"), [(5, 8192, 4096), (13, 4096, 4096)])]
 FITTED_TAIL_FP8 = (named("64x224x128 c1x1 pingpong", **FAST), [(161, 9216, 4096), (150, 9216, 4096)])
 # Run 148 (warm / cold / warm, us; the setting then named "fitted", the box's address still CuTe's swizzled pointer):
 # the bare a at its padded time (swap 64x64x128 at 136x2048x4096 17.95 / 17.97 / 18.02 -> 12.96 / 13.97 / 12.96,
 # padded 12.96 / 14.16 / 12.98; 64x224 at 164x9216 36.10 / 29.02 / 36.40 -> 30.72 / 29.12 / 30.85). Each pass then
-# stopped at the 64x144 c2x1 group on the swizzled address's misaligned-address fault (fixed since, not yet run):
-# the 2x1-cluster, 128x176, decode and fp8 groups have not run.
+# stopped at the 64x144 c2x1 group on the swizzled address's misaligned-address fault (fixed since): the 2x1-cluster,
+# 128x176, decode and fp8 groups had not run.
+# Run 149 (session 50, the fixed address; 1 and 100 rows added: a 2x1 cluster's spare CTA, whose token tile lies wholly
+# past M; warm / cold, us, never -> all on a bare a, cuBLASLt fused or _scaled_mm beside): every group checked and
+# timed. 64x224 at 161x9216 34.77 / 33.63 -> 29.95 / 28.67 (30.46 / 29.18); 64x144 c2x1 at 100x8512 26.24 / 25.36 ->
+# 25.26 / 24.50 (24.93 / 23.71), at 1x8512 34.82 / 36.78 -> 28.14 / 29.92 (24.88 / 23.34); 128x176 c2x1 at 100x10432
+# 47.81 / 47.28 -> 44.66 / 43.07 (31.52 / 31.07), at 240x10432 37.42 / 36.54 -> 37.90 / 36.70 (35.36 / 35.46);
+# fp8 fast 64x224x128 at 150x9216 20.13 / 20.67 -> 17.36 / 18.80 (_scaled_mm 33.36 / 35.17); the decode tile at 5 and
+# 13 rows within 1% either way. "all" is the default since (lower.py).
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
