@@ -34,12 +34,16 @@ def embedded_cubin(module_bytes: bytes) -> bytes:
     return elf[:max(ends)]
 
 
-def opcodes(kernel) -> collections.Counter:
+def sass(kernel, cuobjdump: str = "cuobjdump") -> str:
+    """cuobjdump -sass of the kernel's embedded cubin."""
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(embedded_cubin(kernel.binary_path.read_bytes()))
         f.flush()
-        sass = subprocess.run(["cuobjdump", "-sass", f.name], capture_output=True, text=True, check=True).stdout
-    return collections.Counter(re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass))
+        return subprocess.run([cuobjdump, "-sass", f.name], capture_output=True, text=True, check=True).stdout
+
+
+def opcodes(kernel) -> collections.Counter:
+    return collections.Counter(re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass(kernel)))
 
 
 def main():
