@@ -67,20 +67,22 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # (load_hints.hpp, TailOperand). "never": every tile loads as CuTe does, one box of the tile's rows, which lies partly
 # past a bare activation tensor's end there: up to 1.4x the whole call's time on the H200 (bench/NOTES.md runs
 # 131-132, 143 and 145; swap 64x64x128 at 136x2048x4096 17.95 us, 12.96 fitted, 12.8 for cuBLASLt fused, probe run
-# 148). "swap_ab": the swapped tiles, whose token operand is the kernel's B (checked on the H200 at 55 ragged shapes
-# across every per-shape case's swapped families, session 48). "all": the unswapped tiles too: until the box's address
-# was taken unswizzled (load_hints.hpp) they stopped on a misaligned-address fault where the token operand's stages
-# do not start on a 1024-byte boundary (192x80, and 64x144 / 128x176 in 2x1 clusters). "swap_ab" is the default since
-# the whole GPU suite passed with it (bench/NOTES.md session 49). A module setting, so that the probes can build the
-# variants side by side (bench/tile_probe.py fittedtail, bench/per_shape_check.py --tail-loads).
+# 148). "swap_ab": the swapped tiles only, whose token operand is the kernel's B. "all" (the default since the whole
+# GPU suite, per-shape tests included, passed with it: bench/NOTES.md session 50): the unswapped tiles too, where the
+# token operand is the kernel's A (64x224 at 161x9216x4096 34.8 us -> 30.0, probe run 149). Where M fills its last
+# tile nothing is encoded and the consumers' mainloop is unchanged (bench/tail_loads_sass.py). A module setting, so that
+# the probes can build the variants side by side (bench/tile_probe.py fittedtail, bench/per_shape_check.py
+# --tail-loads).
 TAIL_LOAD_MODES = ("never", "swap_ab", "all")
-TAIL_LOADS = "swap_ab"
+TAIL_LOADS = "all"
 
 
 def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
     """The kernel operand (0: A, 1: B) that holds the tokens, where TAIL_LOADS asks for a fitted last box and the
     operand takes one: 8- or 16-bit, K-major (a row-major activation tensor), 128 bytes of K or a multiple in the tile
     (whole columns of the 128-byte swizzle atom) and not multicast (the other operand's cluster dimension is 1)."""
+    if TAIL_LOADS not in TAIL_LOAD_MODES:  # a typo must not pass for "all"
+        raise ValueError(f"cutlassgen.lower.TAIL_LOADS = {TAIL_LOADS!r}: one of {', '.join(TAIL_LOAD_MODES)}")
     if TAIL_LOADS == "never" or (TAIL_LOADS == "swap_ab" and not swap_ab):
         return None
     bits = DTYPES[spec.a.dtype].bits

@@ -90,17 +90,20 @@ def token_spec(dtype="bf16", cta=(64, 32, 64), cluster=(1, 1, 1), swap_ab=True, 
 def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_and_the_operand_allow(monkeypatch):
     # A box partly past a bare activation tensor's end cost up to 1.4x the call on the H200 (bench/NOTES.md session
     # 48): the token operand (the kernel's B when swapped, else its A) of the last token tile loads a fitted box.
-    # On by default for the swapped tiles; "all" adds the unswapped ones.
-    assert cg.lower.TAIL_LOADS == "swap_ab"
+    # On by default for swapped and unswapped tiles ("all"); "swap_ab" keeps CUTLASS's mainloop for the unswapped.
+    assert cg.lower.TAIL_LOADS == "all"
     swapped = lower(token_spec())
     assert swapped["tail_operand"] == 1 and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 1>;" in cg.render(token_spec())
     assert lower(token_spec("int8", cta=(64, 32, 128)))["tail_operand"] == 1  # 8-bit: 128 of K is one column
     unswapped = token_spec(cta=(64, 128, 64), swap_ab=False)
-    assert lower(unswapped)["tail_operand"] is None and lower(unswapped)["load_hints"] is None  # "all" only
-    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
     assert lower(unswapped)["tail_operand"] == 0 and lower(unswapped)["load_hints"] == ("EVICT_NORMAL",) * 2
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 0>;" in cg.render(unswapped)
+    assert lower(token_spec(cta=(128, 128, 64), cluster=(2, 1, 1), swap_ab=False))["tail_operand"] == 0  # B multicast
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "swap_ab")
+    assert lower(unswapped)["tail_operand"] is None and lower(unswapped)["load_hints"] is None
+    assert lower(token_spec())["tail_operand"] == 1
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
     # where the box cannot be fitted: a token tile multicast over the cluster (each CTA loads a slice of it), tf32
     # tokens, 64 bytes of K (half a 128-byte swizzle column), column-major activations
     for refused in (token_spec(cluster=(2, 1, 1)), token_spec(cta=(64, 128, 64), cluster=(1, 2, 1), swap_ab=False),
@@ -110,6 +113,9 @@ def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
     assert lower(token_spec())["tail_operand"] is None and lower(unswapped)["load_hints"] is None
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL>;" in cg.render(token_spec())
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "al")  # a typo is refused, not taken for "all"
+    with pytest.raises(ValueError, match="'al': one of never, swap_ab, all"):
+        lower(token_spec())
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
@@ -206,7 +212,7 @@ def test_subtiles_in_steps_of_8_bypass_the_epilogue_builders_n_check():
         assert "detail::Sm90TmaBuilderImpl<" not in src and "epilogue::collective::CollectiveBuilder<" in src, n
 
 
-def test_16_bit_tiles_of_odd_8_row_groups_take_the_narrow_tma_mainloop():
+def test_16_bit_tiles_of_odd_8_row_groups_take_the_narrow_tma_mainloop(monkeypatch):
     """A 16-bit operand tile of 40, 56, 72, ... rows: CUTLASS's mainloop cannot build its TMA descriptors (CuTe's
     slice of the swizzled stage), so the builder's collective is wrapped in csrc/cutlassgen/narrow_tma.hpp, under
     load_hints.hpp's loads (whose load() takes its Params), policies or not; fp8 and 16-row multiples keep the
@@ -227,6 +233,8 @@ def test_16_bit_tiles_of_odd_8_row_groups_take_the_narrow_tma_mainloop():
     for s in (bf16((64, 48, 128), True), bf16((64, 80, 64), False), spec(swap_ab=True).replace(
             tile={"cta": [64, 40, 128], "cluster": [1, 1, 1], "mainloop": "pingpong", "swap_ab": True})):
         assert not lower(s)["narrow_tma"] and "narrow_tma.hpp" not in cg.render(s), s.tile.cta
+    assert lower(bf16((64, 80, 64), False))["tail_operand"] == 0  # wrapped for the fitted last token box only
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "swap_ab")
     assert lower(bf16((64, 80, 64), False))["load_hints"] is None
 
 
