@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail
+     fittedtail alltail
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1487,6 +1487,16 @@ FITTED_TAIL_FP8 = (named("64x224x128 c1x1 pingpong", **FAST), [(161, 9216, 4096)
 # 47.81 / 47.28 -> 44.66 / 43.07 (31.52 / 31.07), at 240x10432 37.42 / 36.54 -> 37.90 / 36.70 (35.36 / 35.46);
 # fp8 fast 64x224x128 at 150x9216 20.13 / 20.67 -> 17.36 / 18.80 (_scaled_mm 33.36 / 35.17); the decode tile at 5 and
 # 13 rows within 1% either way. "all" is the default since (lower.py).
+# alltail (session 50): TAIL_LOADS "all", the default since, gives the unswapped tiles load_hints.hpp's producer in
+# place of CUTLASS's even where M fills every token tile (no box is fitted; bench/tail_loads_sass.py: the consumers'
+# mainloop is the same instructions). The plan's tiles at the anchors' shapes, built with "swap_ab" (their code
+# before) beside "all". Not yet run.
+ALLTAIL_VARIANTS = ("TAIL_LOADS", ("swap_ab", "all"))
+ALLTAIL_GROUPS = [(named("128x256x64 c2x1 coop"), [(8192, 8192, 8192), (2048, 8192, 8192)]),
+                  (named("128x128x64 c1x1 pingpong"), [(4096, 14336, 4096)]),
+                  (named("128x128x64 c1x1 coop"), [(256, 8192, 8192)])]
+ALLTAIL_FP8 = [(named("128x256x128 c2x1 coop", **FAST), [(8192, 8192, 8192), (2048, 8192, 8192)]),
+               (named("128x128x128 c1x1 coop", **FAST), [(256, 8192, 8192)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -2125,6 +2135,10 @@ CASES = {
                       FITTED_TAIL_VARIANTS) for tiles, shapes in FITTED_TAIL_GROUPS),
                    ("fp8 scaled", fp8_scaled_fast, FITTED_TAIL_FP8[0], FITTED_TAIL_FP8[1], padded_fp8_contenders,
                     "_scaled_mm", FITTED_TAIL_VARIANTS)],
+    "alltail": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLASLt fused",
+                   ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_GROUPS),
+                *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_scaled_contenders, "_scaled_mm",
+                   ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_FP8)],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
