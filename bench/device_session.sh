@@ -70,7 +70,6 @@ sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
 import cutlassgen as cg
 import per_shape_cases
 from gpu_specs import GPU_SPECS
-from cutlassgen import dispatch
 from cutlassgen.demo import default_spec
 specs = []
 if os.environ["ONLY_PER_SHAPE"] != "1":
@@ -81,7 +80,7 @@ if os.environ["ONLY_PER_SHAPE"] != "1":
 wanted = os.environ.get("PER_SHAPE_CASES") or ("" if "not per_shape" in os.environ["SUITE_K"] else "all")
 for name, (spec, shapes, _) in per_shape_cases.cases().items():
     if wanted == "all" or name in wanted.split(","):
-        specs += [spec] + dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
+        specs += per_shape_cases.planned_specs(spec, shapes)
 t = time.time()
 try:
     cg.build_many(specs, verbose=False)

@@ -19,7 +19,7 @@ import torch  # noqa: E402
 
 import cutlassgen as cg  # noqa: E402
 import per_shape_cases  # noqa: E402
-from cutlassgen import dispatch, lower  # noqa: E402
+from cutlassgen import lower  # noqa: E402
 from cutlassgen.dtypes import storage  # noqa: E402
 from cutlassgen.golden import rel_error  # noqa: E402
 from cutlassgen.tiles import shape_tile  # noqa: E402
@@ -55,8 +55,7 @@ def main() -> int:
     if args.tail_loads:
         lower.TAIL_LOADS = args.tail_loads
     plans = parse(args.plans)
-    cg.build_many([v for _, spec, shapes in plans
-                   for v in (spec, *dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes)))])
+    cg.build_many([v for _, spec, shapes in plans for v in per_shape_cases.planned_specs(spec, shapes)])
     failed = 0
     for name, spec, shapes in plans:
         k = cg.build(spec, shapes=shapes)

@@ -12,7 +12,6 @@ Run: python bench/tail_loads_sass.py [--modes swap_ab all] [--cuobjdump PATH] [K
      python bench/tail_loads_sass.py --sources
 """
 import argparse
-import dataclasses
 import difflib
 import pathlib
 import re
@@ -22,6 +21,7 @@ import cutlassgen as cg
 from bench_anchors import specs
 from cutlassgen import lower
 from sass_opcodes import sass
+from tile_probe import build_variants, lower_settings
 
 
 def instructions(text: str) -> list:
@@ -45,22 +45,17 @@ def mma_span(code: list) -> tuple:
 def changed_sources(modes: list) -> None:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
     import per_shape_cases
-    from cutlassgen import dispatch
     from gpu_specs import GPU_SPECS
 
     sets = {"GPU suite": list(GPU_SPECS.values())}
     for name, (spec, shapes, _) in per_shape_cases.cases().items():
-        sets[f"per-shape {name}"] = [spec, *dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))]
-    saved = lower.TAIL_LOADS
-    try:
-        for what, specs_ in sets.items():
-            sources = []
-            for mode in modes:
-                lower.TAIL_LOADS = mode
+        sets[f"per-shape {name}"] = per_shape_cases.planned_specs(spec, shapes)
+    for what, specs_ in sets.items():
+        sources = []
+        for mode in modes:
+            with lower_settings({"TAIL_LOADS": mode}):
                 sources.append([cg.render(s) for s in specs_])
-            print(f"{what}: {sum(x != y for x, y in zip(*sources))} of {len(specs_)} kernels differ")
-    finally:
-        lower.TAIL_LOADS = saved
+        print(f"{what}: {sum(x != y for x, y in zip(*sources))} of {len(specs_)} kernels differ")
 
 
 def main() -> int:
@@ -81,15 +76,8 @@ def main() -> int:
     for key in wanted:
         if key not in table:
             ap.error(f"{'/'.join(key)}: not one of {', '.join('/'.join(k) for k in table)}")
-    built = {}
-    saved = lower.TAIL_LOADS
-    try:
-        for mode in args.modes:
-            lower.TAIL_LOADS = mode
-            names = [dataclasses.replace(table[k], name=f"tail_loads_sass_{mode}") for k in wanted]
-            built[mode] = cg.build_many(names)
-    finally:
-        lower.TAIL_LOADS = saved
+    kernels = build_variants([(table[k], {"TAIL_LOADS": m}) for m in args.modes for k in wanted])  # one ninja run
+    built = {m: kernels[i * len(wanted):(i + 1) * len(wanted)] for i, m in enumerate(args.modes)}
     first, second = args.modes
     for i, key in enumerate(wanted):
         a, b = (instructions(sass(built[m][i], args.cuobjdump)) for m in args.modes)

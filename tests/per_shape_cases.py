@@ -6,6 +6,7 @@ one of these tiles, or a shape its kernel would refuse, fails there before a GPU
 GPU suite lost calls to both in sessions 24, 25 and 29).
 """
 import cutlassgen as cg
+from cutlassgen import dispatch
 
 
 def bf16_bias_gelu(arch: int = 90, name: str = "per_shape_dispatch") -> cg.GemmSpec:
@@ -297,3 +298,8 @@ def cases() -> dict:
         "sm80_bf16": (sm80_bf16, SM80_BF16_SHAPES, lambda tile_of: expect_sm80_bf16_tiles(tile_of, sm80_bf16)),
         "sm80_int8": (int8_dequant(80, "sm80_int8_per_shape_dispatch"), SM80_INT8_SHAPES, expect_sm80_int8_tiles),
     }
+
+
+def planned_specs(spec: cg.GemmSpec, shapes) -> list:
+    """What build(spec, shapes=shapes) compiles: the spec and its per-shape plan's variants."""
+    return [spec, *dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))]
