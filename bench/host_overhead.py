@@ -1,7 +1,8 @@
 """Host overhead per call of a generated kernel vs torch.mm on the same tiny tensors (GPU not the bottleneck).
 
-Run: python bench/host_overhead.py   (needs a GPU; builds the sm90 or sm80 bias+gelu kernel first)
+Run: python bench/host_overhead.py [--rounds N]   (needs a GPU; builds the sm90 or sm80 bias+gelu kernel first)
 """
+import argparse
 import statistics
 
 import torch
@@ -9,10 +10,10 @@ import torch
 import cutlassgen as cg
 from cutlassgen.timing import host_us_per_call, interleaved_rounds
 
-ROUNDS = 5
-
-
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of 20000 calls of each contender, shuffled")
+    rounds = ap.parse_args().rounds
     arch = torch.cuda.get_device_capability()
     arch = arch[0] * 10 + arch[1]
     spec = cg.GemmSpec(arch=90 if arch == 90 else 80, a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
@@ -33,12 +34,12 @@ def main():
              "ours 200 rows": lambda: k(ragged, w.t(), bias=bias, out=out_ragged)}
     # Rounds in a new order each time, differences taken within a round: a slow stretch of the machine (another
     # process, a clock change) then shows as one odd round instead of shifting one contender's median.
-    us = interleaved_rounds(calls, host_us_per_call, rounds=ROUNDS)
+    us = interleaved_rounds(calls, host_us_per_call, rounds=rounds)
     diffs = {name: [t - mm for t, mm in zip(us[name], us["torch.mm"])] for name in ("ours", "ours out=")}
-    for r in range(ROUNDS):
+    for r in range(rounds):
         print(f"round {r + 1}: torch.mm {us['torch.mm'][r]:.2f} us/call, ours {us['ours'][r]:.2f} "
               f"({diffs['ours'][r]:+.2f}), with out= {us['ours out='][r]:.2f} ({diffs['ours out='][r]:+.2f})")
-    print(f"over torch.mm, median of {ROUNDS} rounds x 20000 calls: cutlassgen kernel "
+    print(f"over torch.mm, median of {rounds} rounds x 20000 calls: cutlassgen kernel "
           f"{statistics.median(diffs['ours']):+.2f} us/call, with out= {statistics.median(diffs['ours out=']):+.2f}"
           f" (ranges {min(diffs['ours']):+.2f} to {max(diffs['ours']):+.2f}, {min(diffs['ours out=']):+.2f} to "
           f"{max(diffs['ours out=']):+.2f})")

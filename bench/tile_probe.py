@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail
+     fittedtail alltail alltailcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1491,13 +1491,22 @@ FITTED_TAIL_FP8 = (named("64x224x128 c1x1 pingpong", **FAST), [(161, 9216, 4096)
 # alltail (session 50): TAIL_LOADS "all", the default since, gives the unswapped tiles load_hints.hpp's producer in
 # place of CUTLASS's even where M fills every token tile (no box is fitted; bench/tail_loads_sass.py: the consumers'
 # mainloop is the same instructions). The plan's tiles at the anchors' shapes, built with "swap_ab" (their code
-# before) beside "all". Not yet run.
+# before) beside "all".
 ALLTAIL_VARIANTS = ("TAIL_LOADS", ("swap_ab", "all"))
 ALLTAIL_GROUPS = [(named("128x256x64 c2x1 coop"), [(8192, 8192, 8192), (2048, 8192, 8192)]),
                   (named("128x128x64 c1x1 pingpong"), [(4096, 14336, 4096)]),
                   (named("128x128x64 c1x1 coop"), [(256, 8192, 8192)])]
 ALLTAIL_FP8 = [(named("128x256x128 c2x1 coop", **FAST), [(8192, 8192, 8192), (2048, 8192, 8192)]),
                (named("128x128x128 c1x1 coop", **FAST), [(256, 8192, 8192)])]
+# Run 150 (warm / cold, TFLOP/s, swap_ab -> all): 8192^3 bf16 729 / 748 -> 719 / 746, fp8 1399 / 1465 -> 1381 / 1436;
+# elsewhere within 1% either way but 2048x8192^2 bf16 warm (748 -> 762) and 4096x14336x4096 warm (736 -> 740).
+# alltailcheck (session 51, after run 150): is "all" slower at 8192^3 on 128x256 c2x1, or was that one run's noise?
+# 15 rounds; and the 128-row token tiles where M is ragged (8000 rows: 64 of the last tile's 128; 240 and 232 rows
+# under the plan's 128x176 and 128x160 c2x1, where run 149 had "all" 1.3% / 0.4% slower warm / cold at 240x10432).
+ALLTAIL_CHECK = [(named("128x256x64 c2x1 coop"), [(8192, 8192, 8192), (8000, 8192, 8192)]),
+                 (named("128x176x64 c2x1 coop"), [(240, 10432, 4096)]),
+                 (named("128x160x64 c2x1 coop"), [(232, 10240, 4096)])]
+ALLTAIL_CHECK_FP8 = (named("128x256x128 c2x1 coop", **FAST), [(8192, 8192, 8192), (8000, 8192, 8192)])
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -2140,6 +2149,10 @@ CASES = {
                    ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_GROUPS),
                 *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_scaled_contenders, "_scaled_mm",
                    ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_FP8)],
+    "alltailcheck": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLASLt fused",
+                        ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_CHECK),
+                     ("fp8 scaled", fp8_scaled_fast, *ALLTAIL_CHECK_FP8, fp8_scaled_contenders, "_scaled_mm",
+                      ALLTAIL_VARIANTS)],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
