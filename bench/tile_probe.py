@@ -1462,9 +1462,11 @@ WEIGHT_CLUSTER = [(named("64x144x64 c2x2 pingpong", "64x144x64 c2x4 pingpong"), 
 # 61 weight tiles do not divide by the cluster's 2 or 4, 34.3-35.9 against the plan's 25.6-26.8.
 # weight168 (session 47, after weightcluster): at 240x10432x4096 cuBLASLt fused runs nvjet 168x128_64x5 _1x2 coopA
 # (grid 2 x 63: 168-wide weight tiles, 126 CTAs) where the plan's 128x176 c2x1 makes 120 (library_kernels.py session
-# 47; under ncu 34.98 vs 35.87 us). The plan's token tiles under 168-wide weight tiles. Not run yet (session 47: no
-# machine could be started for it).
+# 47; under ncu 34.98 vs 35.87 us). The plan's token tiles under 168-wide weight tiles.
 WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 4096), (256, 10752, 4096)])]
+# Run 151 (session 51; warm / cold, us): slower everywhere, the plan kept. 128x168 c2x1 43.25 / 41.04 at 240x10432
+# against the plan's 37.54 / 37.18 (cuBLASLt fused 35.44 / 35.33), 42.37 / 39.36 at 232x10240 (plan 35.87 / 33.94),
+# 43.33 / 40.48 at 256x10752 (plan 38.16 / 36.82). It holds 4 stages (195 KB) where 128x176 holds 5.
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
