@@ -21,7 +21,7 @@ import cutlassgen as cg
 from bench_anchors import specs
 from cutlassgen import lower
 from sass_opcodes import sass
-from tile_probe import build_variants, lower_settings
+from tile_probe import build_variants
 
 
 def instructions(text: str) -> list:
@@ -53,7 +53,7 @@ def changed_sources(modes: list) -> None:
     for what, specs_ in sets.items():
         sources = []
         for mode in modes:
-            with lower_settings({"TAIL_LOADS": mode}):
+            with lower.settings(TAIL_LOADS=mode):
                 sources.append([cg.render(s) for s in specs_])
         print(f"{what}: {sum(x != y for x, y in zip(*sources))} of {len(specs_)} kernels differ")
 

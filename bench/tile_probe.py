@@ -30,7 +30,6 @@ With --ncu each contender instead runs once inside an NVTX range "probe", for
 the order of ncu's reports).
 """
 import argparse
-import contextlib
 import dataclasses
 import re
 import statistics
@@ -2222,19 +2221,6 @@ def builds_of(group) -> list:
     return [(f" {key.lower()}={v}", {key: v}) for v in values]
 
 
-@contextlib.contextmanager
-def lower_settings(settings: dict):
-    """cutlassgen.lower's module settings (name: value) set for the block, restored after it."""
-    saved = {k: getattr(lower, k) for k in settings}
-    try:
-        for k, v in settings.items():
-            setattr(lower, k, v)
-        yield
-    finally:
-        for k, v in saved.items():
-            setattr(lower, k, v)
-
-
 def build_variants(entries):
     """Kernels for (spec, {lower setting: value}) pairs, all compiled in one ninja run. A setting changes the rendered
     source, and so the cache key, but not the spec, which build_many's per-spec memo goes by."""
@@ -2242,7 +2228,7 @@ def build_variants(entries):
 
     jobs = []
     for spec, settings in entries:
-        with lower_settings(settings):
+        with lower.settings(**settings):
             jobs.append(jit.plan(spec).with_cache_key())
     paths = jit._compile_missing(jobs, None, None, None)
     return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]

@@ -6,6 +6,7 @@ scalar arrays that the runtime fills in the same order.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from . import __version__
@@ -75,6 +76,26 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # --tail-loads).
 TAIL_LOAD_MODES = ("never", "swap_ab", "all")
 TAIL_LOADS = "all"
+
+# The module settings above, which the probes and tests set to build variants side by side.
+SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS")
+
+
+@contextlib.contextmanager
+def settings(**values):
+    """The module settings named (e.g. TAIL_LOADS="never") set for the block and restored after it. A setting changes
+    the rendered source, and so the cache key, but not the spec: build()'s per-spec memo does not tell the variants
+    apart (bench/tile_probe.py build_variants compiles by cache key)."""
+    unknown = sorted(set(values) - set(SETTINGS))
+    if unknown:  # a misspelt name must not pass as a setting that changed nothing
+        raise ValueError(f"cutlassgen.lower.settings: no setting {', '.join(unknown)}; settings: {', '.join(SETTINGS)}")
+    module = globals()
+    saved = {name: module[name] for name in values}
+    try:
+        module.update(values)
+        yield
+    finally:
+        module.update(saved)
 
 
 def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:

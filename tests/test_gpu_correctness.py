@@ -1,5 +1,4 @@
 """Every GPU-suite kernel against the float64 reference, on fresh random inputs and poisoned outputs."""
-import contextlib
 
 import pytest
 
@@ -186,24 +185,13 @@ def huge_value(dtype) -> float:
 FITTED_TAIL = "all"
 
 
-@contextlib.contextmanager
-def tail_loads(setting: str):
-    from cutlassgen import lower
-
-    saved, lower.TAIL_LOADS = lower.TAIL_LOADS, setting
-    try:
-        yield
-    finally:
-        lower.TAIL_LOADS = saved
-
-
 def _fitted_tail_specs() -> list:
     """The suite's kernels whose last token tile loads one box fitted to its rows under FITTED_TAIL."""
-    from cutlassgen.lower import lower
+    from cutlassgen import lower
 
-    with tail_loads(FITTED_TAIL):
+    with lower.settings(TAIL_LOADS=FITTED_TAIL):
         return [name for name, spec in GPU_SPECS.items()
-                if spec.resolved_path == "sm90" and lower(spec).get("tail_operand") is not None]
+                if spec.resolved_path == "sm90" and lower.lower(spec).get("tail_operand") is not None]
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +205,7 @@ def fitted_tail_kernels(cache_dir):
 
     names = _fitted_tail_specs()
     default = lower.TAIL_LOADS == FITTED_TAIL
-    with tail_loads(FITTED_TAIL):
+    with lower.settings(TAIL_LOADS=FITTED_TAIL):
         built = cg.build_many([GPU_SPECS[n] if default else dataclasses.replace(GPU_SPECS[n], name=f"{n}_fitted_tail")
                                for n in names])
     return dict(zip(names, built))

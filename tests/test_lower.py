@@ -118,6 +118,20 @@ def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_
         lower(token_spec())
 
 
+def test_settings_hold_for_the_block_and_refuse_a_name_that_is_not_one():
+    unswapped = token_spec(cta=(64, 128, 64), swap_ab=False)
+    with cg.lower.settings(TAIL_LOADS="never", STREAM_K_REDUCTION="Nondeterministic"):
+        assert lower(unswapped)["tail_operand"] is None and cg.lower.STREAM_K_REDUCTION == "Nondeterministic"
+    assert lower(unswapped)["tail_operand"] == 0 and cg.lower.STREAM_K_REDUCTION == "Deterministic"
+    with pytest.raises(RuntimeError), cg.lower.settings(TAIL_LOADS="never"):
+        raise RuntimeError  # restored on the way out of a failed block too
+    assert cg.lower.TAIL_LOADS == "all"
+    with pytest.raises(ValueError, match="no setting TAIL_LOAD; settings: BULK_COL_BROADCAST"):
+        with cg.lower.settings(TAIL_LOAD="never"):
+            pass
+    assert cg.lower.TAIL_LOADS == "all"
+
+
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
     s = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=Operand("bf16"),
                  tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True))
