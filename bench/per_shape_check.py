@@ -5,8 +5,8 @@ into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any 
 
 Run: python bench/per_shape_check.py [--tail-loads MODE] CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
      e.g. python bench/per_shape_check.py bf16=90x7000x512,250x5600x512 fp8=250x4400x512
-     --tail-loads: cutlassgen.lower.TAIL_LOADS for the kernels built here (default: lower.py's, "all"; e.g. never:
-     CuTe's one box of the tile's rows everywhere)
+     --tail-loads: cutlassgen.lower.TAIL_LOADS for the kernels built here (default: lower.py's, "swap_ab+m64";
+     e.g. never: CuTe's one box of the tile's rows everywhere)
      CASE: a case of tests/per_shape_cases.py, or fp16 (the bf16 case's chain with fp16 operands)
 """
 import argparse

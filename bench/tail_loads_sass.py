@@ -5,11 +5,12 @@ stretches that differ (of 4 or more instructions; --all-stretches for every one)
 code or Params grow is masked: hex constants (branch targets; the fitted box's 128-byte descriptor shifts Params'
 offsets) and register numbers. bench/results/sass_tail_loads.log holds a run.
 With --sources, nothing compiles: it counts the GPU tests' kernels (the suite's and each per-shape case's) whose
-source differs between the two settings, the kernels a change of default sends back to the GPU.
+source differs between the two settings, the kernels a change of default sends back to the GPU; given more settings,
+also those whose source under the first differs from every other's.
 
 Run: python bench/tail_loads_sass.py [--modes swap_ab all] [--cuobjdump PATH] [KIND/TILE ...]
      e.g. python bench/tail_loads_sass.py "bias_gelu/128x256x64 c2x1 coop"   (needs cuobjdump; no GPU)
-     python bench/tail_loads_sass.py --sources
+     python bench/tail_loads_sass.py --sources [--modes swap_ab+m64 swap_ab all]
 """
 import argparse
 import difflib
@@ -50,17 +51,23 @@ def changed_sources(modes: list) -> None:
     sets = {"GPU suite": list(GPU_SPECS.values())}
     for name, (spec, shapes, _) in per_shape_cases.cases().items():
         sets[f"per-shape {name}"] = per_shape_cases.planned_specs(spec, shapes)
+    first, others = modes[0], modes[1:]
     for what, specs_ in sets.items():
-        sources = []
+        sources = {}
         for mode in modes:
             with lower.settings(TAIL_LOADS=mode):
-                sources.append([cg.render(s) for s in specs_])
-        print(f"{what}: {sum(x != y for x, y in zip(*sources))} of {len(specs_)} kernels differ")
+                sources[mode] = [cg.render(s) for s in specs_]
+        line = ", ".join(f"{sum(x != y for x, y in zip(sources[first], sources[m]))} differ from {m}" for m in others)
+        if len(others) > 1:  # 0 here: each kernel is one that the other settings already build
+            unlike = sum(all(x != sources[m][i] for m in others) for i, x in enumerate(sources[first]))
+            line += f", {unlike} from each of them"
+        print(f"{what}, {len(specs_)} kernels under {first}: {line}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--modes", nargs=2, default=["swap_ab", "all"], choices=lower.TAIL_LOAD_MODES)
+    ap.add_argument("--modes", nargs="+", default=["swap_ab", "all"], choices=lower.TAIL_LOAD_MODES,
+                    help="two to compare; with --sources the first against each of the others")
     ap.add_argument("--cuobjdump", default="cuobjdump")
     ap.add_argument("--sources", action="store_true", help="count the GPU tests' kernels whose source differs")
     ap.add_argument("--all-stretches", action="store_true", help="print every changed stretch, not only those of "
@@ -68,6 +75,8 @@ def main() -> int:
     ap.add_argument("kernels", nargs="*", default=["bias_gelu/128x256x64 c2x1 coop"], metavar="KIND/TILE",
                     help="bench_anchors.py's specs() keys, joined by /")
     args = ap.parse_args()
+    if len(args.modes) < 2 or (len(args.modes) > 2 and not args.sources):
+        ap.error("--modes: two settings (with --sources, two or more)")
     if args.sources:
         changed_sources(args.modes)
         return 0

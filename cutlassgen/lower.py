@@ -68,14 +68,15 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # (load_hints.hpp, TailOperand). "never": every tile loads as CuTe does, one box of the tile's rows, which lies partly
 # past a bare activation tensor's end there: up to 1.4x the whole call's time on the H200 (bench/NOTES.md runs
 # 131-132, 143 and 145; swap 64x64x128 at 136x2048x4096 17.95 us, 12.96 fitted, 12.8 for cuBLASLt fused, probe run
-# 148). "swap_ab": the swapped tiles only, whose token operand is the kernel's B. "all" (the default since the whole
-# GPU suite, per-shape tests included, passed with it: bench/NOTES.md session 50): the unswapped tiles too, where the
-# token operand is the kernel's A (64x224 at 161x9216x4096 34.8 us -> 30.0, probe run 149). Where M fills its last
-# tile nothing is encoded and the consumers' mainloop is unchanged (bench/tail_loads_sass.py). A module setting, so that
-# the probes can build the variants side by side (bench/tile_probe.py fittedtail, bench/per_shape_check.py
-# --tail-loads).
-TAIL_LOAD_MODES = ("never", "swap_ab", "all")
-TAIL_LOADS = "all"
+# 148). "swap_ab": the swapped tiles only, whose token operand is the kernel's B. "swap_ab+m64" (the default): those
+# and the unswapped tiles of 64 token rows, where the token operand is the kernel's A (64x224 at 161x9216x4096
+# 34.8 us -> 30.0, probe run 149). "all": every unswapped tile; on 128 token rows it ran 0.5-2% behind CuTe's loads
+# (128x256 c2x1 fp8 at 8192^3 and 8000x8192^2, 128x176 c2x1 at 240x10432x4096; probe runs 149-150, 152), where M
+# fills the last tile too. Where M fills its last tile nothing is encoded and the consumers' mainloop is unchanged
+# (bench/tail_loads_sass.py). A module setting, so that the probes can build the variants side by side
+# (bench/tile_probe.py fittedtail, alltail, bench/per_shape_check.py --tail-loads).
+TAIL_LOAD_MODES = ("never", "swap_ab", "swap_ab+m64", "all")
+TAIL_LOADS = "swap_ab+m64"
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS")
@@ -104,7 +105,8 @@ def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
     (whole columns of the 128-byte swizzle atom) and not multicast (the other operand's cluster dimension is 1)."""
     if TAIL_LOADS not in TAIL_LOAD_MODES:  # a typo must not pass for "all"
         raise ValueError(f"cutlassgen.lower.TAIL_LOADS = {TAIL_LOADS!r}: one of {', '.join(TAIL_LOAD_MODES)}")
-    if TAIL_LOADS == "never" or (TAIL_LOADS == "swap_ab" and not swap_ab):
+    unswapped_ok = TAIL_LOADS == "all" or (TAIL_LOADS == "swap_ab+m64" and cfg.cta[0] == 64)
+    if TAIL_LOADS == "never" or not (swap_ab or unswapped_ok):
         return None
     bits = DTYPES[spec.a.dtype].bits
     k_bytes = cfg.cta[2] * bits // 8

@@ -90,8 +90,9 @@ def token_spec(dtype="bf16", cta=(64, 32, 64), cluster=(1, 1, 1), swap_ab=True, 
 def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_and_the_operand_allow(monkeypatch):
     # A box partly past a bare activation tensor's end cost up to 1.4x the call on the H200 (bench/NOTES.md session
     # 48): the token operand (the kernel's B when swapped, else its A) of the last token tile loads a fitted box.
-    # On by default for swapped and unswapped tiles ("all"); "swap_ab" keeps CUTLASS's mainloop for the unswapped.
-    assert cg.lower.TAIL_LOADS == "all"
+    # On by default for swapped tiles and unswapped ones of 64 token rows ("swap_ab+m64"); "all" takes every unswapped
+    # tile, "swap_ab" none (CUTLASS's mainloop for them).
+    assert cg.lower.TAIL_LOADS == "swap_ab+m64"
     swapped = lower(token_spec())
     assert swapped["tail_operand"] == 1 and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 1>;" in cg.render(token_spec())
@@ -99,7 +100,10 @@ def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_
     unswapped = token_spec(cta=(64, 128, 64), swap_ab=False)
     assert lower(unswapped)["tail_operand"] == 0 and lower(unswapped)["load_hints"] == ("EVICT_NORMAL",) * 2
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 0>;" in cg.render(unswapped)
-    assert lower(token_spec(cta=(128, 128, 64), cluster=(2, 1, 1), swap_ab=False))["tail_operand"] == 0  # B multicast
+    tall = token_spec(cta=(128, 128, 64), cluster=(2, 1, 1), swap_ab=False)  # B multicast: A takes the box
+    assert lower(tall)["tail_operand"] is None and lower(tall)["load_hints"] is None  # 128 token rows: CuTe's loads
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
+    assert lower(tall)["tail_operand"] == 0 and lower(unswapped)["tail_operand"] == 0
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "swap_ab")
     assert lower(unswapped)["tail_operand"] is None and lower(unswapped)["load_hints"] is None
     assert lower(token_spec())["tail_operand"] == 1
@@ -114,7 +118,7 @@ def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_
     assert lower(token_spec())["tail_operand"] is None and lower(unswapped)["load_hints"] is None
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL>;" in cg.render(token_spec())
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "al")  # a typo is refused, not taken for "all"
-    with pytest.raises(ValueError, match="'al': one of never, swap_ab, all"):
+    with pytest.raises(ValueError, match="'al': one of never, swap_ab, swap_ab\\+m64, all"):
         lower(token_spec())
 
 
@@ -125,11 +129,11 @@ def test_settings_hold_for_the_block_and_refuse_a_name_that_is_not_one():
     assert lower(unswapped)["tail_operand"] == 0 and cg.lower.STREAM_K_REDUCTION == "Deterministic"
     with pytest.raises(RuntimeError), cg.lower.settings(TAIL_LOADS="never"):
         raise RuntimeError  # restored on the way out of a failed block too
-    assert cg.lower.TAIL_LOADS == "all"
+    assert cg.lower.TAIL_LOADS == "swap_ab+m64"
     with pytest.raises(ValueError, match="no setting TAIL_LOAD; settings: BULK_COL_BROADCAST"):
         with cg.lower.settings(TAIL_LOAD="never"):
             pass
-    assert cg.lower.TAIL_LOADS == "all"
+    assert cg.lower.TAIL_LOADS == "swap_ab+m64"
 
 
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
