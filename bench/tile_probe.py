@@ -1262,6 +1262,11 @@ FILL_CHECK_FP8 = [(("swap 64x32x128 c1x1 pingpong",), [(117, 1536, 4096), (120, 
 # warm). fp8, fast accumulation / without, warm: 161-168 1.05-1.27x / 1.02x, 113-120 1.01-1.03x / 0.97-0.99x,
 # 177-192 0.96-1.00x / 1.01-1.03x. The plan keeps the 161-168 and 113-120 changes (fp8 the first only), takes seven
 # 24-wide columns at 161-168 below 1025 for 16-bit, and drops the 177-192 one.
+# Run 153 (session 51: every swapped tile now loads its last token tile in a fitted box, so no choice dodges a box
+# past a's end; the tile of before over the plan's time, warm / cold): 113-120 rows from 1025 0.97-1.12x / 1.01-1.13x
+# (the plan behind at N = 2048 warm only: 114x2048 11.17 us to 10.78, cold 11.71 to 12.46), below 1025 1.01-1.03x;
+# 161-168 1.04-1.08x / 1.06-1.10x, below 1025 the 56-wide columns 1.14-1.16x / 1.12-1.16x; fp8 0.99-1.04x. The plan
+# stands.
 # fillmore (session 42, run 128 in session 43): where `plan_waves.py --fill 0.6` finds the plan's last token column
 # least filled after FILL_BUCKETS, fuller widths beside the plan: below N = 1025 at 81-88 rows (four 24-wide columns,
 # 9-16 of the last one's 24 rows), 97-104 (four 32-wide, 1-8 of 32), 129-136 (six 24-wide, 9-16), 169-176 (six 32-wide,
@@ -1508,6 +1513,10 @@ ALLTAIL_CHECK = [(named("128x256x64 c2x1 coop"), [(8192, 8192, 8192), (8000, 819
                  (named("128x176x64 c2x1 coop"), [(240, 10432, 4096)]),
                  (named("128x160x64 c2x1 coop"), [(232, 10240, 4096)])]
 ALLTAIL_CHECK_FP8 = (named("128x256x128 c2x1 coop", **FAST), [(8192, 8192, 8192), (8000, 8192, 8192)])
+# Run 152 (15 rounds, warm / cold, swap_ab -> all): bf16 8192^3 712 / 715 -> 711 / 727 TFLOP/s, 8000x8192^2 693 / 701
+# -> 683 / 696; fp8 8192^3 1378 / 1431 -> 1362 / 1413, 8000x8192^2 1348 / 1378 -> 1337 / 1371; 128x176 at 240x10432
+# 36.98 / 36.38 -> 37.68 / 36.38 us, 128x160 at 232x10240 35.42 / 33.39 -> 35.39 / 33.54. On 128 token rows "all" led
+# only at bf16 8192^3 cold, so lower.TAIL_LOADS "swap_ab+m64" (the default since) keeps CuTe's loads there.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
