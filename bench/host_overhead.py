@@ -11,6 +11,7 @@ import torch
 import cutlassgen as cg
 from cutlassgen.timing import host_us_per_call, interleaved_rounds
 
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5, help="rounds of 20000 calls of each contender, shuffled")
@@ -51,6 +52,7 @@ def main():
         print(f"64-row tile at 200 rows (a fitted last box: its descriptor encoded per call) over 256 (none), out=: "
               f"median {statistics.median(tail):+.2f} us/call (range {min(tail):+.2f} to {max(tail):+.2f}; 256 rows "
               f"{statistics.median(us['64-row tile, 256 rows']):.2f} us/call)")
+
 
 if __name__ == "__main__":
     main()

@@ -71,8 +71,8 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # 148). "swap_ab": the swapped tiles only, whose token operand is the kernel's B. "swap_ab+m64" (the default): those
 # and the unswapped tiles of 64 token rows, where the token operand is the kernel's A (64x224 at 161x9216x4096
 # 34.8 us -> 30.0, probe run 149). "all": every unswapped tile; on 128 token rows it ran 0.5-2% behind CuTe's loads
-# (128x256 c2x1 fp8 at 8192^3 and 8000x8192^2, 128x176 c2x1 at 240x10432x4096; probe runs 149-150, 152), where M
-# fills the last tile too. Where M fills its last tile nothing is encoded and the consumers' mainloop is unchanged
+# (128x256 c2x1 fp8 at 8192^3 and 8000x8192^2, 128x176 c2x1 at 240x10432x4096; probe runs 149-150, 152), whether M
+# fills the last tile or not. Where M fills its last tile nothing is encoded and the consumers' mainloop is unchanged
 # (bench/tail_loads_sass.py). A module setting, so that the probes can build the variants side by side
 # (bench/tile_probe.py fittedtail, alltail, bench/per_shape_check.py --tail-loads).
 TAIL_LOAD_MODES = ("never", "swap_ab", "swap_ab+m64", "all")
