@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail alltailcheck
+     fittedtail alltail alltailcheck tallfitted
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1517,6 +1517,16 @@ ALLTAIL_CHECK_FP8 = (named("128x256x128 c2x1 coop", **FAST), [(8192, 8192, 8192)
 # -> 683 / 696; fp8 8192^3 1378 / 1431 -> 1362 / 1413, 8000x8192^2 1348 / 1378 -> 1337 / 1371; 128x176 at 240x10432
 # 36.98 / 36.38 -> 37.68 / 36.38 us, 128x160 at 232x10240 35.42 / 33.39 -> 35.39 / 33.54. On 128 token rows "all" led
 # only at bf16 8192^3 cold, so lower.TAIL_LOADS "swap_ab+m64" (the default since) keeps CuTe's loads there.
+# tallfitted (session 51, after run 152; not yet run): where the plan gives a ragged M an unswapped token tile of 128
+# or 192 rows, which "swap_ab+m64" leaves on CuTe's loads (a box partly past a bare a's end): 192x80 at 177-191 rows,
+# 128x144 c2x1 at 209-255 (N = 9216), 128x128 c1x1 at 225-255 (6144, 8192), 128x192 c2x1 at 225-255 (12288). Each
+# built with the default beside "all" (the fitted box), on a bare and on a padded a; if "all" wins on a bare a at
+# one of them, lower._tail_operand could take that class.
+TALL_FITTED_VARIANTS = ("TAIL_LOADS", ("swap_ab+m64", "all"))
+TALL_FITTED_GROUPS = [(named("192x80x64 c1x1 pingpong"), [(177, 10240, 4096), (185, 10432, 4096)]),
+                      (named("128x144x64 c2x1 coop"), [(216, 9216, 4096)]),
+                      (named("128x128x64 c1x1 coop"), [(232, 8192, 4096), (240, 6144, 4096)]),
+                      (named("128x192x64 c2x1 coop"), [(248, 12288, 4096)])]
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -2163,6 +2173,8 @@ CASES = {
                         ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_CHECK),
                      ("fp8 scaled", fp8_scaled_fast, *ALLTAIL_CHECK_FP8, fp8_scaled_contenders, "_scaled_mm",
                       ALLTAIL_VARIANTS)],
+    "tallfitted": [("bf16 bias+gelu", bias_gelu, tiles, shapes, padded_bias_gelu_contenders, "cuBLASLt fused",
+                    TALL_FITTED_VARIANTS) for tiles, shapes in TALL_FITTED_GROUPS],
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
