@@ -1987,6 +1987,18 @@ def fp8_fast_then_without(groups: list) -> list:
             for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in groups]
 
 
+def tail_loads_groups(variants: tuple, bf16: list = (), fp8: list = (), padded: bool = False) -> list:
+    """bf16 bias+gelu groups against cuBLASLt fused, then fp8 scaled ones (fast accumulation) against _scaled_mm, for
+    each (tiles, shapes), every tile built once per value of variants (a lower setting and its values, as builds_of
+    reads it); padded: each call on a bare a and on a padded one."""
+    bf16_calls, fp8_calls = ((padded_bias_gelu_contenders, padded_fp8_contenders) if padded else
+                             (bias_gelu_contenders, fp8_scaled_contenders))
+    return [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bf16_calls, "cuBLASLt fused", variants)
+              for tiles, shapes in bf16),
+            *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_calls, "_scaled_mm", variants)
+              for tiles, shapes in fp8)]
+
+
 CASES = {
     "decode": [("bf16 bias+gelu", bias_gelu, DECODE_TILES, DECODE_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "prefill": [("bf16 bias+gelu", bias_gelu, PREFILL_TILES, PREFILL_SHAPES, bias_gelu_contenders,
@@ -2161,20 +2173,10 @@ CASES = {
     "weight168": beside_plan_each(WEIGHT_168),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
-    "fittedtail": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, padded_bias_gelu_contenders, "cuBLASLt fused",
-                      FITTED_TAIL_VARIANTS) for tiles, shapes in FITTED_TAIL_GROUPS),
-                   ("fp8 scaled", fp8_scaled_fast, FITTED_TAIL_FP8[0], FITTED_TAIL_FP8[1], padded_fp8_contenders,
-                    "_scaled_mm", FITTED_TAIL_VARIANTS)],
-    "alltail": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLASLt fused",
-                   ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_GROUPS),
-                *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_scaled_contenders, "_scaled_mm",
-                   ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_FP8)],
-    "alltailcheck": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLASLt fused",
-                        ALLTAIL_VARIANTS) for tiles, shapes in ALLTAIL_CHECK),
-                     ("fp8 scaled", fp8_scaled_fast, *ALLTAIL_CHECK_FP8, fp8_scaled_contenders, "_scaled_mm",
-                      ALLTAIL_VARIANTS)],
-    "tallfitted": [("bf16 bias+gelu", bias_gelu, tiles, shapes, padded_bias_gelu_contenders, "cuBLASLt fused",
-                    TALL_FITTED_VARIANTS) for tiles, shapes in TALL_FITTED_GROUPS],
+    "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),
+    "alltail": tail_loads_groups(ALLTAIL_VARIANTS, ALLTAIL_GROUPS, ALLTAIL_FP8),
+    "alltailcheck": tail_loads_groups(ALLTAIL_VARIANTS, ALLTAIL_CHECK, [ALLTAIL_CHECK_FP8]),
+    "tallfitted": tail_loads_groups(TALL_FITTED_VARIANTS, TALL_FITTED_GROUPS, padded=True),
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
