@@ -77,4 +77,10 @@ PYBIND11_MODULE(CUTLASSGEN_MODULE_NAME, m) {
   m.def("spec_json", []() { return std::string(cg_spec_json()); });
   m.def("target_arch", []() { return cg_target_arch(); });
   m.def("pipeline_json", []() { return std::string(cg_pipeline_json()); });
+  m.def("params_cache_stats", []() {
+    uint64_t hits = 0, misses = 0, entries = 0, capacity = 0;
+    cg_params_cache_stats(&hits, &misses, &entries, &capacity);
+    return py::dict(py::arg("hits") = hits, py::arg("misses") = misses, py::arg("entries") = entries,
+                    py::arg("capacity") = capacity);
+  });
 }

@@ -109,6 +109,16 @@ class Kernel:
             return {}
         return json.loads(self._mod.pipeline_json())
 
+    def params_cache_stats(self) -> dict:
+        """The compiled module's cache of kernel parameters (csrc/cutlassgen/params_cache.hpp): calls that launched
+        an earlier call's parameters ("hits": same pointers, shape, scalars and device), calls that encoded their own
+        ("misses"), and the problems held ("entries", at most "capacity": a new one past it empties the cache). A
+        3.x (sm90) kernel's TMA descriptors are most of its host time per call; sm80-path kernels cache nothing (all
+        0). {} for a module built before modules had one."""
+        if not hasattr(self._mod, "params_cache_stats"):
+            return {}
+        return dict(self._mod.params_cache_stats())
+
     @property
     def inputs(self) -> dict:
         """Epilogue inputs the call takes: name -> (kind, dtype)."""

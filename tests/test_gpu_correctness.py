@@ -241,3 +241,70 @@ def test_stale_rows_past_m_in_the_last_token_tile_change_nothing(fitted_tail_ker
         what = f"{name} {M}x{N}x{K} after {M_full} huge rows"
         assert_close(res.d if kernel.Result else res, ref.d if kernel.Result else ref, spec.d.dtype, what + " D")
         assert_other_outputs_close(kernel, res, ref, what)
+
+
+# Kernels whose parameters the cache holds per call (csrc/cutlassgen/params_cache.hpp): the anchors' kernel; a C
+# source, a runtime alpha and a column-major D; PDL on a swapped tile (its fitted last token box); stream-K and
+# split-K, whose workspace pointer joins the key; amax and an aux store, fresh outputs each call.
+PARAMS_CACHE_SPECS = ["sm90_bf16_bias_gelu", "sm90_fp16_residual_colD", "sm90_pdl_swap_pingpong",
+                      "sm90_bf16_act_chain_streamk", "sm90_swap_splitk_bias_gelu", "sm90_bf16_gelu_fp8"]
+
+
+@pytest.mark.parametrize("name", PARAMS_CACHE_SPECS)
+def test_reused_parameters_follow_every_argument(gpu_kernel, name):
+    """A call equal to an earlier one in every pointer, extent and scalar launches that call's parameters. Each step
+    changes one thing they are made of (the data behind the same pointers, a scalar's value, a pointer, M, the
+    output's place, more problems than the cache holds) and must match the float64 reference, with out poisoned
+    before every call. Where nothing is allocated per call (no workspace, no extra outputs), the steps that repeat
+    an earlier call's arguments must be hits, so the cache is shown to be in use."""
+    import torch
+
+    import cutlassgen as cg
+
+    spec = GPU_SPECS[name]
+    kernel = gpu_kernel(name)
+    M, N, K = aligned_shape(spec, (300, 144, 1040))
+    gen = torch.Generator(device="cuda").manual_seed(hash((name, "params cache")) % 2**31)
+    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+    poison = poisoned_out(spec, M, N)
+    out = poison.clone()
+    hits = lambda: kernel.params_cache_stats()["hits"]  # noqa: E731
+
+    def check(a, b, c, inputs, out, what):
+        out.copy_(poison[:out.shape[0]])
+        res = kernel(a, b, c, out=out, **inputs)
+        torch.cuda.synchronize()
+        ref = cg.reference(spec, a, b, c, **inputs)
+        assert_close(res.d if kernel.Result else res, ref.d if kernel.Result else ref, spec.d.dtype, f"{name}: {what}")
+        assert_other_outputs_close(kernel, res, ref, f"{name}: {what}")
+
+    check(a, b, c, inputs, out, "first call")
+    repeatable = not kernel._out_slots and not kernel._workspace[(M, N, K)]
+    before = hits()
+    a2, b2, c2, inputs2 = make_inputs(spec, kernel, M, N, K, gen)
+    for mine, new in [(a, a2), (b, b2), (c, c2)] + [(v, inputs2[n]) for n, v in inputs.items()]:
+        if isinstance(mine, torch.Tensor):
+            mine.copy_(new)
+    check(a, b, c, inputs, out, "new data behind the same pointers")
+    if repeatable:
+        assert hits() == before + 1
+    numbers = [n for n, v in inputs.items() if isinstance(v, float)]
+    for n in numbers:
+        check(a, b, c, {**inputs, n: inputs[n] * 1.75}, out, f"{n} given anew as a number")
+    check(a, b2, c, inputs, out, "another b")
+    rows = M - 16
+    short = {n: v[:rows] if kernel.inputs[n][0] == "per_row" else v for n, v in inputs.items()}
+    check(a[:rows], b, None if c is None else c[:rows], short, out[:rows], f"M = {rows}")
+    before = hits()
+    check(a, b, c, inputs, out, "the first call's arguments again")
+    if repeatable:
+        assert hits() == before + 1
+    capacity = kernel.params_cache_stats()["capacity"]
+    assert capacity > 0  # an sm90 kernel
+    # More problems than the cache holds: D at as many places in a taller buffer (16 rows apart, aligned).
+    places = capacity + 8
+    tall = poisoned_out(spec, M + 16 * places, N)
+    for i in range(places):
+        check(a, b, c, inputs, tall[16 * i:16 * i + M], f"D at row {16 * i} of a taller buffer")
+    assert kernel.params_cache_stats()["entries"] <= capacity
+    check(a, b, c, inputs, out, "the first call's arguments after the cache emptied")

@@ -35,4 +35,7 @@ int cg_target_arch();   // e.g. 90 for sm_90a, 80 for sm_80
 // What the compiled kernel fixed that the spec leaves to CUTLASS: the dynamic shared memory a CTA launches with and
 // the pipeline depths, as JSON ({"smem_bytes", "mainloop_stages"[, "epilogue_stages_c", "epilogue_stages_d"]}).
 const char* cg_pipeline_json();
+// The kernel-parameter cache of a 3.x kernel (params_cache.hpp): calls that reused an earlier call's parameters,
+// calls that encoded their own, the problems held now and at most; all 0 for a 2.x kernel, which caches none.
+void cg_params_cache_stats(uint64_t* hits, uint64_t* misses, uint64_t* entries, uint64_t* capacity);
 }

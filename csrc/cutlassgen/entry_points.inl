@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "cutlassgen/driver_shim.inl"
+#include "cutlassgen/params_cache.hpp"
 
 namespace cutlassgen {
 
@@ -122,27 +123,42 @@ auto arguments_for(cg_problem const& p) {
   return args;
 }
 
+// The kernel's parameters for one call: what the adapter's initialize() encodes.
+template <class Kernel, class Args>
+typename Kernel::Params encode_params(Args const& args, cg_problem const& p) {
+  auto params = Kernel::to_underlying_arguments(args, p.workspace);
+#ifdef CUTLASSGEN_MAINLOOP_EXTENT
+  // Rows of A past M that the caller's buffer holds: the mainloop's descriptors span them (the sm90 template says
+  // why); the epilogue's and the scheduler's parameters stay the problem's.
+  if (p.a_rows_readable > p.m)
+    params.mainloop = Kernel::CollectiveMainloop::to_underlying_arguments(CUTLASSGEN_MAINLOOP_EXTENT(p),
+                                                                          args.mainloop, p.workspace);
+#endif
+  return params;
+}
+
+template <class Kernel>
+ParamsCache<typename Kernel::Params>& params_cache() {
+  static ParamsCache<typename Kernel::Params> cache;
+  return cache;
+}
+
 // The adapter's initialize() and run(), minus the per-call cudaFuncSetAttribute for 3.x kernels (done once above).
 template <class Kernel, class Adapter, class Args>
 cutlass::Status launch(Args const& args, cg_problem const& p, char* msg, size_t len, int* code) {
   auto stream = static_cast<cudaStream_t>(p.stream);
   if constexpr (is_cutlass3<Kernel>) {
-    DeviceSetup const& setup = device_setup<Kernel>(current_device());
+    int const device = current_device();
+    DeviceSetup const& setup = device_setup<Kernel>(device);
     if (setup.status) {
       *code = report(msg, len, CG_LAUNCH_FAILED, "cannot load the kernel or set its shared memory size: %s",
                      cudaGetErrorString(static_cast<cudaError_t>(setup.status)));
       return cutlass::Status::kErrorInternal;
     }
+    // Per call, hit or miss: stream-K's and split-K's workspace must be reset before every launch.
     cutlass::Status st = Kernel::initialize_workspace(args, p.workspace, stream, nullptr);
     if (st != cutlass::Status::kSuccess) return st;
-    auto params = Kernel::to_underlying_arguments(args, p.workspace);
-#ifdef CUTLASSGEN_MAINLOOP_EXTENT
-    // Rows of A past M that the caller's buffer holds: the mainloop's descriptors span them (the sm90 template says
-    // why); the epilogue's and the scheduler's parameters stay the problem's.
-    if (p.a_rows_readable > p.m)
-      params.mainloop = Kernel::CollectiveMainloop::to_underlying_arguments(CUTLASSGEN_MAINLOOP_EXTENT(p),
-                                                                            args.mainloop, p.workspace);
-#endif
+    auto params = params_cache<Kernel>().get(p, device, [&] { return encode_params<Kernel>(args, p); });
     // The launch the adapter's run() makes, through the handle set up above (the cubin's kernel when split).
     cudaLaunchAttribute attr[2];
     unsigned n_attrs = 0;
@@ -221,6 +237,15 @@ int cg_can_implement(const cg_problem* p, char* msg, size_t len) {
   if (st != cutlass::Status::kSuccess)
     return cutlassgen::report(msg, len, CG_INVALID, "CUTLASS cannot run this problem: %s", cutlassGetStatusString(st));
   return CG_OK;
+}
+
+void cg_params_cache_stats(uint64_t* hits, uint64_t* misses, uint64_t* entries, uint64_t* capacity) {
+  cutlassgen::ParamsCacheStats s;
+  if constexpr (cutlassgen::is_cutlass3<GemmKernel>) s = cutlassgen::params_cache<GemmKernel>().stats();
+  *hits = s.hits;
+  *misses = s.misses;
+  *entries = s.entries;
+  *capacity = s.capacity;
 }
 
 int cg_run(const cg_problem* p, char* msg, size_t len) {
