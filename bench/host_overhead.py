@@ -21,9 +21,10 @@ def main():
     arch = arch[0] * 10 + arch[1]
     spec = cg.GemmSpec(arch=90 if arch == 90 else 80, a=cg.Operand("bf16"), b=cg.Operand("bf16", "column"),
                        d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16"), cg.Activation("gelu_tanh")])
-    # The last token tile's fitted box (lower.TAIL_LOADS) costs a second TMA descriptor, encoded on the host per call
-    # where M does not fill the token tiles: on sm90 a tile that takes it by default (64 token rows, the plan's at
-    # 161x8704) at rows that fill its tiles and at rows that do not, both with out=.
+    # A ragged M costs host time a full one does not: the last token tile's fitted box (lower.TAIL_LOADS) adds a TMA
+    # descriptor (encoded once per problem, then cached with the rest: csrc/cutlassgen/params_cache.hpp) and the
+    # runtime asks a's storage how many rows it may read (_rows_readable). On sm90 a tile that takes the box by default
+    # (64 token rows, the plan's at 161x8704) at rows that fill its tiles and at rows that do not, both with out=.
     fitted = dataclasses.replace(spec, tile=cg.Sm90Tile(cta=(64, 224, 64), cluster=(1, 1, 1), mainloop="pingpong"))
     k, k_fitted = cg.build_many([spec, fitted]) if spec.arch == 90 else (cg.build(spec, dispatch=False), None)
     a = torch.randn(64, 64, device="cuda").bfloat16()
@@ -63,7 +64,7 @@ def main():
               f"{statistics.median(miss):+.2f} us/call (range {min(miss):+.2f} to {max(miss):+.2f})")
     if k_fitted is not None:
         tail = [r - f for r, f in zip(us["64-row tile, 200 rows"], us["64-row tile, 256 rows"])]
-        print(f"64-row tile at 200 rows (a fitted last box: its descriptor encoded per call) over 256 (none), out=: "
+        print(f"64-row tile at 200 rows (a fitted last box, _rows_readable's storage queries) over 256, out=: "
               f"median {statistics.median(tail):+.2f} us/call (range {min(tail):+.2f} to {max(tail):+.2f}; 256 rows "
               f"{statistics.median(us['64-row tile, 256 rows']):.2f} us/call)")
 

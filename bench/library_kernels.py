@@ -86,6 +86,9 @@ CASES = [
     # Session 47: 97-128 and 225-256 rows at N = 8512-10560, 0.91-0.96x cuBLASLt fused on a bare and a padded a alike
     # (tile_probe.py paddedgap, run 146): the source page of the plan's tiles beside nvjet's.
     *per_shape_cases((100, 8512, 4096), (240, 10432, 4096)),
+    # Session 52: 209-255 rows at N = 8192-9216, where the plan's 128x144 c2x1 / 128x128 tiles trail cuBLASLt fused by
+    # 2-4% warm and cold with either loader (tile_probe.py tallfitted, run 154).
+    *per_shape_cases((216, 9216, 4096), (232, 8192, 4096)),
 ]
 
 

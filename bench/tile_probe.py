@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail alltailcheck tallfitted
+     fittedtail alltail alltailcheck tallfitted nvjet232
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1471,6 +1471,14 @@ WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 
 # Run 151 (session 51; warm / cold, us): slower everywhere, the plan kept. 128x168 c2x1 43.25 / 41.04 at 240x10432
 # against the plan's 37.54 / 37.18 (cuBLASLt fused 35.44 / 35.33), 42.37 / 39.36 at 232x10240 (plan 35.87 / 33.94),
 # 43.33 / 40.48 at 256x10752 (plan 38.16 / 36.82). It holds 4 stages (195 KB) where 128x176 holds 5.
+# nvjet232 (session 52, after run 154; not yet run): at 209-255 rows, N = 8192-9216, the plan trails cuBLASLt fused by
+# 2-4% (run 154). There cuBLASLt runs nvjet 128x120_64x6 _1x2 at 232x8192x4096 (128-wide weight tiles over 120-token
+# tiles, 2 x 64 CTAs: the swapped form, which our unswapped 128-row token tiles cannot take) and 144x128_64x6 _1x2 at
+# 216x9216x4096 (the plan's own 128x144 c2x1; library_kernels.py session 52). nvjet's swapped tile beside the plan,
+# and the 144-wide weight tile with its cluster along the weights instead.
+NVJET232 = [(named("swap 128x120x64 c1x2 coop", "swap 128x120x64 c1x2 pingpong"),
+             [(232, 8192, 4096), (240, 8192, 4096), (216, 8192, 4096)]),
+            (named("128x144x64 c1x2 coop"), [(216, 9216, 4096)])]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -1517,7 +1525,7 @@ ALLTAIL_CHECK_FP8 = (named("128x256x128 c2x1 coop", **FAST), [(8192, 8192, 8192)
 # -> 683 / 696; fp8 8192^3 1378 / 1431 -> 1362 / 1413, 8000x8192^2 1348 / 1378 -> 1337 / 1371; 128x176 at 240x10432
 # 36.98 / 36.38 -> 37.68 / 36.38 us, 128x160 at 232x10240 35.42 / 33.39 -> 35.39 / 33.54. On 128 token rows "all" led
 # only at bf16 8192^3 cold, so lower.TAIL_LOADS "swap_ab+m64" (the default since) keeps CuTe's loads there.
-# tallfitted (session 51, after run 152; not yet run): where the plan gives a ragged M an unswapped token tile of 128
+# tallfitted (session 51, after run 152; run 154): where the plan gives a ragged M an unswapped token tile of 128
 # or 192 rows, which "swap_ab+m64" leaves on CuTe's loads (a box partly past a bare a's end): 192x80 at 177-191 rows,
 # 128x144 c2x1 at 209-255 (N = 9216), 128x128 c1x1 at 225-255 (6144, 8192), 128x192 c2x1 at 225-255 (12288). Each
 # built with the default beside "all" (the fitted box), on a bare and on a padded a; if "all" wins on a bare a at
@@ -1527,6 +1535,12 @@ TALL_FITTED_GROUPS = [(named("192x80x64 c1x1 pingpong"), [(177, 10240, 4096), (1
                       (named("128x144x64 c2x1 coop"), [(216, 9216, 4096)]),
                       (named("128x128x64 c1x1 coop"), [(232, 8192, 4096), (240, 6144, 4096)]),
                       (named("128x192x64 c2x1 coop"), [(248, 12288, 4096)])]
+# Run 154 (warm / cold, us, bare a, the default -> all; cuBLASLt fused): 192x80 at 177x10240 33.38 / 32.46 -> 32.24 /
+# 31.86 (36.93 / 36.11; padded a 32.02 / 30.59), at 185x10432 32.80 / 31.95 -> 33.17 / 31.63 (32.88 / 32.02); 128x144
+# c2x1 at 216x9216 32.22 / 31.06 -> 31.81 / 30.98 (30.64 / 30.32); 128x128 at 232x8192 29.46 / 27.89 -> 29.70 / 28.24
+# (28.83 / 27.28), at 240x6144 27.90 / 27.04 -> 27.55 / 27.20 (27.23 / 27.12); 128x192 c2x1 at 248x12288 39.23 /
+# 38.45 -> 39.66 / 39.30 (38.85 / 38.70). No class ahead warm and cold at each of its shapes (192x80 is at 177 rows,
+# not at 185): the default stands. The 128-row tiles at 216-232 rows trail cuBLASLt by 2-4% either way.
 # M 65-128 (session 20): the sm90 bucket gives these rows the M = 256 tile, 128x128 cooperative, which makes N / 128
 # CTAs (64 at N = 8192) for 132 SMs; no probe had timed the bucket's lower half. Twice the CTAs, stream-K or split-K
 # over every SM, and swapped tiles with all the tokens in one CTA (the decode family's shape at 128 tokens).
@@ -2171,6 +2185,7 @@ CASES = {
                    "cuBLASLt fused")],
     "weightcluster": beside_plan_each(WEIGHT_CLUSTER),
     "weight168": beside_plan_each(WEIGHT_168),
+    "nvjet232": beside_plan_each(NVJET232),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),
