@@ -13,7 +13,7 @@
 // inside it, is loaded in one box fitted to the rows that remain instead of one box of the tile's rows: a box lying
 // partly past the operand's end made whole calls up to 1.5x slower on the H200 (bench/NOTES.md, runs 131-132, 143 and
 // 145), while a buffer holding rows past M ran at the full tile's time, and boxes of 8 rows were slower still (run
-// 144); the fitted box runs at the padded time (run 148). It is a second TMA descriptor, encoded per call; the bytes
+// 144); the fitted box runs at the padded time (run 148). It is a second TMA descriptor, encoded per problem; the bytes
 // it does not bring are counted off the stage's transaction barrier by the producer. The stage's rows past the box
 // keep what an earlier tile left there: they are rows past M, whose accumulators the epilogue neither writes nor
 // reduces. Python decides where this applies (cutlassgen/lower.py, TAIL_LOADS).
