@@ -2,10 +2,11 @@
 // Encoding them (CuTe builds each TMA descriptor: A, B, C, D, aux, the fitted last token box, through
 // cuTensorMapEncodeTiled; the scheduler's and the epilogue's parameters) cost a call +1.14 us of host time over
 // launching cached ones on the H200 machine (bench/host_overhead.py, session 52). An inference loop calls a kernel
-// with the same few (pointers, shape, scalars) over and over, so those calls launch what the first one encoded. The key holds everything the parameters are made of: every
-// field of the problem the caller passed (pointers, extents, leading dimensions, the epilogue's pointers and scalar
-// values, the workspace) and the device, whose SM and co-resident cluster counts the scheduler sizes its grid by.
-// A hit therefore launches exactly what a miss would have encoded; the data behind the pointers is read on the GPU.
+// with the same few (pointers, shape, scalars) over and over, so those calls launch what the first one encoded.
+// The key holds everything the parameters are made of: every field of the problem the caller passed (pointers,
+// extents, leading dimensions, the epilogue's pointers and scalar values, the workspace) and the device, whose SM
+// and co-resident cluster counts the scheduler sizes its grid by. A hit therefore launches exactly what a miss would
+// have encoded; the data behind the pointers is read on the GPU.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -67,7 +68,7 @@ struct ParamsCacheStats {
 };
 
 // One per kernel (each generated module holds one). Bounded: when kCapacity keys are held the next new key empties
-// it, so a caller cycling through more problems than that pays one lookup per call over today's encoding, no more.
+// it, so a caller cycling through more problems than that pays one lookup per call over encoding each call, no more.
 template <class Params>
 class ParamsCache {
  public:
