@@ -64,6 +64,15 @@ def test_kernel_introspection(ci_kernels):
     assert k.Result._fields == ("d", "pre_act", "amax")
 
 
+def test_modules_report_their_parameter_cache_before_any_call(ci_kernels):
+    """Kernel.params_cache_stats() reaches the module's cache (csrc/cutlassgen/params_cache.hpp) without a GPU: an
+    sm90 module holds one, empty until a call; the sm80 path has none (all 0). GPU tests check its hits."""
+    empty = {"hits": 0, "misses": 0, "entries": 0}
+    for name in ("sm90", "sm90_swap", "sm90_fp8_narrow"):
+        assert ci_kernels[name].params_cache_stats() == {**empty, "capacity": 256}, name
+    assert ci_kernels["sm80"].params_cache_stats() == {**empty, "capacity": 0}
+
+
 def test_pipeline_is_what_the_compiled_kernel_holds_and_what_validation_sized(ci_kernels):
     """kernel.pipeline comes from the module (no GPU needed); the stage count that validation and tiles.resolve
     size shared memory by is the one CUTLASS compiled, and the sm90 epilogue's buffer stages follow its builder's
