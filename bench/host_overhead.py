@@ -39,8 +39,7 @@ def main():
         # so every call encodes its own (and every capacity-th empties the cache), as each call did before it.
         places = k.params_cache_stats()["capacity"] + 1
         tall = torch.empty(64 * places, 64, device="cuda", dtype=torch.bfloat16)
-        views = [tall[64 * i:64 * (i + 1)] for i in range(places)]
-        cycle = itertools.cycle(views)
+        cycle = itertools.cycle([tall[64 * i:64 * (i + 1)] for i in range(places)])
         calls["ours out=, a new problem each call"] = lambda: k(a, w.t(), bias=bias, out=next(cycle))
     if k_fitted is not None:
         full, ragged = (torch.randn(m, 64, device="cuda").bfloat16() for m in (256, 200))

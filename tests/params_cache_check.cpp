@@ -1,7 +1,6 @@
 // csrc/cutlassgen/params_cache.hpp on the host alone (no CUDA): built and run by tests/test_params_cache.py.
 // A stand-in Params records which problem encoded it, so a hit that hands back another problem's parameters shows.
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <thread>
 #include <vector>

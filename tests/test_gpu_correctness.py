@@ -288,8 +288,7 @@ def test_reused_parameters_follow_every_argument(gpu_kernel, name):
     check(a, b, c, inputs, out, "new data behind the same pointers")
     if repeatable:
         assert hits() == before + 1
-    numbers = [n for n, v in inputs.items() if isinstance(v, float)]
-    for n in numbers:
+    for n in [n for n, v in inputs.items() if isinstance(v, float)]:
         check(a, b, c, {**inputs, n: inputs[n] * 1.75}, out, f"{n} given anew as a number")
     check(a, b2, c, inputs, out, "another b")
     rows = M - 16
