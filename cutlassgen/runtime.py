@@ -91,6 +91,7 @@ class Kernel:
         cfg = resolve(spec)
         self._m_tile = (cfg.cta[1] if cfg.swap_ab else cfg.cta[0]) if isinstance(cfg, Sm90Config) else 0
         self._a_row_major = spec.a.layout == "row"
+        self._a_bytes = storage(spec.a.dtype).bits // 8  # a's element size (both call paths check a's dtype first)
 
     @property
     def build_info(self) -> dict:
@@ -251,10 +252,16 @@ class Kernel:
         tile = self._m_tile
         if not tile or M % tile == 0:
             return 0
-        elements = a.untyped_storage().nbytes() // a.element_size() - a.storage_offset()
+        # Written out rather than through a.element_size() and min(): this runs on every ragged call, and the
+        # spelled-out form saved ~0.3 us of its ~0.7 us (session 53, timeit on the 2-core machine).
+        elements = a.untyped_storage().nbytes() // self._a_bytes - a.storage_offset()
         # the last element a row r reads: r * lda + K - 1 (row-major) or r + (K - 1) * lda (column-major)
         rows = (elements - K) // lda + 1 if self._a_row_major else elements - (K - 1) * lda
-        rows = min(rows, -(-M // tile) * tile, _INT32_MAX)  # the descriptor's extent is an int
+        tile_end = M - M % tile + tile
+        if rows > tile_end:
+            rows = tile_end
+        if rows > _INT32_MAX:  # the descriptor's extent is an int
+            rows = _INT32_MAX
         return rows if rows > M else 0
 
     def _hint_per_shape(self, M, N, K, stacklevel=3):
