@@ -1476,9 +1476,11 @@ WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 
 # tiles, 2 x 64 CTAs: the swapped form, which our unswapped 128-row token tiles cannot take) and 144x128_64x6 _1x2 at
 # 216x9216x4096 (the plan's own 128x144 c2x1; library_kernels.py session 52). nvjet's swapped tile beside the plan,
 # and the 144-wide weight tile with its cluster along the weights instead.
-# Session 53 adds the swapped 128-wide token columns (2 x 64 CTAs, 256 rows of room) beside the 120-wide ones.
+# Session 53 adds the swapped 128-wide token columns (2 x 64 CTAs, 256 rows of room) beside the 120-wide ones, and
+# the band's other N (6144, 7168: the plan's 128x128 c1x1 there too) and 248 rows (past two 120-wide columns).
 NVJET232 = [(named("swap 128x120x64 c1x2 coop", "swap 128x120x64 c1x2 pingpong", "swap 128x128x64 c1x2 coop"),
-             [(232, 8192, 4096), (240, 8192, 4096), (216, 8192, 4096)]),
+             [(232, 8192, 4096), (240, 8192, 4096), (216, 8192, 4096), (232, 6144, 4096), (240, 7168, 4096),
+              (248, 8192, 4096)]),
             (named("128x144x64 c1x2 coop"), [(216, 9216, 4096)])]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
