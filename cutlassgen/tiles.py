@@ -808,6 +808,21 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
     # ceil(N / 128) CTAs, 1.02-1.08x the one 112-wide column under 64-row weight tiles (104x4352x4096 224 / 243 vs
     # 212 / 234, 112x5120 260 / 283 vs 247 / 268; three 40-wide columns 0.91-1.08x; runs 95-96)
     column_112 = {"cta": (64, 112, k_decode)}
+
+    def swapped_120(classes: tuple) -> tuple:
+        # 225-240 rows, 16-bit, from THREE_COLUMNS_END_N to TALL_N (where the fitted tiles start): cuBLAS's form
+        # there (nvjet 128x120_64x6 _1x2 at 232x8192x4096, h200_library_kernels.log session 52), two swapped
+        # 120-wide token columns under 128-row weight tiles in a 1x2 cluster (2 x ceil(N / 128) CTAs, one wave to
+        # TALL_N), in place of 128x128 cooperative, which stands in where a spec cannot hold it. Warm / cold, us
+        # (tile_probe.py nvjet232, run 155): 232x6144x4096 26.18 / 25.94 vs 27.95 / 27.17, 240x7168 26.56 / 26.22 vs
+        # 28.50 / 27.57, 232x8192 27.65 / 27.10 vs 29.78 / 27.97, 240x8192 27.42 / 26.91 vs 29.33 / 27.94 (cuBLASLt
+        # fused 26.05-29.78 over them); ping-pong 2-3% and 128-wide columns 3-4% behind it. At 241-256 rows the
+        # 128-wide columns ran 2.9% faster warm and level cold (248x8192): not taken. 8-bit and tf32 not timed.
+        if k_bytes != 2:
+            return classes
+        swapped = (THREE_COLUMNS_END_N, ({"cta": (128, 120, k_main), **two_columns}, coop_128[1]))
+        assert (THREE_COLUMNS_END_N, coop_128[1]) in classes  # the class it takes over from
+        return tuple(swapped if c == (THREE_COLUMNS_END_N, coop_128[1]) else c for c in classes)
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
@@ -849,7 +864,7 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
             224: (*two_64_row_columns_from(FOUR_56_COLUMNS_END_N, 112), *fp8_two_112_from(FOUR_56_COLUMNS_END_N),
                   *three_columns((column_80,), two_columns_224),
                   *tall_then_one_column(112, 224, (64, 112), **fitted_band(128, 144), fallback=two_columns_224[1])),
-            240: (*three_columns((column_80,), coop_128, eight_bit_until=MID_N),
+            240: (*swapped_120(three_columns((column_80,), coop_128, eight_bit_until=MID_N)),
                   *fitted_then_one_column(240, (128, 48))),
             256: (*three_columns((no_cluster_column(88),), coop_128, eight_bit_until=MID_N),
                   *fitted_then_one_column(256)),

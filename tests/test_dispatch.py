@@ -465,14 +465,17 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     for M in (225, 240, 241, 256):  # two swapped 128-wide token tiles below TWO_64_COLUMNS_END_N; from there three
         narrow = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N - 1)  # swapped 80- or 88-wide token columns under 128-row
         three = shape_tile(SPEC, M, TWO_64_COLUMNS_END_N)  # weight tiles, no cluster (runs 88-91), 128x128
-        wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # cooperative from THREE_COLUMNS_END_N (8-bit: MID_N)
+        wide = shape_tile(SPEC, M, THREE_COLUMNS_END_N)  # cooperative from THREE_COLUMNS_END_N (8-bit: MID_N); at
+        # 225-240 rows, 16-bit, two swapped 120-wide token columns in a 1x2 cluster there instead (run 155)
         assert shape_tile(SPEC, M, MID_N) == shape_tile(SPEC, M, THREE_COLUMNS_END_N - 1) == three, M
         assert (three.cta, three.swap_ab, three.mainloop, three.cluster) == ((128, 80 if M <= 240 else 88, 64), True,
                                                                              "cooperative", (1, 1, 1)), M
         assert (narrow.cta, narrow.swap_ab, narrow.mainloop) == ((64, 128, 64), True, "pingpong"), M
-        assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == ((128, 128, 64), False, "cooperative",
-                                                                         (1, 1, 1)), M
+        assert (wide.cta, wide.swap_ab, wide.mainloop, wide.cluster) == (
+            ((128, 120, 64), True, "cooperative", (1, 2, 1)) if M <= 240 else
+            ((128, 128, 64), False, "cooperative", (1, 1, 1))), M
         assert shape_tile(SPEC, M, TALL_N - 1) == wide, M
+        assert shape_tile(SPEC, M, TALL_N) != wide, M  # the fitted tiles from there
     # 193-224 rows, 16-bit, below N = 4225: three 72-wide columns under 64-row weight tiles, no cluster (run 108), at
     # 193-208 from N = 1025 (six 40-wide ones below it) to where 3 x N / 64 CTAs pass a wave, at 209-224 four 56-wide
     # ones to N = 2048 (runs 115-116, in place of run 108's three 80-wide), then two 104- or 112-wide columns in a 1x2
