@@ -1471,7 +1471,7 @@ WEIGHT_168 = [(named("128x168x64 c2x1 coop"), [(240, 10432, 4096), (232, 10240, 
 # Run 151 (session 51; warm / cold, us): slower everywhere, the plan kept. 128x168 c2x1 43.25 / 41.04 at 240x10432
 # against the plan's 37.54 / 37.18 (cuBLASLt fused 35.44 / 35.33), 42.37 / 39.36 at 232x10240 (plan 35.87 / 33.94),
 # 43.33 / 40.48 at 256x10752 (plan 38.16 / 36.82). It holds 4 stages (195 KB) where 128x176 holds 5.
-# nvjet232 (session 52, after run 154; not yet run): at 209-255 rows, N = 8192-9216, the plan trails cuBLASLt fused by
+# nvjet232 (session 52, after run 154; run 155): at 209-255 rows, N = 8192-9216, the plan trails cuBLASLt fused by
 # 2-4% (run 154). There cuBLASLt runs nvjet 128x120_64x6 _1x2 at 232x8192x4096 (128-wide weight tiles over 120-token
 # tiles, 2 x 64 CTAs: the swapped form, which our unswapped 128-row token tiles cannot take) and 144x128_64x6 _1x2 at
 # 216x9216x4096 (the plan's own 128x144 c2x1; library_kernels.py session 52). nvjet's swapped tile beside the plan,
@@ -1482,6 +1482,13 @@ NVJET232 = [(named("swap 128x120x64 c1x2 coop", "swap 128x120x64 c1x2 pingpong",
              [(232, 8192, 4096), (240, 8192, 4096), (216, 8192, 4096), (232, 6144, 4096), (240, 7168, 4096),
               (248, 8192, 4096)]),
             (named("128x144x64 c1x2 coop"), [(216, 9216, 4096)])]
+# Run 155 (session 53, warm / cold, us, 9 rounds; plan then 128x128 c1x1 at 225-256 rows, swap 128x112 c1x2 at 216):
+# swap 128x120 c1x2 coop 232x8192 27.65 / 27.10 vs 29.78 / 27.97 (cuBLASLt fused 29.12 / 27.49), 240x8192 27.42 /
+# 26.91 vs 29.33 / 27.94, 232x6144 26.18 / 25.94 vs 27.95 / 27.17, 240x7168 26.56 / 26.22 vs 28.50 / 27.57 (cuBLASLt
+# fused 29.78 / 26.05); pingpong 2-3% and swap 128x128 c1x2 3-4% behind it. At 216x8192 the plan's 128x112 ahead
+# (26.99 / 26.58 vs 27.52 / 27.09); at 248x8192 swap 128x128 c1x2 29.04 / 28.18 vs 29.92 / 28.24 (120 wide needs
+# three columns there: 54 us). 128x144 c1x2 at 216x9216 39.68 / 39.20 vs the plan's c2x1 32.56 / 32.48. Taken: the
+# 120-wide columns at 225-240 rows, 16-bit, N 5633-8448 (tiles.py, 28062fc).
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
