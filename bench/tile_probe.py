@@ -1490,7 +1490,7 @@ NVJET232 = [(named("swap 128x120x64 c1x2 coop", "swap 128x120x64 c1x2 pingpong",
 # three columns there: 54 us). 128x144 c1x2 at 216x9216 39.68 / 39.20 vs the plan's c2x1 32.56 / 32.48. Taken: the
 # 120-wide columns at 225-240 rows, 16-bit, N 5633-8448 (tiles.py, 28062fc).
 # Run 156 (session 53, warm, the plan now taking them): auto+shapes 232x8192 27.42 us (cuBLASLt fused 28.67),
-# 232x6144 25.73 (28.42), 240x7168 26.40 (29.15), each within 0.1% of the named tile.
+# 232x6144 25.73 (28.42), 240x7168 26.40 (29.15), each within 0.2% of the named tile.
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
