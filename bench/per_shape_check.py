@@ -1,7 +1,7 @@
-"""A plan change checked on the GPU at the shapes it moves, without the per-shape GPU tests' whole builds (60 kernels
-for bf16): for each tests/per_shape_cases.py case named, build(spec, shapes=...) at the given shapes only (all cases'
-kernels in one parallel build first), each shape's chosen tile asserted to be tiles.shape_tile's, each call written
-into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any shape fails.
+"""A plan change checked on the GPU at the shapes it moves, without the per-shape GPU tests' whole builds (91 kernels
+for bf16 in session 52): for each tests/per_shape_cases.py case named, build(spec, shapes=...) at the given shapes
+only (all cases' kernels in one parallel build first), each shape's chosen tile asserted to be tiles.shape_tile's,
+each call written into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any shape fails.
 
 Run: python bench/per_shape_check.py [--tail-loads MODE] CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
      e.g. python bench/per_shape_check.py bf16=90x7000x512,250x5600x512 fp8=250x4400x512
