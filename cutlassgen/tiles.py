@@ -820,9 +820,10 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # 128-wide columns ran 2.9% faster warm and level cold (248x8192): not taken. 8-bit and tf32 not timed.
         if k_bytes != 2:
             return classes
+        replaced = (THREE_COLUMNS_END_N, coop_128[1])
+        assert replaced in classes
         swapped = (THREE_COLUMNS_END_N, ({"cta": (128, 120, k_main), **two_columns}, coop_128[1]))
-        assert (THREE_COLUMNS_END_N, coop_128[1]) in classes  # the class it takes over from
-        return tuple(swapped if c == (THREE_COLUMNS_END_N, coop_128[1]) else c for c in classes)
+        return tuple(swapped if c == replaced else c for c in classes)
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
