@@ -1491,6 +1491,11 @@ NVJET232 = [(named("swap 128x120x64 c1x2 coop", "swap 128x120x64 c1x2 pingpong",
 # 120-wide columns at 225-240 rows, 16-bit, N 5633-8448 (tiles.py, 28062fc).
 # Run 156 (session 53, warm, the plan now taking them): auto+shapes 232x8192 27.42 us (cuBLASLt fused 28.67),
 # 232x6144 25.73 (28.42), 240x7168 26.40 (29.15), each within 0.2% of the named tile.
+# nvjet232fp8 (session 54, after run 156): the 16-bit plan took the swapped 120-wide columns at 225-240 rows, N
+# 5633-8448; 8-bit operands there still run 128x128 cooperative (tiles.py's swapped_120). fp8 scaled, with and
+# without fast accumulation: the same columns (120 is on fp8's steps of 8) and the 128-wide ones, from MID_N.
+NVJET232_FP8 = [(("swap 128x120x128 c1x2 coop", "swap 128x128x128 c1x2 coop"),
+                 [(232, 8192, 4096), (240, 8192, 4096), (232, 6144, 4096), (240, 5120, 4096), (248, 8192, 4096)])]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -2198,6 +2203,7 @@ CASES = {
     "weightcluster": beside_plan_each(WEIGHT_CLUSTER),
     "weight168": beside_plan_each(WEIGHT_168),
     "nvjet232": beside_plan_each(NVJET232),
+    "nvjet232fp8": fp8_fast_then_without(NVJET232_FP8),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),
