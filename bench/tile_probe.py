@@ -1495,7 +1495,8 @@ NVJET232 = [(named("swap 128x120x64 c1x2 coop", "swap 128x120x64 c1x2 pingpong",
 # 5633-8448; 8-bit operands there still run 128x128 cooperative (tiles.py's swapped_120). fp8 scaled, with and
 # without fast accumulation: the same columns (120 is on fp8's steps of 8) and the 128-wide ones, from MID_N.
 NVJET232_FP8 = [(("swap 128x120x128 c1x2 coop", "swap 128x128x128 c1x2 coop"),
-                 [(232, 8192, 4096), (240, 8192, 4096), (232, 6144, 4096), (240, 5120, 4096), (248, 8192, 4096)])]
+                 [(232, 8192, 4096), (240, 8192, 4096), (232, 6144, 4096), (240, 5120, 4096), (248, 8192, 4096),
+                  (240, 4608, 4096), (226, 7168, 4096)])]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's

@@ -186,19 +186,21 @@ def expect_fp8_tiles(tile_of) -> None:
     # 128-row weight tiles (validate.n_step_of), 56 wide under the 192-row ones at 110 rows; from N = 4225 three 48-,
     # 56- and 64-wide token columns under 128-row weight tiles, no cluster, at 140, 150 and 170 rows to N = 5633 (run
     # 96), 56-wide at 161-168 (164x4400, run 130), two 88- and 96-wide ones in 1x2 clusters from there (170x6000,
-    # 185x6000; run 87); at 225-256 rows three 80- or 88-wide token columns, no cluster, to MID_N (runs 89-91), 128x128
-    # from there; at 193-224 three 72- or 80-wide ones, no cluster, to N = 5633 (run 94); below that
-    # tiles.NARROW_COLUMNS' (runs 120-121), then at 193-224 rows three 72-wide or four 56-wide no-cluster columns (run
-    # 122), after which the buckets' own tiles (N = 2576, 200x2832) and the 65-80 and 225-256-row ones (N = 1040)
+    # 185x6000; run 87); at 225-256 rows three 80- or 88-wide token columns, no cluster, to MID_N (runs 89-91), from
+    # there two swapped 120-wide ones in a 1x2 cluster at 225-240 (runs 157-158) and 128x128 at 241-256; at 193-224
+    # three 72- or 80-wide ones, no cluster, to N = 5633 (run 94); below that tiles.NARROW_COLUMNS' (runs 120-121),
+    # then at 193-224 rows three 72-wide or four 56-wide no-cluster columns (run 122), after which the buckets' own
+    # tiles (N = 2576, 200x2832) and the 65-80 and 225-256-row ones (N = 1040)
     assert [tile_of(M, N).cta for M, N, _ in FP8_SHAPES] == [
         (64, 40, 128), (64, 112, 128), (64, 128, 128), (64, 48, 128), (64, 56, 128), (64, 64, 128), (64, 72, 128),
         (64, 80, 128), (128, 56, 128), (128, 72, 128), (128, 144, 128), (128, 208, 128), (128, 192, 128),
         (64, 160, 128), (192, 56, 128), (128, 144, 128), (128, 48, 128), (128, 64, 128), (128, 96, 128),
-        (128, 80, 128), (128, 88, 128), (128, 56, 128), (128, 128, 128), (128, 72, 128), (128, 80, 128),
+        (128, 80, 128), (128, 88, 128), (128, 56, 128), (128, 120, 128), (128, 72, 128), (128, 80, 128),
         (128, 88, 128), (128, 56, 128)] + [(64, width, 128) for width in (24, 40, 32, 48, 56, 64, 40, 72, 56, 56, 32)]
     assert [(tile_of(M, N).cluster, tile_of(M, N).swap_ab)
             for M, N in ((240, 4400), (250, 4400), (150, 5000), (200, 4400), (220, 5000), (140, 5000), (170, 4400),
-                         (170, 6000), (185, 6000))] == [((1, 1, 1), True)] * 7 + [((1, 2, 1), True)] * 2
+                         (170, 6000), (185, 6000), (240, 5000))] == ([((1, 1, 1), True)] * 7
+                                                                      + [((1, 2, 1), True)] * 3)
     # the narrow columns run with no cluster; at 129-144 rows with the 144-wide column's 64x48 subtile
     assert {(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N, _ in FP8_NARROW_SHAPES} == {((1, 1, 1), True)}
     assert tile_of(136, 2304).epilogue_tile == (64, 48)

@@ -604,15 +604,23 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(fp8, 200, THREE_COLUMNS_END_N).cta == (128, 104, 128)
     # from TWO_64_COLUMNS_END_N, at 129-192 rows three 48-, 56- or 64-wide columns with no cluster (run 96), from
     # THREE_COLUMNS_END_N run 86's forms, timed with fp8 in run 87 (two 80-wide ones at 145-160, run 89); at 113-128
-    # rows fp8 keeps 128x64; at 225-256 the three token columns to MID_N (run 89), 16-bit's to THREE_COLUMNS_END_N
+    # rows fp8 keeps 128x64; at 225-256 the three token columns to MID_N (run 89), 16-bit's to THREE_COLUMNS_END_N;
+    # from there at 225-240 rows two swapped 120-wide columns to TALL_N (runs 157-158), 128x128 at 241-256
     fp8_tiles = [(t.cta, t.cluster) for t in (shape_tile(fp8, M, N) for M, N in (
         (136, 4096), (120, 4400), (136, 5000), (150, 4400), (150, 5000), (170, 5000), (185, 5000), (240, 4400),
-        (256, MID_N - 1), (240, MID_N), (136, 5633), (150, 5633), (170, 5633), (185, 5633)))]
+        (256, MID_N - 1), (256, MID_N), (136, 5633), (150, 5633), (170, 5633), (185, 5633)))]
     assert fp8_tiles == [((64, 72, 128), (1, 2, 1)), ((128, 64, 128), (1, 1, 1)), ((128, 48, 128), (1, 1, 1)),
                          ((128, 56, 128), (1, 1, 1)), ((128, 56, 128), (1, 1, 1)), ((128, 64, 128), (1, 1, 1)),
                          ((128, 64, 128), (1, 1, 1)), ((128, 80, 128), (1, 1, 1)), ((128, 88, 128), (1, 1, 1)),
                          ((128, 128, 128), (1, 1, 1)), ((128, 72, 128), (1, 2, 1)), ((128, 80, 128), (1, 2, 1)),
                          ((128, 88, 128), (1, 2, 1)), ((128, 96, 128), (1, 2, 1))]
+    swapped_120 = ((128, 120, 128), (1, 2, 1), True)
+    assert [(t.cta, t.cluster, t.swap_ab) for t in (shape_tile(fp8, M, N) for M, N in (
+        (225, MID_N), (240, TALL_N - 1), (240, TALL_N)))] == [swapped_120, swapped_120,
+                                                             ((128, 144, 128), (2, 1, 1), False)]
+    # int8's columns go in 16s: 128x128 stands in
+    int8 = fp8.replace(a=cg.Operand("int8"), b=cg.Operand("int8", "column"), accumulator="int32")
+    assert (shape_tile(int8, 240, MID_N).cta, shape_tile(int8, 240, MID_N).swap_ab) == ((128, 128, 128), False)
     assert shape_tile(fp8, 96, 4400).cluster == (1, 1, 1)  # the 96-wide column's 4x1 cluster is 16-bit's only
     # a set cooperative epilogue subtile (128 rows) does not fit the swapped pingpong tiles: 128x128 stands in
     coop_epilogue = SPEC.replace(tile={"epilogue_tile": (128, 32)})
