@@ -1498,9 +1498,9 @@ NVJET232_FP8 = [(("swap 128x120x128 c1x2 coop", "swap 128x128x128 c1x2 coop"),
                  [(232, 8192, 4096), (240, 8192, 4096), (232, 6144, 4096), (240, 5120, 4096), (248, 8192, 4096),
                   (240, 4608, 4096), (226, 7168, 4096)])]
 # Runs 157-158 (session 54, warm / cold, us, 9 rounds; run 158 repeats 157 with 240x4608 and 226x7168): with fast
-# accumulation the 120-wide columns 0-1% behind the plan's 128x128 c1x1 warm, 3.5-5% ahead cold (232x8192 17.04 /
+# accumulation the 120-wide columns 0-1.3% behind the plan's 128x128 c1x1 warm, 3.5-5% ahead cold (232x8192 17.04 /
 # 17.15 vs 16.88 / 18.05, 240x4608 16.22 / 16.46 vs 16.03 / 17.09; _scaled_mm 18.34 / 18.26, 15.71 / 16.53); without
-# it 1-2% behind warm, 2-3% ahead cold (232x8192 19.20 / 19.34 vs 18.82 / 19.95); the 128-wide columns 4-5% behind
+# it 1-2.4% behind warm, 2-3% ahead cold (232x8192 19.20 / 19.34 vs 18.82 / 19.95); the 128-wide columns 4-5% behind
 # the 120-wide ones. At 248x8192 the 128-wide columns 5% behind the plan warm, level cold. Taken: the 120-wide
 # columns for fp8 at 225-240 rows, MID_N to TALL_N (tiles.py, d7dc9b7). Without fast accumulation the plan runs
 # 0.88-0.93x _scaled_mm warm at these shapes (and 0.89-0.98x cold).

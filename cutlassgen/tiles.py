@@ -818,11 +818,11 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         # bf16 232x6144x4096 26.18 / 25.94 vs 27.95 / 27.17, 240x7168 26.56 / 26.22 vs 28.50 / 27.57, 232x8192
         # 27.65 / 27.10 vs 29.78 / 27.97, 240x8192 27.42 / 26.91 vs 29.33 / 27.94 (cuBLASLt fused 26.05-29.78 over
         # them); ping-pong 2-3% and 128-wide columns 3-4% behind it. fp8 scaled (nvjet232fp8, runs 157-158, N
-        # 4608-8192): with fast accumulation 0.99-1.00x warm, 1.04-1.05x cold (240x8192 17.02 / 17.18 vs 16.90 /
-        # 18.10; 240x4608 16.22 / 16.46 vs 16.03 / 17.09), without 0.98-0.99x warm, 1.02-1.04x cold (232x8192
-        # 19.20 / 19.34 vs 18.82 / 19.95): taken for the cold case, a layer's weights read from HBM. At 241-256 rows
-        # the 128-wide columns ran 2.9% faster warm and level cold for bf16 (248x8192), 5% slower warm and level
-        # cold for fp8: not taken. tf32 not timed.
+        # 4608-8192; 128x128's time over theirs): with fast accumulation 0.99-1.00x warm, 1.04-1.05x cold
+        # (240x8192 17.02 / 17.18 vs 16.90 / 18.10; 240x4608 16.22 / 16.46 vs 16.03 / 17.09), without 0.98-0.99x
+        # warm, 1.02-1.04x cold (232x8192 19.20 / 19.34 vs 18.82 / 19.95): taken for the cold case, a layer's
+        # weights read from HBM. At 241-256 rows the 128-wide columns ran 2.9% faster warm and level cold for bf16
+        # (248x8192), 5% slower warm and level cold for fp8: not taken. tf32 not timed.
         if k_bytes != 2 and not fp8:
             return classes
         replaced = (THREE_COLUMNS_END_N if k_bytes == 2 else MID_N, coop_128[1])
