@@ -36,8 +36,9 @@ def main():
     # The allocating call costs more over out= than torch.mm spends on its own output: the output's Python-side
     # allocation alone, in the runtime's form before session 54 (torch.empty) and its form since (new_empty).
     bf16 = torch.bfloat16
-    calls["torch.empty(device=a.device) alone"] = lambda: torch.empty((64, 64), dtype=bf16, device=a.device)
-    calls["a.new_empty(dtype=) alone"] = lambda: a.new_empty((64, 64), dtype=bf16)
+    allocations = {"torch.empty(device=a.device)": lambda: torch.empty((64, 64), dtype=bf16, device=a.device),
+                   "a.new_empty(dtype=)": lambda: a.new_empty((64, 64), dtype=bf16)}
+    calls.update({f"{name} alone": fn for name, fn in allocations.items()})
     if spec.arch == 90:
         # The kernel-parameter cache (csrc/cutlassgen/params_cache.hpp): "ours out=" repeats one problem, so each
         # call after the first launches cached parameters; here D moves through more places than the cache holds,
@@ -68,8 +69,7 @@ def main():
               f"{statistics.median(miss):+.2f} us/call (range {min(miss):+.2f} to {max(miss):+.2f})")
     alloc = [o - f for o, f in zip(us["ours"], us["ours out="])]
     print(f"ours allocating over ours out=: median {statistics.median(alloc):+.2f} us/call; the allocation alone: "
-          + ", ".join(f"{name.removesuffix(' alone')} {statistics.median(us[name]):.2f}"
-                      for name in ("torch.empty(device=a.device) alone", "a.new_empty(dtype=) alone")))
+          + ", ".join(f"{name} {statistics.median(us[f'{name} alone']):.2f}" for name in allocations))
     if k_fitted is not None:
         tail = [r - f for r, f in zip(us["64-row tile, 200 rows"], us["64-row tile, 256 rows"])]
         print(f"64-row tile at 200 rows (a fitted last box, _rows_readable's storage queries) over 256, out=: "
