@@ -45,6 +45,7 @@ BF16_TILES = {
     "128x128x64 c1x1 coop": Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), **COOP),
     "swap 64x32x128 pingpong": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), swap_ab=True, **PP),
 }
+# fp8 scaled, fast accumulation (no promotion): timed against torch._scaled_mm(use_fast_accum=True)
 FP8_TILES = {
     "128x256x128 c2x1 fastacc": Sm90Tile(cta=(128, 256, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
     "128x128x128 c2x1 fastacc": Sm90Tile(cta=(128, 128, 128), cluster=(2, 1, 1), fp8_fast_accum=True),
@@ -54,6 +55,14 @@ FP8_TILES = {
     "128x128x128 c1x1 pingpong fastacc": Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), fp8_fast_accum=True, **PP),
     "swap 64x32x128 pingpong fastacc": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), fp8_fast_accum=True,
                                                 swap_ab=True, **PP),
+}
+# fp8 scaled, exact accumulation (promoted to fp32 every 128 of K): timed against torch._scaled_mm's default. The
+# promotion buffer doubles the accumulators, so no 128x256 tile and no 128-row pingpong (validate refuses both).
+FP8_EXACT_TILES = {
+    "128x128x128 c1x1 coop": Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), **COOP),  # the spec's default
+    "128x128x128 c2x1 coop": Sm90Tile(cta=(128, 128, 128), cluster=(2, 1, 1), **COOP),
+    "128x128x128 c1x2 coop": Sm90Tile(cta=(128, 128, 128), cluster=(1, 2, 1), **COOP),
+    "swap 64x32x128 pingpong": Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), swap_ab=True, **PP),
 }
 
 
@@ -91,7 +100,8 @@ def paired_table(rows, decode_rows, r_rounds) -> list[str]:
     targets = [("bf16 bias+gelu", "ours ", "ours_best_tile", "cublaslt_fused", rows),
                ("+fp8 quant", "fp8 ", "ours_fp8_tile", "unfused_fp8", rows),
                ("+fp8 quant", "fp8 ", "ours_fp8_tile", "torch_compile_fp8", rows),
-               ("fp8 scaled", "scaled ", "ours_fp8_scaled_tile", "scaled_mm", rows),
+               ("fp8 scaled exact", "scaled ", "ours_fp8_scaled_tile", "scaled_mm", rows),
+               ("fp8 scaled fast", "scaledfast ", "ours_fp8_fast_tile", "scaled_mm_fast", rows),
                ("decode bias+gelu", "ours ", "ours_best_tile", "cublas_mm",
                 [r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows)]
     for what, prefix, tile_col, anchor, target_rows in targets:
@@ -103,6 +113,12 @@ def paired_table(rows, decode_rows, r_rounds) -> list[str]:
             lines.append(f"| {what} | {r['shape']} | {r[tile_col]} | {anchor} | {p.median:.3f} | {p.q1:.3f}-{p.q3:.3f} "
                          f"| {p.wins} of {p.rounds} |")
     return lines
+
+
+def fp8_scaled_spec(tile) -> GemmSpec:
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                              Add("per_col", "bias", "bf16")])
 
 
 def specs():
@@ -117,10 +133,9 @@ def specs():
             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh"), Amax("amax"),
                       Quantize("e4m3", "per_tensor", "scale")])
     for name, tile in FP8_TILES.items():
-        out[("fp8_scaled", name)] = GemmSpec(
-            arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile,
-            epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
-                      Add("per_col", "bias", "bf16")])
+        out[("fp8_scaled_fast", name)] = fp8_scaled_spec(tile)
+    for name, tile in FP8_EXACT_TILES.items():
+        out[("fp8_scaled", name)] = fp8_scaled_spec(tile)
     return out
 
 
@@ -137,14 +152,21 @@ def main():
     auto = cg.load_spec(pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml")
     record = dispatch.read_record(auto, 90) or {"winners": []}
     extra = [auto.replace(tile=w["tile"]) for w in record["winners"]]
-    # The built-in per-shape heuristic (what build(auto, shapes=SHAPES) returns when no tuning record exists).
-    plan = dispatch.heuristic_record(auto, SHAPES + DECODE_SHAPES)
-    variants = dispatch.heuristic_variants(auto, plan)
-    built = cg.build_many(list(table.values()) + extra + [auto] + variants)  # one ninja run
-    kernels = dict(zip(table, built))
-    kernels[("bias_gelu", "auto+shapes")] = dispatch.with_heuristic(built[-len(variants) - 1], plan,
-                                                                   built[-len(variants):])
-    print("per-shape heuristic:", kernels[("bias_gelu", "auto+shapes")], flush=True)
+    # The built-in per-shape heuristic (what build(spec, shapes=...) returns for an all-"auto" spec when no tuning
+    # record exists), for the bf16 chain and for fp8 scaled with each accumulation.
+    plans = {kind: (spec, dispatch.heuristic_record(spec, shapes)) for kind, spec, shapes in (
+        ("bias_gelu", auto, SHAPES + DECODE_SHAPES),
+        ("fp8_scaled", fp8_scaled_spec(Sm90Tile()), SHAPES),
+        ("fp8_scaled_fast", fp8_scaled_spec(Sm90Tile(fp8_fast_accum=True)), SHAPES))}
+    plan_specs = {kind: [spec, *dispatch.heuristic_variants(spec, plan)] for kind, (spec, plan) in plans.items()}
+    built = cg.build_many(list(table.values()) + extra + [s for group in plan_specs.values() for s in group])
+    kernels = dict(zip(table, built))  # one ninja run above
+    at = len(table) + len(extra)
+    for kind, group in plan_specs.items():
+        default, *variants = built[at:at + len(group)]
+        at += len(group)
+        kernels[(kind, "auto+shapes")] = dispatch.with_heuristic(default, plans[kind][1], variants)
+        print(f"per-shape heuristic, {kind}:", kernels[(kind, "auto+shapes")], flush=True)
     tuned = cg.build(auto)
     if isinstance(tuned, DispatchKernel):
         print("tuned dispatch:", tuned, flush=True)
@@ -175,8 +197,11 @@ def main():
                  "unfused_bias_gelu": lambda: F.gelu(torch.mm(a, w.t()) + bias, approximate="tanh"),
                  "cublaslt_fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True),
                  "unfused_fp8": unfused_fp8,
+                 # each accumulation of ours against cuBLASLt's same one: exact (the default), and fast
                  "scaled_mm": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias,
-                                                       out_dtype=torch.bfloat16)}
+                                                       out_dtype=torch.bfloat16),
+                 "scaled_mm_fast": lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias,
+                                                            out_dtype=torch.bfloat16, use_fast_accum=True)}
         if decode_only:
             timed = {col: timed[col] for col in ("cublas_mm", "unfused_bias_gelu", "cublaslt_fused")}
         if args.compile and not decode_only:
@@ -200,8 +225,9 @@ def main():
                 got = k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), bias=bias)
                 err = rel_error(got, want8)
                 assert err < 2e-2, (name, err)
-                timed[f"scaled {name}"] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N),
-                                                        bias=bias)
+                prefix = "scaledfast" if kind == "fp8_scaled_fast" else "scaled"
+                timed[f"{prefix} {name}"] = lambda k=k: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N),
+                                                          bias=bias)
         r = {"shape": f"{M}x{N}x{K}"}
         r_rounds[r["shape"]] = interleaved_rounds_ms(timed, rounds=ROUNDS, reps=20, seed=M * 7 + N, before=flush)
         r.update({col: tf(statistics.median(ms)) for col, ms in r_rounds[r["shape"]].items()})
@@ -216,13 +242,15 @@ def main():
             continue
         r["ours_fp8_best"], r["ours_fp8_tile"] = best("fp8 ")
         r["ours_fp8_scaled_best"], r["ours_fp8_scaled_tile"] = best("scaled ")
+        r["ours_fp8_fast_best"], r["ours_fp8_fast_tile"] = best("scaledfast ")
         rows.append(r)
         print({k: (round(v) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
     lines = ["| M x N x K | cuBLAS mm | unfused bias+gelu | cuBLASLt fused | ours bias+gelu (tile) | vs cuBLASLt |"
              " vs cuBLAS mm | ours auto+shapes | vs cuBLASLt | unfused +fp8 | torch.compile +fp8 | ours +fp8 (tile) |"
              " vs unfused | vs compile |"
-             " _scaled_mm | ours fp8 scaled (tile) | vs _scaled_mm |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             " _scaled_mm | ours fp8 scaled (tile) | vs _scaled_mm |"
+             " _scaled_mm fast accum | ours fast accum (tile) | vs _scaled_mm fast |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tc = r.get("torch_compile_fp8")
         vs_tc = f"{r['ours_fp8_best'] / tc:.2f}x" if tc else "-"
@@ -235,12 +263,15 @@ def main():
             f"{r['ours_fp8_best']:.0f} ({r['ours_fp8_tile']}) | {r['ours_fp8_best'] / r['unfused_fp8']:.2f}x | "
             f"{vs_tc} | "
             f"{r['scaled_mm']:.0f} | {r['ours_fp8_scaled_best']:.0f} ({r['ours_fp8_scaled_tile']}) | "
-            f"{r['ours_fp8_scaled_best'] / r['scaled_mm']:.2f}x |")
+            f"{r['ours_fp8_scaled_best'] / r['scaled_mm']:.2f}x | "
+            f"{r['scaled_mm_fast']:.0f} | {r['ours_fp8_fast_best']:.0f} ({r['ours_fp8_fast_tile']}) | "
+            f"{r['ours_fp8_fast_best'] / r['scaled_mm_fast']:.2f}x |")
     lines += decode_table([r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows)
     lines += paired_table(rows, decode_rows, r_rounds)
     detail = ["", "Every tile of ours (TFLOP/s):", ""]
     for r in rows + decode_rows:
-        for prefix, what in (("ours ", "bias+gelu_tanh"), ("fp8 ", "+fp8 quant"), ("scaled ", "fp8 scaled")):
+        for prefix, what in (("ours ", "bias+gelu_tanh"), ("fp8 ", "+fp8 quant"), ("scaled ", "fp8 scaled exact"),
+                             ("scaledfast ", "fp8 scaled fast accum")):
             detail.append(f"- {r['shape']} {what}: " + ", ".join(
                 f"{k[len(prefix):]} {v:.0f}" for k, v in r.items() if k.startswith(prefix)))
     text = "\n".join(lines + detail) + "\n"

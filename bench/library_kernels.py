@@ -28,6 +28,18 @@ def per_shape_cases(*shapes, beside: dict | None = None) -> list:
             for M, N, K in shapes]
 
 
+def fp8_per_shape_cases(*shapes) -> list:
+    """fp8 scaled cases showing the tile the all-"auto" spec runs at each shape with exact and with fast
+    accumulation, beside torch._scaled_mm's two accumulations (fp8_scaled_contenders times both)."""
+    def planned(M, N, fast):
+        auto = Sm90Tile(fp8_fast_accum=fast)
+        return shape_tile(fp8_scaled(auto), M, N) or auto
+    return [((M, N, K), "fp8 scaled", fp8_scaled,
+             {"per-shape tile": planned(M, N, False), "per-shape tile, fast accum": planned(M, N, True)},
+             fp8_scaled_contenders)
+            for M, N, K in shapes]
+
+
 # shape -> (what, spec maker, our tiles to show, contenders); ours are the best of bench/results/h200_tile_probe.log
 CASES = [
     ((8192, 8192, 8192), "bf16 bias+gelu", bias_gelu,
@@ -89,6 +101,10 @@ CASES = [
     # Session 52: 209-255 rows at N = 8192-9216, where the plan's 128x144 c2x1 / 128x128 tiles trail cuBLASLt fused by
     # 2-4% warm and cold with either loader (tile_probe.py tallfitted, run 154).
     *per_shape_cases((216, 9216, 4096), (232, 8192, 4096)),
+    # Session 55: fp8 scaled at the anchor shapes, each accumulation beside _scaled_mm's same one (bench_anchors.py
+    # timed fast-accumulating kernels against an exactly accumulating _scaled_mm until then).
+    *fp8_per_shape_cases((8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),
+                         (232, 8192, 4096)),
 ]
 
 

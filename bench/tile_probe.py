@@ -1871,21 +1871,27 @@ def scaled_mm_takes(N, K) -> bool:
 
 def fp8_scaled_operands(M, N, K):
     """The fp8 scaled cases' inputs (activations, weights, bias, per-row and per-column scales), the float64
-    reference, and torch._scaled_mm on them where it takes the shape (else None)."""
+    reference, and torch._scaled_mm on them where it takes the shape (else no library): "_scaled_mm" accumulates
+    exactly (its default), "_scaled_mm fast accum" as our fp8_fast_accum kernels do (use_fast_accum=True)."""
     a8 = torch.randn(M, K, device="cuda").clamp(-448, 448).to(torch.float8_e4m3fn)
     w8 = (torch.randn(N, K, device="cuda") / K ** 0.5 * 16).to(torch.float8_e4m3fn)
     bias = torch.randn(N, device="cuda").bfloat16()
     sa, sb = torch.rand(M, device="cuda") + 0.5, torch.rand(N, device="cuda") / 16
     ref = (a8.double() @ w8.double().t()) * sa.double()[:, None] * sb.double() + bias.double()
-    library = (lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa[:, None], scale_b=sb[None], bias=bias,
-                                        out_dtype=torch.bfloat16)) if scaled_mm_takes(N, K) else None
-    return a8, w8, bias, sa, sb, ref, library
+
+    def scaled_mm(fast):
+        return lambda: torch._scaled_mm(a8, w8.t(), scale_a=sa[:, None], scale_b=sb[None], bias=bias,
+                                        out_dtype=torch.bfloat16, use_fast_accum=fast)
+
+    libraries = {"_scaled_mm": scaled_mm(False), "_scaled_mm fast accum": scaled_mm(True)} \
+        if scaled_mm_takes(N, K) else {}
+    return a8, w8, bias, sa, sb, ref, libraries
 
 
 def fp8_scaled_contenders(kernels, M, N, K):
-    a8, w8, bias, sa, sb, ref, library = fp8_scaled_operands(M, N, K)
+    a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
     return with_checked_kernels(
-        {"_scaled_mm": library} if library else {}, kernels,
+        libraries, kernels,
         lambda k, _: k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias), lambda _: ref, tol=2e-2)
 
 
@@ -1961,10 +1967,10 @@ def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
 
 
 def padded_fp8_contenders(kernels, M, N, K):
-    a8, w8, bias, sa, sb, ref, library = fp8_scaled_operands(M, N, K)
+    a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
     tall_a = in_taller_buffer(a8)
     return with_checked_kernels(
-        {"_scaled_mm": library} if library else {}, twice_with_padded_a(kernels),
+        libraries, twice_with_padded_a(kernels),
         lambda k, name, out=None: k(tall_a if name.endswith("| padded") else a8, w8.t(), scale_a=sa, scale_b=sb,
                                     bias=bias, out=out),
         lambda _: ref, tol=2e-2,
@@ -2009,10 +2015,15 @@ def beside_plan_each(groups: list) -> list:
     return [beside_plan(tiles, shapes) for tiles, shapes in groups]
 
 
+def scaled_mm_like(make) -> str:
+    """The _scaled_mm contender that accumulates as make's kernels do (fp8_scaled_operands names both)."""
+    return "_scaled_mm fast accum" if make is fp8_scaled_fast else "_scaled_mm"
+
+
 def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
     """An fp8 scaled group (make: fp8_scaled, or fp8_scaled_fast for the plan with fast accumulation too): tiles
-    beside the per-shape plan and torch._scaled_mm."""
-    return ("fp8 scaled", make, {"auto+shapes": PLAN, **tiles}, shapes, fp8_scaled_contenders, "_scaled_mm")
+    beside the per-shape plan and torch._scaled_mm, whose accumulation (exact or fast) is the anchor."""
+    return ("fp8 scaled", make, {"auto+shapes": PLAN, **tiles}, shapes, fp8_scaled_contenders, scaled_mm_like(make))
 
 
 def int8_beside_plan(tiles: dict, shapes: list) -> tuple:
@@ -2027,14 +2038,14 @@ def fp8_fast_then_without(groups: list) -> list:
 
 
 def tail_loads_groups(variants: tuple, bf16: list = (), fp8: list = (), padded: bool = False) -> list:
-    """bf16 bias+gelu groups against cuBLASLt fused, then fp8 scaled ones (fast accumulation) against _scaled_mm, for
+    """bf16 bias+gelu groups against cuBLASLt fused, then fp8 scaled ones (fast accumulation) against _scaled_mm's, for
     each (tiles, shapes), every tile built once per value of variants (a lower setting and its values, as builds_of
     reads it); padded: each call on a bare a and on a padded one."""
     bf16_calls, fp8_calls = ((padded_bias_gelu_contenders, padded_fp8_contenders) if padded else
                              (bias_gelu_contenders, fp8_scaled_contenders))
     return [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bf16_calls, "cuBLASLt fused", variants)
               for tiles, shapes in bf16),
-            *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_calls, "_scaled_mm", variants)
+            *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_calls, "_scaled_mm fast accum", variants)
               for tiles, shapes in fp8)]
 
 
@@ -2111,7 +2122,7 @@ CASES = {
     "n192band": [beside_plan(N192BAND_TILES, N192BAND_SHAPES),
                  ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN, **N12K192_FP8_TILES,
                                                   **named("swap 192x128x128 c1x2 pingpong", **FAST)},
-                  N192BAND_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+                  N192BAND_FP8_SHAPES, fp8_scaled_contenders, "_scaled_mm fast accum")],
     "tallcheck": [beside_plan(TALLCHECK_TILES, TALLCHECK_SHAPES),
                   beside_plan(TALLCHECK_LOW_TILES, TALLCHECK_LOW_SHAPES),
                   fp8_beside_plan(fp8_scaled_fast, TALLCHECK_FP8_TILES, TALLCHECK_FP8_SHAPES)],
@@ -2224,7 +2235,8 @@ CASES = {
                     "cuBLASLt fused")],
     "padded": [*(("bf16 bias+gelu", bias_gelu, {**tiles, "auto+shapes": PLAN}, shapes, padded_bias_gelu_contenders,
                   "cuBLASLt fused") for tiles, shapes in PADDED),
-               ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN}, PADDED_FP8, padded_fp8_contenders, "_scaled_mm")],
+               ("fp8 scaled", fp8_scaled_fast, {"auto+shapes": PLAN}, PADDED_FP8, padded_fp8_contenders,
+                "_scaled_mm fast accum")],
     "low200more": beside_plan_each(LOW200_MORE),
     "threecolsmore": [*beside_plan_each(THREECOLS_MORE_BF16),
                       *(fp8_beside_plan(make, named(*THREECOLS_MORE_FP8[0], **extra), THREECOLS_MORE_FP8[1])
