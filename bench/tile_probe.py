@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail alltailcheck tallfitted nvjet232
+     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1504,6 +1504,14 @@ NVJET232_FP8 = [(("swap 128x120x128 c1x2 coop", "swap 128x128x128 c1x2 coop"),
 # the 120-wide ones. At 248x8192 the 128-wide columns 5% behind the plan warm, level cold. Taken: the 120-wide
 # columns for fp8 at 225-240 rows, MID_N to TALL_N (tiles.py, d7dc9b7). Without fast accumulation the plan runs
 # 0.88-0.93x _scaled_mm warm at these shapes (and 0.89-0.98x cold).
+# overlappromo (session 55): fp8 with exact accumulation ran 0.86-0.92x torch._scaled_mm's (anchors runs 37-38), whose
+# kernel is the plan's tile at the anchor shapes (nvjet 128x128_128x6 1x1 coopA, library_kernels.py): CUTLASS's FP8
+# mainloop waits for every MMA before each k tile's promotion. lower.OVERLAPPED_PROMOTION builds the mainloop of
+# csrc/cutlassgen/overlapped_promotion.hpp, which adds each partial sum while the next k tile's MMAs run; each tile
+# built both ways, beside the plan (built with the setting too).
+OVERLAP_PROMO_TILES = ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")
+OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (232, 8192, 4096),
+                        (32, 8192, 8192), (8192, 8192, 8192)]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -2223,6 +2231,8 @@ CASES = {
     "weight168": beside_plan_each(WEIGHT_168),
     "nvjet232": beside_plan_each(NVJET232),
     "nvjet232fp8": fp8_fast_then_without(NVJET232_FP8),
+    "overlappromo": [(*fp8_beside_plan(fp8_scaled, named(*OVERLAP_PROMO_TILES), OVERLAP_PROMO_SHAPES),
+                      ("OVERLAPPED_PROMOTION", (False, True)))],
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),

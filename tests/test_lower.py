@@ -50,11 +50,39 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
+def test_exact_fp8_takes_the_overlapped_promotion_where_its_halves_are_wgmma_shapes(monkeypatch):
+    # csrc/cutlassgen/overlapped_promotion.hpp: each k tile's MMAs in two halves of the tile's N, so only where each
+    # half is a wgmma N (CTA N in steps of 16), and only CTA K = 128, where one k tile is CUTLASS's promotion interval.
+    def overlapped(s):
+        return lower(s)["overlapped_promotion"]
+
+    def coop(cta, a="e4m3"):
+        return spec().replace(a=Operand(a), b=Operand(a, "column"),
+                              tile=Sm90Tile(cta=cta, cluster=(1, 1, 1), mainloop="cooperative"))
+
+    assert overlapped(spec()) and overlapped(spec(swap_ab=True))  # 64x32 pingpong: halves of 16
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")  # 64-row token tiles would take load_hints.hpp too
+    src = cg.render(spec())
+    assert '#include "cutlassgen/overlapped_promotion.hpp"' in src
+    assert "using CollectiveMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in src
+    swapped = cg.render(spec(swap_ab=True))  # under load_hints.hpp's loads (the weights EVICT_FIRST)
+    assert "using PromotingMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in swapped
+    assert "cutlassgen::MainloopLoadHints<PromotingMainloop, " in swapped
+    assert not overlapped(spec(fp8_fast_accum=True))  # no promotion at all
+    assert overlapped(coop((128, 128, 128))) and overlapped(coop((128, 160, 128)))
+    assert not overlapped(coop((128, 120, 128)))  # halves of 60: no wgmma N
+    assert not overlapped(coop((128, 128, 64)))  # 2 MMAs a k tile: CUTLASS promotes every 2 k tiles
+    assert not overlapped(coop((128, 128, 64), a="bf16"))
+    monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)
+    assert not overlapped(spec()) and "overlapped_promotion" not in cg.render(spec())
+
+
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     # Measured on the H200 (bench/results/h200_tile_probe.log runs 40-41): faster for swapped decode tiles, no gain for
     # unswapped ones, which keep CUTLASS's mainloop as built. (The fitted last token box, which also takes the
     # hinted mainloop, has a test of its own below.)
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
+    monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)  # tested below; it wraps the mainloop too
     swapped, plain = lower(spec(swap_ab=True)), lower(spec())
     assert swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A is the problem's B
     assert plain["load_hints"] is None
