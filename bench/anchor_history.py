@@ -36,8 +36,8 @@ def parse_runs(text: str) -> dict:
 def history(runs: dict) -> list[dict]:
     """One row per (target, shape, anchor), in the newest run's order: every run's median, oldest first."""
     order = sorted(runs)
-    keys = list(runs[order[-1]]["ratios"])
-    keys += [k for n in reversed(order) for k in runs[n]["ratios"] if k not in keys]
+    # the newest run's keys, then those only older runs have (each once: several older runs may share one)
+    keys = list(dict.fromkeys(k for n in reversed(order) for k in runs[n]["ratios"]))
     rows = []
     for key in keys:
         seen = [(n, runs[n]["cold"], runs[n]["ratios"][key]) for n in order if key in runs[n]["ratios"]]

@@ -57,3 +57,14 @@ def test_the_committed_anchors_log_parses():
     assert runs[18]["cold"] and not runs[17]["cold"]
     assert runs[18]["ratios"][("decode bias+gelu", "64x6144x4096", "cublas_mm")] == (0.972, 0, 15)
     assert len(runs[18]["ratios"]) == 28
+
+
+def test_a_target_only_older_runs_have_gets_one_row():
+    # run 37 renamed "fp8 scaled" (fast tiles against an exact _scaled_mm) to two targets: the old one's rows, in
+    # every run before it, must come out once each
+    newest = ("## Run 3 (newest, warm)\n\n"
+              "| fp8 scaled fast | 8192x8192x8192 | t | scaled_mm_fast | 0.980 | 0.950-1.010 | 7 of 15 |\n\n")
+    rows = [(r["target"], r["shape"]) for r in anchor_history.history(anchor_history.parse_runs(newest + SAMPLE))]
+    assert rows[0] == ("fp8 scaled fast", "8192x8192x8192")  # the newest run's targets first
+    assert rows.count(("bf16 bias+gelu", "8192x8192x8192")) == 1  # in runs 1 and 2, not in run 3
+    assert len(rows) == len(set(rows)) == 4
