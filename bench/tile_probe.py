@@ -1512,6 +1512,13 @@ NVJET232_FP8 = [(("swap 128x120x128 c1x2 coop", "swap 128x128x128 c1x2 coop"),
 OVERLAP_PROMO_TILES = ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")
 OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (232, 8192, 4096),
                         (32, 8192, 8192), (8192, 8192, 8192)]
+# Runs 159-160 (session 55, warm / cold, TFLOP/s): a first form, two full-width partial accumulators taking turns by
+# k tile, spilled (ptxas: 744-1268 bytes) and ran 15-20% behind CUTLASS's mainloop (4096x14336x4096 950 vs 1165
+# warm). Runs 161-162, the kept form (each k tile in two halves of N, no spill at c1x1; 44 bytes at c2x1): 4-9%
+# ahead, warm / cold 4096x14336x4096 1203 / 1217 vs 1143 / 1169, 8192^3 1213 / 1244 vs 1116 / 1158, 256x8192^2
+# 1090 / 1100 vs 1031 / 1052, 232x8192x4096 855 / 809 vs 823 / 778; the plan (with it) 0.91-0.97x _scaled_mm at the
+# three large shapes and 0.97-1.01x at 232-256 rows (_scaled_mm 1321 / 1338 at 4096x14336x4096). Taken
+# (lower.OVERLAPPED_PROMOTION, 5d455b3).
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
