@@ -20,6 +20,13 @@
 
 namespace cutlassgen {
 
+// Whether T is an instance of Policy, a mainloop dispatch policy <Stages, ClusterShape, Schedule>: the mainloop
+// wrappers (narrow_tma.hpp, overlapped_promotion.hpp) check which CUTLASS collective the builder gave them.
+template <template <int, class, class> class Policy, class T>
+inline constexpr bool kIsPolicy = false;
+template <template <int, class, class> class Policy, int Stages, class Cluster, class Schedule>
+inline constexpr bool kIsPolicy<Policy, Policy<Stages, Cluster, Schedule>> = true;
+
 // A CuTe stride for a (rows, cols, batch) matrix with one unit mode and one leading dimension:
 // set whichever of the first two modes is dynamic to ld. The batch stride stays 0 (one GEMM per call).
 template <class Stride>

@@ -14,6 +14,7 @@
 #include "cute/tensor.hpp"
 
 #include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlassgen/kernel_common.hpp"
 
 namespace cutlassgen {
 
@@ -22,17 +23,11 @@ template <class SmemLayout>
 using StageZeroLayout = decltype(cute::make_composed_layout(SmemLayout{}.layout_a(), SmemLayout{}.offset(),
                                                             cute::take<0, 2>(SmemLayout{}.layout_b())));
 
-template <class Policy>
-inline constexpr bool kPlainSm90Mainloop = false;
-template <int Stages, class Cluster, class Schedule>
-inline constexpr bool
-    kPlainSm90Mainloop<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, Schedule>> = true;
-
 template <class Base>
 struct MainloopNarrowTma : Base {
   // The FP8 mainloop's mma() reads its Params (the promotion interval); this one's does not, which is what lets
   // mma() below pass Base's without Base::Params ever being defined.
-  static_assert(kPlainSm90Mainloop<typename Base::DispatchPolicy>,
+  static_assert(kIsPolicy<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized, typename Base::DispatchPolicy>,
                 "narrow TMA: only CUTLASS 4.2's MainloopSm90TmaGmmaWarpSpecialized (8-bit operands do not need it)");
   using typename Base::Arguments;
   using typename Base::TileShape;
