@@ -81,11 +81,13 @@ TAIL_LOADS = "swap_ab+m64"
 # sm90 fp8 with exact accumulation: whether the mainloop adds each k tile's partial sums to the fp32 accumulators while
 # MMAs run (csrc/cutlassgen/overlapped_promotion.hpp: the k tile's MMAs in two halves of the tile's N, each half added
 # while the other's MMAs run; the same sums in the same order as CUTLASS's mainloop, which waits for every MMA before
-# each add, and the same registers). Each half must be a wgmma N (CTA N in steps of 16), and CTA K 128, where one k
-# tile is CUTLASS's promotion interval. On the H200 4-9% faster than CUTLASS's at the anchor shapes, bit for bit the
-# same output (tile_probe.py overlappromo, bench/promotion_check.py; session 55). A module setting, so that the probes
-# can build both side by side.
+# each add). On the H200 4-9% faster than CUTLASS's on the unswapped 128x128x128 cooperative tile, exact fp8's
+# default (the plan's above 256 rows), bit for bit the same output (tile_probe.py overlappromo,
+# bench/promotion_check.py; session 55). Only that tile takes it: with it ptxas spilled 1.5-4 KB on the 144- to
+# 192-wide cooperative tiles and 0-340 bytes on narrower swapped and ping-pong ones, none of them timed. A module
+# setting, so that the probes can build both side by side.
 OVERLAPPED_PROMOTION = True
+OVERLAPPED_PROMOTION_TILES = {(128, 128, 128)}
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS",
@@ -128,7 +130,8 @@ def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
 
 def _overlapped_promotion(spec: GemmSpec, cfg) -> bool:
     """Whether the sm90 kernel's mainloop is overlapped_promotion.hpp's (see OVERLAPPED_PROMOTION)."""
-    return OVERLAPPED_PROMOTION and promotes_accumulators(spec) and cfg.cta[2] == 128 and cfg.cta[1] % 16 == 0
+    return (OVERLAPPED_PROMOTION and promotes_accumulators(spec) and cfg.mainloop == "cooperative"
+            and not cfg.swap_ab and tuple(cfg.cta) in OVERLAPPED_PROMOTION_TILES)
 
 
 def _load_hints(swap_ab: bool) -> tuple | None:

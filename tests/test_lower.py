@@ -50,31 +50,32 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
-def test_exact_fp8_takes_the_overlapped_promotion_where_its_halves_are_wgmma_shapes(monkeypatch):
-    # csrc/cutlassgen/overlapped_promotion.hpp: each k tile's MMAs in two halves of the tile's N, so only where each
-    # half is a wgmma N (CTA N in steps of 16), and only CTA K = 128, where one k tile is CUTLASS's promotion interval.
+def test_exact_fp8_takes_the_overlapped_promotion_on_the_tile_it_was_measured_on(monkeypatch):
+    # csrc/cutlassgen/overlapped_promotion.hpp: faster on the unswapped 128x128x128 cooperative tile (probe runs
+    # 161-162); other tiles spilled with it and keep CUTLASS's mainloop.
     def overlapped(s):
         return lower(s)["overlapped_promotion"]
 
-    def coop(cta, a="e4m3"):
+    def tile(cta, a="e4m3", **kw):
         return spec().replace(a=Operand(a), b=Operand(a, "column"),
-                              tile=Sm90Tile(cta=cta, cluster=(1, 1, 1), mainloop="cooperative"))
+                              tile=Sm90Tile(cta=cta, **{"cluster": (1, 1, 1), "mainloop": "cooperative", **kw}))
 
-    assert overlapped(spec()) and overlapped(spec(swap_ab=True))  # 64x32 pingpong: halves of 16
-    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")  # 64-row token tiles would take load_hints.hpp too
-    src = cg.render(spec())
+    assert overlapped(tile((128, 128, 128))) and overlapped(tile((128, 128, 128), cluster=(2, 1, 1)))
+    src = cg.render(tile((128, 128, 128)))
     assert '#include "cutlassgen/overlapped_promotion.hpp"' in src
     assert "using CollectiveMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in src
-    swapped = cg.render(spec(swap_ab=True))  # under load_hints.hpp's loads (the weights EVICT_FIRST)
-    assert "using PromotingMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in swapped
-    assert "cutlassgen::MainloopLoadHints<PromotingMainloop, " in swapped
-    assert not overlapped(spec(fp8_fast_accum=True))  # no promotion at all
-    assert overlapped(coop((128, 128, 128))) and overlapped(coop((128, 160, 128)))
-    assert not overlapped(coop((128, 120, 128)))  # halves of 60: no wgmma N
-    assert not overlapped(coop((128, 128, 64)))  # 2 MMAs a k tile: CUTLASS promotes every 2 k tiles
-    assert not overlapped(coop((128, 128, 64), a="bf16"))
+    assert not overlapped(tile((128, 128, 128), fp8_fast_accum=True))  # no promotion at all
+    assert not overlapped(tile((128, 128, 128), swap_ab=True))
+    assert not overlapped(tile((128, 192, 128)))  # spilled 3.8 KB with it
+    assert not overlapped(tile((64, 128, 128), mainloop="pingpong"))
+    assert not overlapped(tile((128, 128, 64), a="bf16"))
+    # under load_hints.hpp's loads (here the fitted last token box of every unswapped tile) it is their Base
+    monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
+    hinted = cg.render(tile((128, 128, 128)))
+    assert "using PromotingMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in hinted
+    assert "cutlassgen::MainloopLoadHints<PromotingMainloop, " in hinted
     monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)
-    assert not overlapped(spec()) and "overlapped_promotion" not in cg.render(spec())
+    assert not overlapped(tile((128, 128, 128))) and "overlapped_promotion" not in cg.render(tile((128, 128, 128)))
 
 
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):

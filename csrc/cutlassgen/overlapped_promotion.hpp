@@ -15,25 +15,20 @@
 // with its default interval: the output is the same bit for bit (bench/promotion_check.py). On the H200 4-9% faster
 // than Base's at the anchor shapes (bench/tile_probe.py overlappromo, session 55). mma() releases every stage it
 // reads, so mma_tail() releases none; shared storage, the producer's load() and Params stay Base's. Python decides
-// where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION).
+// where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION: the 128x128 tile; wider ones spilled with it).
 //
 // Measured and not kept: two full-width partial accumulators taking turns by k tile need a third accumulator set;
 // at 128x128 cooperative ptxas spilled 744-1268 bytes and the kernels ran 15-20% slower than Base's.
 #include "cute/tensor.hpp"
 
 #include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlassgen/kernel_common.hpp"
 
 namespace cutlassgen {
 
-template <class Policy>
-inline constexpr bool kFp8Sm90Mainloop = false;
-template <int Stages, class Cluster, class Schedule>
-inline constexpr bool
-    kFp8Sm90Mainloop<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>> = true;
-
 template <class Base>
 struct MainloopOverlappedPromotion : Base {
-  static_assert(kFp8Sm90Mainloop<typename Base::DispatchPolicy>,
+  static_assert(kIsPolicy<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8, typename Base::DispatchPolicy>,
                 "overlapped promotion: only CUTLASS 4.2's MainloopSm90TmaGmmaWarpSpecializedFP8 promotes");
   using typename Base::MainloopPipeline;
   using typename Base::PipelineState;
