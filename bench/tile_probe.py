@@ -1507,7 +1507,7 @@ NVJET232_FP8 = [(("swap 128x120x128 c1x2 coop", "swap 128x128x128 c1x2 coop"),
 # overlappromo (session 55): fp8 with exact accumulation ran 0.86-0.92x torch._scaled_mm's (anchors runs 37-38), whose
 # kernel is the plan's tile at the anchor shapes (nvjet 128x128_128x6 1x1 coopA, library_kernels.py): CUTLASS's FP8
 # mainloop waits for every MMA before each k tile's promotion. lower.OVERLAPPED_PROMOTION builds the mainloop of
-# csrc/cutlassgen/overlapped_promotion.hpp, which adds each partial sum while the next k tile's MMAs run; each tile
+# csrc/cutlassgen/overlapped_promotion.hpp, which adds partial sums while other MMAs run; each tile
 # built both ways, beside the plan (built with the setting too).
 OVERLAP_PROMO_TILES = ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")
 OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (232, 8192, 4096),
@@ -1518,7 +1518,7 @@ OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 819
 # ahead, warm / cold 4096x14336x4096 1203 / 1217 vs 1143 / 1169, 8192^3 1213 / 1244 vs 1116 / 1158, 256x8192^2
 # 1090 / 1100 vs 1031 / 1052, 232x8192x4096 855 / 809 vs 823 / 778; the plan (with it) 0.91-0.97x _scaled_mm at the
 # three large shapes and 0.97-1.01x at 232-256 rows (_scaled_mm 1321 / 1338 at 4096x14336x4096). Taken
-# (lower.OVERLAPPED_PROMOTION, 5d455b3).
+# (lower.OVERLAPPED_PROMOTION, 5d455b3), then for this tile only: others spilled with it (bench/NOTES.md, session 55).
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
