@@ -32,6 +32,13 @@ SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
 SM90_FP8_NARROW = SM90_ALL.replace(name="ci_sm90_fp8_narrow_token_tile", a=Operand("e4m3"), b=Operand("e4m3", "column"),
                                    tile=Sm90Tile(cta=(64, 72, 128), cluster=(1, 1, 1), mainloop="pingpong",
                                                  swap_ab=True, fp8_fast_accum=True))
+# fp8 operands with exact accumulation on their default tile, 128x128x128 cooperative: the mainloop of
+# csrc/cutlassgen/overlapped_promotion.hpp (lower.OVERLAPPED_PROMOTION), under the per-token x per-channel chain.
+SM90_FP8_EXACT = GemmSpec(arch=90, name="ci_sm90_fp8_exact_accumulation", a=Operand("e4m3"),
+                          b=Operand("e4m3", "column"), d=Operand("bf16"),
+                          tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"),
+                          epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+                                    Add("per_col", "bias", "bf16")])
 # sm80: every node too, quantizing to int8 (fp8 outputs need sm89; the GPU suite runs an e5m2 one).
 SM80_ALL = GemmSpec(arch=80, name="ci_sm80_all_nodes", a=Operand("bf16"), b=Operand("bf16", "column"),
                     c=Operand("bf16"), d=Operand("int8"), tile=Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32)),

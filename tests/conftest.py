@@ -74,11 +74,12 @@ def gpu_kernel(gpu_kernels, request):
 
 @pytest.fixture(scope="session")
 def ci_kernels(cache_dir):
-    """SM80_ALL, SM90_ALL, SM90_SWAP_ALL and SM90_FP8_NARROW, compiled once for the session in one ninja run.
+    """SM80_ALL, SM90_ALL, SM90_SWAP_ALL, SM90_FP8_NARROW and SM90_FP8_EXACT, compiled once for the session in one
+    ninja run.
 
     Without a GPU each builds for its own arch; on a GPU machine all build for the GPU at hand."""
     import cutlassgen as cg
-    from ci_specs import SM80_ALL, SM90_ALL, SM90_FP8_NARROW, SM90_SWAP_ALL
+    from ci_specs import SM80_ALL, SM90_ALL, SM90_FP8_EXACT, SM90_FP8_NARROW, SM90_SWAP_ALL
 
-    sm80, sm90, sm90_swap, sm90_fp8_narrow = cg.build_many([SM80_ALL, SM90_ALL, SM90_SWAP_ALL, SM90_FP8_NARROW])
-    return {"sm80": sm80, "sm90": sm90, "sm90_swap": sm90_swap, "sm90_fp8_narrow": sm90_fp8_narrow}
+    names = ("sm80", "sm90", "sm90_swap", "sm90_fp8_narrow", "sm90_fp8_exact")
+    return dict(zip(names, cg.build_many([SM80_ALL, SM90_ALL, SM90_SWAP_ALL, SM90_FP8_NARROW, SM90_FP8_EXACT])))

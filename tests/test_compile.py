@@ -10,7 +10,7 @@ pytestmark = pytest.mark.compile
 
 
 def test_every_node_compiles_on_both_paths_without_performance_warnings(ci_kernels):
-    for name in ("sm80", "sm90", "sm90_swap", "sm90_fp8_narrow"):
+    for name in ("sm80", "sm90", "sm90_swap", "sm90_fp8_narrow", "sm90_fp8_exact"):
         info = ci_kernels[name].build_info
         assert info["warnings"] == [], f"{name}: {info['warnings']}"
         assert "-DNDEBUG" in info["key_parts"]["flags"]
@@ -27,6 +27,12 @@ def test_fp8_token_tile_in_steps_of_8_builds_through_the_epilogue_builders_imple
     assert "detail::Sm90TmaBuilderImpl<" in k.source and "using EpilogueTile = Shape<_64, _72>;" in k.source
     assert "narrow_tma.hpp" not in k.source  # 8-bit operands compile with CUTLASS's own TMA set-up
     assert k.build_info["resources"]["spill_store_bytes"] == 0
+
+
+def test_exact_fp8_builds_through_the_overlapped_promotion_mainloop(ci_kernels):
+    k = ci_kernels["sm90_fp8_exact"]
+    assert "using CollectiveMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in k.source
+    assert k.build_info["resources"]["spill_store_bytes"] == 0  # the only tile it applies to spills nothing
 
 
 def test_bf16_token_tile_in_steps_of_8_builds_through_the_narrow_tma_mainloop(ci_kernels):
@@ -68,7 +74,7 @@ def test_modules_report_their_parameter_cache_before_any_call(ci_kernels):
     """Kernel.params_cache_stats() reaches the module's cache (csrc/cutlassgen/params_cache.hpp) without a GPU: an
     sm90 module holds one, empty until a call; the sm80 path has none (all 0). GPU tests check its hits."""
     empty = {"hits": 0, "misses": 0, "entries": 0}
-    for name in ("sm90", "sm90_swap", "sm90_fp8_narrow"):
+    for name in ("sm90", "sm90_swap", "sm90_fp8_narrow", "sm90_fp8_exact"):
         assert ci_kernels[name].params_cache_stats() == {**empty, "capacity": 256}, name
     assert ci_kernels["sm80"].params_cache_stats() == {**empty, "capacity": 0}
 
@@ -83,7 +89,7 @@ def test_pipeline_is_what_the_compiled_kernel_holds_and_what_validation_sized(ci
     sm80 = ci_kernels["sm80"]
     cfg = resolve(sm80.spec)
     assert sm80.pipeline == {"smem_bytes": cfg.smem_bytes, "mainloop_stages": cfg.stages}
-    for name in ("sm90", "sm90_swap", "sm90_fp8_narrow"):
+    for name in ("sm90", "sm90_swap", "sm90_fp8_narrow", "sm90_fp8_exact"):
         k = ci_kernels[name]
         pipe, cfg = k.pipeline, resolve(k.spec)
         assert pipe["mainloop_stages"] == cfg.mainloop_stages >= 2, name
