@@ -13,8 +13,8 @@ import torch
 
 from cutlassgen import Sm90Tile
 from cutlassgen.golden import rel_error
-from cutlassgen.lower import _overlapped_promotion
-from cutlassgen.tiles import resolve, shape_tile
+from cutlassgen.lower import lower
+from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 from tile_probe import build_variants, fp8_scaled, fp8_scaled_operands
 
@@ -36,7 +36,7 @@ def main() -> int:
         for tile in [shape_tile(fp8_scaled(Sm90Tile()), M, N) or Sm90Tile(), *TILES]:
             spec = fp8_scaled(tile)
             specs[label(spec)] = spec
-    overlapped = {name for name, spec in specs.items() if _overlapped_promotion(spec, resolve(spec))}
+    overlapped = {name for name, spec in specs.items() if lower(spec)["overlapped_promotion"]}
     print("overlapped promotion in:", ", ".join(sorted(overlapped)), "| not:",
           ", ".join(sorted(set(specs) - overlapped)) or "-", flush=True)
     # a tile the setting does not change renders the same source (one cache key): built once, run twice
