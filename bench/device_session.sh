@@ -21,7 +21,8 @@
 #   bench/device_session.sh hint    # bench/tma_cache_hint.py: L2 eviction hints on the mainloop's TMA loads
 #                                   # (HINT_ARGS: its options; HINT_VARIANTS: its --variants, names with spaces)
 #   bench/device_session.sh source  # ncu source page (SASS + stall samples per instruction): nvjet beside ours
-#                                   # (SOURCE_SHAPES: library_kernels.py's cases; SOURCE_NCU_ARGS: more ncu options;
+#                                   # (SOURCE_SHAPES: library_kernels.py's cases, SOURCE_WHAT: only those of
+#                                   # this kind, e.g. "fp8 scaled"; SOURCE_NCU_ARGS: more ncu options;
 #                                   # SOURCE_SECONDS: the profiled run's time limit, default 400)
 #   bench/device_session.sh l2      # ncu DRAM / L2 traffic, cycles and clock per contender, L2 warm then flushed
 #                                   # (L2_SHAPES: library_kernels.py's cases; L2_TILES=0 skips the 2048 tiles' pass)
@@ -155,7 +156,8 @@ source)
   stamp "ncu source page"; rep="$OUT/source"
   (cd bench && timeout "${SOURCE_SECONDS:-400}" ncu --clock-control none ${SOURCE_NCU_ARGS:-} --nvtx --nvtx-include "probe/" --section SourceCounters \
       --section WarpStateStats --section SchedulerStats --section SpeedOfLight -f -o "$rep" \
-      $PY library_kernels.py --ncu --shapes "${SOURCE_SHAPES:-256x8192x8192,2048x8192x8192}") > "$OUT/source_run.log" 2>&1
+      $PY library_kernels.py --ncu --shapes "${SOURCE_SHAPES:-256x8192x8192,2048x8192x8192}" \
+      ${SOURCE_WHAT:+--what "$SOURCE_WHAT"}) > "$OUT/source_run.log" 2>&1
   echo "exit $?"; grep "^ncu:" "$OUT/source_run.log"
   ncu -i "$rep.ncu-rep" --page details > "$OUT/source_details.txt" 2>&1; echo "details exit $?"
   ncu -i "$rep.ncu-rep" --page source --print-source sass --csv > "$OUT/source_sass.csv" 2>&1; echo "source exit $?"

@@ -132,9 +132,10 @@ def main():
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
     ap.add_argument("--shapes", default=None, help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
     ap.add_argument("--libraries-only", action="store_true", help="only the libraries' kernels (nothing to compile)")
+    ap.add_argument("--what", default=None, help="only the cases whose kind contains this, e.g. 'fp8 scaled'")
     args = ap.parse_args()
     only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
-    cases = [c for c in CASES if only is None or c[0] in only]
+    cases = [c for c in CASES if (only is None or c[0] in only) and (args.what is None or args.what in c[1])]
     missing = sorted((only or set()) - {c[0] for c in CASES})
     if missing:  # a shape outside CASES would otherwise print nothing at all
         ap.error("no case for " + ", ".join("x".join(map(str, s)) for s in missing) + "; add it to CASES")
