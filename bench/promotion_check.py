@@ -28,8 +28,6 @@ TILES = [Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
-    ap.add_argument("--a-from-registers", action="store_true",
-                    help="the overlapped build's MMAs read A from registers (lower.PROMOTION_A_FROM_REGISTERS)")
     args = ap.parse_args()
     shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
     # each shape's plan tile (exact accumulation) and the fixed tiles, each built with the setting off and on
@@ -42,8 +40,7 @@ def main() -> int:
     print("overlapped promotion in:", ", ".join(sorted(overlapped)), "| not:",
           ", ".join(sorted(set(specs) - overlapped)) or "-", flush=True)
     # a tile the setting does not change renders the same source (one cache key): built once, run twice
-    entries = [(spec, {"OVERLAPPED_PROMOTION": on, "PROMOTION_A_FROM_REGISTERS": on and args.a_from_registers})
-               for name, spec in specs.items()
+    entries = [(spec, {"OVERLAPPED_PROMOTION": on}) for name, spec in specs.items()
                for on in ((False, True) if name in overlapped else (False,))]
     built = iter(build_variants(entries))
     kernels = {}

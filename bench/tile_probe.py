@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo promotionrs
+     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1519,11 +1519,6 @@ OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 819
 # 1090 / 1100 vs 1031 / 1052, 232x8192x4096 855 / 809 vs 823 / 778; the plan (with it) 0.91-0.97x _scaled_mm at the
 # three large shapes and 0.97-1.01x at 232-256 rows (_scaled_mm 1321 / 1338 at 4096x14336x4096). Taken
 # (lower.OVERLAPPED_PROMOTION, 5d455b3), then for this tile only: others spilled with it (bench/NOTES.md, session 55).
-# promotionrs (session 56): the kept overlapped promotion's halves each read the k tile's A from shared memory (wgmma
-# SS), a third more shared-memory reads than one full-width MMA; lower.PROMOTION_A_FROM_REGISTERS reads A into
-# registers once (ldmatrix) for both halves (wgmma RS, csrc/cutlassgen/overlapped_promotion_rs.hpp; ptxas spills 256
-# bytes in its mainloop). The plan's 128x128 tile built both ways at the anchor shapes.
-PROMOTION_RS_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192)]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -2245,8 +2240,6 @@ CASES = {
     "nvjet232fp8": fp8_fast_then_without(NVJET232_FP8),
     "overlappromo": [(*fp8_beside_plan(fp8_scaled, named(*OVERLAP_PROMO_TILES), OVERLAP_PROMO_SHAPES),
                       ("OVERLAPPED_PROMOTION", (False, True)))],
-    "promotionrs": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), PROMOTION_RS_SHAPES),
-                     ("PROMOTION_A_FROM_REGISTERS", (False, True)))],
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),

@@ -88,13 +88,10 @@ TAIL_LOADS = "swap_ab+m64"
 # setting, so that the probes can build both side by side.
 OVERLAPPED_PROMOTION = True
 OVERLAPPED_PROMOTION_TILES = {(128, 128, 128)}
-# Whether its MMAs read A from registers (wgmma RS: one shared-memory read of A per k tile for both halves) instead of
-# shared memory (SS: each half reads it).
-PROMOTION_A_FROM_REGISTERS = False
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS",
-            "OVERLAPPED_PROMOTION", "PROMOTION_A_FROM_REGISTERS")
+            "OVERLAPPED_PROMOTION")
 
 
 @contextlib.contextmanager
@@ -308,7 +305,6 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    narrow_tma=narrow_tma,
                    # False renders nothing: the other kernels' sources stay as they were
                    overlapped_promotion=_overlapped_promotion(spec, cfg),
-                   promotion_a_from_registers=PROMOTION_A_FROM_REGISTERS,
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
