@@ -1,10 +1,9 @@
 """fp8 exact accumulation with and without the overlapped promotion (lower.OVERLAPPED_PROMOTION,
-csrc/cutlassgen/overlapped_promotion.hpp, or with --schedule alternating alternating_promotion.hpp), on the GPU: both
-builds of each tile run on the same inputs, each into a NaN-poisoned out, and must agree bit for bit (the same partial
-sums added in the same order); each is compared with the float64 reference beside torch._scaled_mm with exact and with
-fast accumulation. Exits 1 on any mismatch.
+csrc/cutlassgen/overlapped_promotion.hpp), on the GPU: both builds of each tile run on the same inputs, each into a
+NaN-poisoned out, and must agree bit for bit (the same partial sums added in the same order); each is compared with
+the float64 reference beside torch._scaled_mm with exact and with fast accumulation. Exits 1 on any mismatch.
 
-Run: python bench/promotion_check.py [--shapes MxNxK,...] [--schedule halves|alternating]   (needs an sm90 GPU)
+Run: python bench/promotion_check.py [--shapes MxNxK,...]   (needs an sm90 GPU)
 K values that are not a multiple of 8 k tiles (1024) exercise the remainder groups of the overlapped mainloop.
 """
 import argparse
@@ -14,7 +13,7 @@ import torch
 
 from cutlassgen import Sm90Tile
 from cutlassgen.golden import rel_error
-from cutlassgen.lower import PROMOTION_SCHEDULE, PROMOTION_SCHEDULES, lower
+from cutlassgen.lower import lower
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 from tile_probe import build_variants, fp8_scaled, fp8_scaled_operands
@@ -29,8 +28,6 @@ TILES = [Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
-    ap.add_argument("--schedule", choices=PROMOTION_SCHEDULES, default=PROMOTION_SCHEDULE,
-                    help="lower.PROMOTION_SCHEDULE of the overlapped builds (default: the module's)")
     args = ap.parse_args()
     shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
     # each shape's plan tile (exact accumulation) and the fixed tiles, each built with the setting off and on
@@ -43,7 +40,7 @@ def main() -> int:
     print("overlapped promotion in:", ", ".join(sorted(overlapped)), "| not:",
           ", ".join(sorted(set(specs) - overlapped)) or "-", flush=True)
     # a tile the setting does not change renders the same source (one cache key): built once, run twice
-    entries = [(spec, {"OVERLAPPED_PROMOTION": on, "PROMOTION_SCHEDULE": args.schedule}) for name, spec in specs.items()
+    entries = [(spec, {"OVERLAPPED_PROMOTION": on}) for name, spec in specs.items()
                for on in ((False, True) if name in overlapped else (False,))]
     built = iter(build_variants(entries))
     kernels = {}

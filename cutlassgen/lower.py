@@ -88,15 +88,10 @@ TAIL_LOADS = "swap_ab+m64"
 # setting, so that the probes can build both side by side.
 OVERLAPPED_PROMOTION = True
 OVERLAPPED_PROMOTION_TILES = {(128, 128, 128)}
-# How its mainloop overlaps the adds: "halves" (overlapped_promotion.hpp, above) or "alternating"
-# (alternating_promotion.hpp: full-width MMAs, the two warpgroups issuing each k tile in turn, one adding while the
-# other's MMAs run).
-PROMOTION_SCHEDULES = ("halves", "alternating")
-PROMOTION_SCHEDULE = "halves"
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS",
-            "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE")
+            "OVERLAPPED_PROMOTION")
 
 
 @contextlib.contextmanager
@@ -135,9 +130,6 @@ def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
 
 def _overlapped_promotion(spec: GemmSpec, cfg) -> bool:
     """Whether the sm90 kernel's mainloop is overlapped_promotion.hpp's (see OVERLAPPED_PROMOTION)."""
-    if PROMOTION_SCHEDULE not in PROMOTION_SCHEDULES:  # a typo must not pass for the default
-        raise ValueError(f"cutlassgen.lower.PROMOTION_SCHEDULE = {PROMOTION_SCHEDULE!r}: one of "
-                         + ", ".join(PROMOTION_SCHEDULES))
     return (OVERLAPPED_PROMOTION and promotes_accumulators(spec) and cfg.mainloop == "cooperative"
             and not cfg.swap_ab and tuple(cfg.cta) in OVERLAPPED_PROMOTION_TILES)
 
@@ -312,7 +304,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    epilogue_builder_impl=cfg.epilogue_tile[1] % 16 != 0,
                    narrow_tma=narrow_tma,
                    # False renders nothing: the other kernels' sources stay as they were
-                   overlapped_promotion=_overlapped_promotion(spec, cfg) and PROMOTION_SCHEDULE,
+                   overlapped_promotion=_overlapped_promotion(spec, cfg),
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
