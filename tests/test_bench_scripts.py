@@ -251,3 +251,25 @@ def test_plan_diff_grid_holds_every_threshold_of_the_plan_and_the_point_below(mo
                   if n > 0}
     assert {1537, 2561, 9857} <= thresholds and all({n, n - 1} <= ns for n in thresholds)
     assert set(plan_diff.N_VALUES) <= ns
+
+
+def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    sass_summary = importlib.import_module("sass_summary")
+    sass = "\n".join([
+        "        /*0010*/                   STL [R1+0x4], R5 ;",
+        "        /*0020*/                   WARPGROUP.ARRIVE ;",
+        "        /*0030*/                   QGMMA.64x64x32.F32.E4M3.E4M3 R88, gdesc[UR20], RZ, !UPT ;",
+        "        /*0040*/                   LDL.LU R5, [R1+0x4] ;",
+        "        /*0050*/              @!P0 QGMMA.64x64x32.F32.E4M3.E4M3 R88, R24, gdesc[UR20], R88, gsb0 ;",
+        "        /*0060*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;",
+        "        /*0070*/                   LDL R6, [R1+0x8] ;",
+        "        /*0080*/                   EXIT ;"])
+    got = sass_summary.summary(sass)
+    assert got["instructions"] == 8
+    assert got["mma forms"] == {"QGMMA.64x64x32.F32.E4M3.E4M3 SS": 1, "QGMMA.64x64x32.F32.E4M3.E4M3 RS": 1}
+    assert (got["waits"], got["arrives"]) == (1, 1)
+    assert got["spill stores in / outside the mainloop"] == (0, 1)
+    assert got["spill loads in / outside the mainloop"] == (1, 1)
+    assert sass_summary.setting("OVERLAPPED_PROMOTION=False") == ("OVERLAPPED_PROMOTION", False)
+    assert sass_summary.setting("TAIL_LOADS=all") == ("TAIL_LOADS", "all")
