@@ -139,6 +139,8 @@ def main():
     missing = sorted((only or set()) - {c[0] for c in CASES})
     if missing:  # a shape outside CASES would otherwise print nothing at all
         ap.error("no case for " + ", ".join("x".join(map(str, s)) for s in missing) + "; add it to CASES")
+    if not cases:  # --what matching no kind at these shapes would print nothing at all too
+        ap.error(f"no case of kind {args.what!r} at these shapes; kinds: " + ", ".join(sorted({c[1] for c in CASES})))
     specs = [(i, name, make(t)) for i, (_, _, make, tiles, _) in enumerate(cases) for name, t in tiles.items()
              if not args.libraries_only]
     built = cg.build_many([s for _, _, s in specs])
