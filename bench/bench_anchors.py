@@ -17,11 +17,12 @@ import torch
 import torch.nn.functional as F
 
 import cutlassgen as cg
-from cutlassgen import Activation, Add, Amax, GemmSpec, Multiply, Operand, Quantize, Sm90Tile
+from cutlassgen import Activation, Add, Amax, GemmSpec, Operand, Quantize, Sm90Tile
 from cutlassgen import dispatch
 from cutlassgen.dispatch import DispatchKernel
 from cutlassgen.golden import rel_error
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
+from tile_probe import fp8_scaled
 
 ROUNDS = 15  # shuffled interleaved rounds per shape; a contender's number is the median of its rounds
 SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192), (32, 8192, 8192)]
@@ -115,12 +116,6 @@ def paired_table(rows, decode_rows, r_rounds) -> list[str]:
     return lines
 
 
-def fp8_scaled_spec(tile) -> GemmSpec:
-    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile,
-                    epilogue=[Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
-                              Add("per_col", "bias", "bf16")])
-
-
 def specs():
     out = {}
     for name, tile in BF16_TILES.items():
@@ -133,9 +128,9 @@ def specs():
             epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh"), Amax("amax"),
                       Quantize("e4m3", "per_tensor", "scale")])
     for name, tile in FP8_TILES.items():
-        out[("fp8_scaled_fast", name)] = fp8_scaled_spec(tile)
+        out[("fp8_scaled_fast", name)] = fp8_scaled(tile)
     for name, tile in FP8_EXACT_TILES.items():
-        out[("fp8_scaled", name)] = fp8_scaled_spec(tile)
+        out[("fp8_scaled", name)] = fp8_scaled(tile)
     return out
 
 
@@ -156,8 +151,8 @@ def main():
     # record exists), for the bf16 chain and for fp8 scaled with each accumulation.
     plans = {kind: (spec, dispatch.heuristic_record(spec, shapes)) for kind, spec, shapes in (
         ("bias_gelu", auto, SHAPES + DECODE_SHAPES),
-        ("fp8_scaled", fp8_scaled_spec(Sm90Tile()), SHAPES),
-        ("fp8_scaled_fast", fp8_scaled_spec(Sm90Tile(fp8_fast_accum=True)), SHAPES))}
+        ("fp8_scaled", fp8_scaled(Sm90Tile()), SHAPES),
+        ("fp8_scaled_fast", fp8_scaled(Sm90Tile(fp8_fast_accum=True)), SHAPES))}
     plan_specs = {kind: [spec, *dispatch.heuristic_variants(spec, plan)] for kind, (spec, plan) in plans.items()}
     built = cg.build_many(list(table.values()) + extra + [s for group in plan_specs.values() for s in group])
     kernels = dict(zip(table, built))  # one ninja run above

@@ -83,7 +83,7 @@ def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     # unswapped ones, which keep CUTLASS's mainloop as built. (The fitted last token box, which also takes the
     # hinted mainloop, has a test of its own below.)
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
-    monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)  # tested below; it wraps the mainloop too
+    monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)  # tested above; it wraps the mainloop too
     swapped, plain = lower(spec(swap_ab=True)), lower(spec())
     assert swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A is the problem's B
     assert plain["load_hints"] is None

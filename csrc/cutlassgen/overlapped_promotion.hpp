@@ -100,8 +100,6 @@ struct MainloopOverlappedPromotion : Base {
         mmas(tCrB_lo);
       } else {
         mmas(tCrB_hi);
-      }
-      if constexpr (decltype(half)::value == 1) {
         ++smem_pipe_read;
       }
     };
