@@ -1,10 +1,11 @@
-"""fp8 exact accumulation with and without the overlapped promotion (lower.OVERLAPPED_PROMOTION,
-csrc/cutlassgen/overlapped_promotion.hpp), on the GPU: both builds of each tile run on the same inputs, each into a
-NaN-poisoned out, and must agree bit for bit (the same partial sums added in the same order); each is compared with
-the float64 reference beside torch._scaled_mm with exact and with fast accumulation. Exits 1 on any mismatch.
+"""fp8 exact accumulation with CUTLASS's FP8 mainloop and with the one replacing it (lower.OVERLAPPED_PROMOTION; with
+--schedule full csrc/cutlassgen/full_promotion.hpp, with halves overlapped_promotion.hpp), on the GPU: both builds of
+each tile run on the same inputs, each into a NaN-poisoned out, and must agree bit for bit (the same partial sums
+added in the same order); each is compared with the float64 reference beside torch._scaled_mm with exact and with
+fast accumulation. Exits 1 on any mismatch.
 
-Run: python bench/promotion_check.py [--shapes MxNxK,...]   (needs an sm90 GPU)
-K values that are not a multiple of 8 k tiles (1024) exercise the remainder groups of the overlapped mainloop.
+Run: python bench/promotion_check.py [--shapes MxNxK,...] [--schedule full|halves]   (needs an sm90 GPU)
+K values that are not a multiple of 8 k tiles (1024) exercise the remainder groups of the halves' mainloop.
 """
 import argparse
 import sys
@@ -13,7 +14,7 @@ import torch
 
 from cutlassgen import Sm90Tile
 from cutlassgen.golden import rel_error
-from cutlassgen.lower import lower
+from cutlassgen.lower import PROMOTION_SCHEDULE, PROMOTION_SCHEDULES, lower
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 from tile_probe import build_variants, fp8_scaled, fp8_scaled_operands
@@ -28,6 +29,8 @@ TILES = [Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
+    ap.add_argument("--schedule", choices=PROMOTION_SCHEDULES, default=PROMOTION_SCHEDULE,
+                    help="lower.PROMOTION_SCHEDULE of the replacing builds (default: the module's)")
     args = ap.parse_args()
     shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
     # each shape's plan tile (exact accumulation) and the fixed tiles, each built with the setting off and on
@@ -40,8 +43,8 @@ def main() -> int:
     print("overlapped promotion in:", ", ".join(sorted(overlapped)), "| not:",
           ", ".join(sorted(set(specs) - overlapped)) or "-", flush=True)
     # a tile the setting does not change renders the same source (one cache key): built once, run twice
-    entries = [(spec, {"OVERLAPPED_PROMOTION": on}) for name, spec in specs.items()
-               for on in ((False, True) if name in overlapped else (False,))]
+    entries = [(spec, {"OVERLAPPED_PROMOTION": on, "PROMOTION_SCHEDULE": args.schedule})
+               for name, spec in specs.items() for on in ((False, True) if name in overlapped else (False,))]
     built = iter(build_variants(entries))
     kernels = {}
     for name in specs:
@@ -62,7 +65,7 @@ def main() -> int:
             ok = same and max(errs) < 2e-2
             failed += not ok
             print(f"{M}x{N}x{K} {name}: {'ok' if ok else 'FAILED'}; bitwise equal {same}; rel. error "
-                  f"{errs[0]:.3e} (CUTLASS's mainloop) / {errs[1]:.3e} (overlapped)"
+                  f"{errs[0]:.3e} (CUTLASS's mainloop) / {errs[1]:.3e} ({args.schedule})"
                   + "".join(f", {lib} {e:.3e}" for lib, e in lib_err.items()), flush=True)
     return 1 if failed else 0
 

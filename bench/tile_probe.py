@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo
+     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1519,6 +1519,15 @@ OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 819
 # 1090 / 1100 vs 1031 / 1052, 232x8192x4096 855 / 809 vs 823 / 778; the plan (with it) 0.91-0.97x _scaled_mm at the
 # three large shapes and 0.97-1.01x at 232-256 rows (_scaled_mm 1321 / 1338 at 4096x14336x4096). Taken
 # (lower.OVERLAPPED_PROMOTION, 5d455b3), then for this tile only: others spilled with it (bench/NOTES.md, session 55).
+# Since session 57 the setting builds PROMOTION_SCHEDULE's mainloop, "full" by default (fullpromo below).
+# fullpromo (session 57): cuBLASLt's exact kernel issues CUTLASS's full-width MMAs and adds as CUTLASS's mainloop does,
+# yet took 13% fewer cycles than the halves (ncu, session 56); it probes the next stage while the MMAs run and
+# releases each stage before its adds. lower.PROMOTION_SCHEDULE "full" (csrc/cutlassgen/full_promotion.hpp) does that,
+# beside "halves" on the plan's 128x128 tile. Run 168 (session 57, branch experiment/promotion-full, which also built
+# CUTLASS's mainloop and a skewed form): full 1235 / 1256 / 1327 / 1124 / 883 TFLOP/s at 4096x14336x4096, 8192^3,
+# 2048x8192^2, 256x8192^2, 232x8192x4096 against halves 1205 / 1228 / 1277 / 1088 / 871 and CUTLASS's 1150 / 1132 /
+# 1218 / 1043 / 836 (_scaled_mm 1317 / 1331 / 1282 / 1136 / 854). Taken (the default schedule).
+FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192), (232, 8192, 4096)]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -2240,6 +2249,8 @@ CASES = {
     "nvjet232fp8": fp8_fast_then_without(NVJET232_FP8),
     "overlappromo": [(*fp8_beside_plan(fp8_scaled, named(*OVERLAP_PROMO_TILES), OVERLAP_PROMO_SHAPES),
                       ("OVERLAPPED_PROMOTION", (False, True)))],
+    "fullpromo": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), FULL_PROMO_SHAPES),
+                   ("PROMOTION_SCHEDULE", ("halves", "full")))],
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),

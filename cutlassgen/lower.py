@@ -78,20 +78,28 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 TAIL_LOAD_MODES = ("never", "swap_ab", "swap_ab+m64", "all")
 TAIL_LOADS = "swap_ab+m64"
 
-# sm90 fp8 with exact accumulation: whether the mainloop adds each k tile's partial sums to the fp32 accumulators while
-# MMAs run (csrc/cutlassgen/overlapped_promotion.hpp: the k tile's MMAs in two halves of the tile's N, each half added
-# while the other's MMAs run; the same sums in the same order as CUTLASS's mainloop, which waits for every MMA before
-# each add). On the H200 4-9% faster than CUTLASS's on the unswapped 128x128x128 cooperative tile, exact fp8's
-# default (the plan's above 256 rows), bit for bit the same output (tile_probe.py overlappromo,
-# bench/promotion_check.py; session 55). Only that tile takes it: with it ptxas spilled 1.5-4 KB on the 144- to
-# 192-wide cooperative tiles and 0-340 bytes on narrower swapped and ping-pong ones, none of them timed. A module
-# setting, so that the probes can build both side by side.
+# sm90 fp8 with exact accumulation: whether the mainloop replaces CUTLASS's FP8 one, which waits for every MMA before
+# each k tile's add of the partial sums to the fp32 accumulators and only then probes the next stage and releases the
+# last, and with which schedule (PROMOTION_SCHEDULE):
+# - "full" (csrc/cutlassgen/full_promotion.hpp): CUTLASS's full-width MMAs and adds in cuBLASLt's order, the next
+#   stage probed while the MMAs run and each stage released before its adds. On the H200 7-11% faster than CUTLASS's
+#   and 1-4% faster than "halves" (tile_probe.py fullpromo, probe run 168, session 57).
+# - "halves" (csrc/cutlassgen/overlapped_promotion.hpp): the k tile's MMAs in two halves of the tile's N, each half
+#   added while the other's MMAs run; 4-9% faster than CUTLASS's (tile_probe.py overlappromo, session 55), its
+#   half-width MMAs reading A twice. Kept for the probes.
+# Both give the same sums in the same order as CUTLASS's mainloop, bit for bit the same output
+# (bench/promotion_check.py). Only the unswapped 128x128x128 cooperative tile takes it, exact fp8's default (the plan's
+# above 256 rows): with the halves ptxas spilled 1.5-4 KB on the 144- to 192-wide cooperative tiles and 0-340 bytes on
+# narrower swapped and ping-pong ones; "full" has CUTLASS's registers but has run on that tile only. Module settings,
+# so that the probes can build the variants side by side.
 OVERLAPPED_PROMOTION = True
 OVERLAPPED_PROMOTION_TILES = {(128, 128, 128)}
+PROMOTION_SCHEDULES = ("full", "halves")
+PROMOTION_SCHEDULE = "full"
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS",
-            "OVERLAPPED_PROMOTION")
+            "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE")
 
 
 @contextlib.contextmanager
@@ -128,10 +136,15 @@ def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
     return 1 if swap_ab else 0
 
 
-def _overlapped_promotion(spec: GemmSpec, cfg) -> bool:
-    """Whether the sm90 kernel's mainloop is overlapped_promotion.hpp's (see OVERLAPPED_PROMOTION)."""
-    return (OVERLAPPED_PROMOTION and promotes_accumulators(spec) and cfg.mainloop == "cooperative"
-            and not cfg.swap_ab and tuple(cfg.cta) in OVERLAPPED_PROMOTION_TILES)
+def _overlapped_promotion(spec: GemmSpec, cfg) -> str | bool:
+    """The promotion schedule replacing CUTLASS's FP8 mainloop in this sm90 kernel, or False (see
+    OVERLAPPED_PROMOTION)."""
+    if PROMOTION_SCHEDULE not in PROMOTION_SCHEDULES:  # a typo must not pass for the default
+        raise ValueError(f"cutlassgen.lower.PROMOTION_SCHEDULE = {PROMOTION_SCHEDULE!r}: one of "
+                         + ", ".join(PROMOTION_SCHEDULES))
+    takes = (OVERLAPPED_PROMOTION and promotes_accumulators(spec) and cfg.mainloop == "cooperative"
+             and not cfg.swap_ab and tuple(cfg.cta) in OVERLAPPED_PROMOTION_TILES)
+    return PROMOTION_SCHEDULE if takes else False
 
 
 def _load_hints(swap_ab: bool) -> tuple | None:

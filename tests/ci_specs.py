@@ -33,7 +33,8 @@ SM90_FP8_NARROW = SM90_ALL.replace(name="ci_sm90_fp8_narrow_token_tile", a=Opera
                                    tile=Sm90Tile(cta=(64, 72, 128), cluster=(1, 1, 1), mainloop="pingpong",
                                                  swap_ab=True, fp8_fast_accum=True))
 # fp8 operands with exact accumulation on their default tile, 128x128x128 cooperative: the mainloop of
-# csrc/cutlassgen/overlapped_promotion.hpp (lower.OVERLAPPED_PROMOTION), under the per-token x per-channel chain.
+# csrc/cutlassgen/full_promotion.hpp (lower.OVERLAPPED_PROMOTION, PROMOTION_SCHEDULE), under the per-token x
+# per-channel chain.
 SM90_FP8_EXACT = GemmSpec(arch=90, name="ci_sm90_fp8_exact_accumulation", a=Operand("e4m3"),
                           b=Operand("e4m3", "column"), d=Operand("bf16"),
                           tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"),

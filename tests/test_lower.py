@@ -50,9 +50,10 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
-def test_exact_fp8_takes_the_overlapped_promotion_on_the_tile_it_was_measured_on(monkeypatch):
-    # csrc/cutlassgen/overlapped_promotion.hpp: faster on the unswapped 128x128x128 cooperative tile (probe runs
-    # 161-162); other tiles spilled with it and keep CUTLASS's mainloop.
+def test_exact_fp8_takes_the_promotion_schedule_on_the_tile_it_was_measured_on(monkeypatch):
+    # csrc/cutlassgen/full_promotion.hpp (the default schedule, probe run 168) and overlapped_promotion.hpp's halves
+    # (probe runs 161-162), both faster than CUTLASS's FP8 mainloop on the unswapped 128x128x128 cooperative tile;
+    # the halves spilled on other tiles, which keep CUTLASS's mainloop.
     def overlapped(s):
         return lower(s)["overlapped_promotion"]
 
@@ -60,22 +61,32 @@ def test_exact_fp8_takes_the_overlapped_promotion_on_the_tile_it_was_measured_on
         return spec().replace(a=Operand(a), b=Operand(a, "column"),
                               tile=Sm90Tile(cta=cta, **{"cluster": (1, 1, 1), "mainloop": "cooperative", **kw}))
 
-    assert overlapped(tile((128, 128, 128))) and overlapped(tile((128, 128, 128), cluster=(2, 1, 1)))
+    assert overlapped(tile((128, 128, 128))) == "full" == overlapped(tile((128, 128, 128), cluster=(2, 1, 1)))
     src = cg.render(tile((128, 128, 128)))
-    assert '#include "cutlassgen/overlapped_promotion.hpp"' in src
-    assert "using CollectiveMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in src
+    assert '#include "cutlassgen/full_promotion.hpp"' in src and "overlapped_promotion.hpp" not in src
+    assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in src
     assert not overlapped(tile((128, 128, 128), fp8_fast_accum=True))  # no promotion at all
     assert not overlapped(tile((128, 128, 128), swap_ab=True))
-    assert not overlapped(tile((128, 192, 128)))  # spilled 3.8 KB with it
+    assert not overlapped(tile((128, 192, 128)))  # spilled 3.8 KB with the halves
     assert not overlapped(tile((64, 128, 128), mainloop="pingpong"))
     assert not overlapped(tile((128, 128, 64), a="bf16"))
     # under load_hints.hpp's loads (here the fitted last token box of every unswapped tile) it is their Base
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
     hinted = cg.render(tile((128, 128, 128)))
-    assert "using PromotingMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in hinted
+    assert "using PromotingMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in hinted
     assert "cutlassgen::MainloopLoadHints<PromotingMainloop, " in hinted
+    monkeypatch.setattr(cg.lower, "PROMOTION_SCHEDULE", "halves")
+    halves = cg.render(tile((128, 128, 128)))
+    assert overlapped(tile((128, 128, 128))) == "halves" and "full_promotion" not in halves
+    assert '#include "cutlassgen/overlapped_promotion.hpp"' in halves
+    assert "using PromotingMainloop = cutlassgen::MainloopOverlappedPromotion<BuiltMainloop>;" in halves
+    monkeypatch.setattr(cg.lower, "PROMOTION_SCHEDULE", "overlapped")  # a typo is an error, not the default
+    with pytest.raises(ValueError, match="PROMOTION_SCHEDULE = 'overlapped': one of full, halves"):
+        overlapped(tile((128, 128, 128)))
+    monkeypatch.setattr(cg.lower, "PROMOTION_SCHEDULE", "full")
     monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)
-    assert not overlapped(tile((128, 128, 128))) and "overlapped_promotion" not in cg.render(tile((128, 128, 128)))
+    assert not overlapped(tile((128, 128, 128)))
+    assert "_promotion" not in cg.render(tile((128, 128, 128)))
 
 
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):

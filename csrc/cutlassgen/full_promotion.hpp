@@ -1,0 +1,96 @@
+#pragma once
+// An sm90 fp8 mainloop collective: CUTLASS's exact fp8 accumulation in the order of cuBLASLt's exact kernel.
+//
+// Exact fp8 accumulation (no fp8_fast_accum): the tensor cores sum fp8 products at reduced precision, so CUTLASS 4.2's
+// MainloopSm90TmaGmmaWarpSpecializedFP8 sums each run of 4 wgmma k-blocks (its default mma_promotion_interval; one
+// 128-wide k tile) into a partial accumulator, waits for the MMAs and adds the partial sum to the fp32 accumulator.
+// cuBLASLt's exact kernel (nvjet 128x128_128x6 coopA; its SASS under ncu, bench/results/h200_ncu_source.log, session
+// 56) does the same with the same full-width MMAs, but in another order: it probes the next k tile's stage barrier
+// while the MMAs run and releases the stage to the producer as soon as they are done, before the adds. CUTLASS's
+// mainloop probes the barrier after the adds, on the critical path, and releases the stage after them.
+//
+// MainloopFullPromotion<Base> is Base with mma() in cuBLASLt's order: the same MMAs, partial sums, order of adds and
+// registers, so the output is the same bit for bit (bench/promotion_check.py). On the H200 7-11% faster than Base's
+// and 1-4% faster than overlapped_promotion.hpp's halves (tile_probe.py fullpromo, probe run 168, session 57).
+// mma() releases every stage it reads, so mma_tail() releases none; shared storage, the producer's load() and Params
+// stay Base's. Python decides where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION and PROMOTION_SCHEDULE).
+#include "cute/tensor.hpp"
+
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlassgen/kernel_common.hpp"
+
+namespace cutlassgen {
+
+template <class Base>
+struct MainloopFullPromotion : Base {
+  static_assert(kIsPolicy<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8, typename Base::DispatchPolicy>,
+                "full promotion: only CUTLASS 4.2's MainloopSm90TmaGmmaWarpSpecializedFP8 promotes");
+  using typename Base::MainloopPipeline;
+  using typename Base::PipelineState;
+  using typename Base::SmemLayoutA;
+  using typename Base::SmemLayoutB;
+  using typename Base::TensorStorage;
+  using typename Base::TileShape;
+  using typename Base::TiledMma;
+
+  static constexpr int kMmaWarpGroups = cute::size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+
+  // Params: whatever the kernel's mainloop passes (Base's, or load_hints.hpp's over it); the interval is fixed here.
+  template <class FrgTensorC, class Params>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum,
+                          int k_tile_count, int thread_idx, TensorStorage& shared_tensors, Params const&) {
+    using namespace cute;
+    static_assert(is_rmem<FrgTensorC>::value, "C tensor must be rmem resident.");
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
+
+    TiledMma tiled_mma;
+    auto warp_group_thread_layout = make_layout(Int<kMmaWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+    int warp_group_idx = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+    auto thread_mma = tiled_mma.get_slice(warp_group_thread_layout(warp_group_idx));
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE)
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
+    static_assert(size<2>(decltype(tCrA){}) == 4,
+                  "one k tile must be CUTLASS's promotion interval, 4 wgmma k-blocks (CTA K = 128 for fp8)");
+    Tensor partial = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));
+    static_assert(size(decltype(partial){}) == size(FrgTensorC{}), "the partial sum is the accumulator's shape");
+
+    clear(accum);
+    auto barrier_token = pipeline.consumer_try_wait(smem_pipe_read);
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int k_tile = 0; k_tile < k_tile_count; ++k_tile) {
+      pipeline.consumer_wait(smem_pipe_read, barrier_token);
+      int read_stage = smem_pipe_read.index();
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      warpgroup_fence_operand(partial);
+      warpgroup_arrive();
+      CUTLASS_PRAGMA_UNROLL
+      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+        cute::gemm(tiled_mma, tCrA(_, _, k_block, read_stage), tCrB(_, _, k_block, read_stage), partial);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      // While the MMAs run: probe the next k tile's stage (the wait at the top then passes at once if it is full).
+      PipelineState next = smem_pipe_read;
+      ++next;
+      if (k_tile + 1 < k_tile_count) {
+        barrier_token = pipeline.consumer_try_wait(next);
+      }
+      warpgroup_wait<0>();
+      // The MMAs have read the stage: back to the producer before the adds.
+      pipeline.consumer_release(smem_pipe_read);
+      smem_pipe_read = next;
+      warpgroup_fence_operand(partial);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < size(partial); ++i) {
+        accum(i) += partial(i);
+      }
+    }
+    warpgroup_fence_operand(accum);
+  }
+
+  // mma() has released every stage it read; Base's would leave the last to this.
+  CUTLASS_DEVICE void mma_tail(MainloopPipeline, PipelineState, int) {}
+};
+
+}  // namespace cutlassgen
