@@ -18,6 +18,7 @@
 
 #include "cutlass/gemm/dispatch_policy.hpp"
 #include "cutlassgen/kernel_common.hpp"
+#include "cutlassgen/promotion_mma.hpp"
 
 namespace cutlassgen {
 
@@ -60,16 +61,7 @@ struct MainloopFullPromotion : Base {
     CUTLASS_PRAGMA_NO_UNROLL
     for (int k_tile = 0; k_tile < k_tile_count; ++k_tile) {
       pipeline.consumer_wait(smem_pipe_read, barrier_token);
-      int read_stage = smem_pipe_read.index();
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      warpgroup_fence_operand(partial);
-      warpgroup_arrive();
-      CUTLASS_PRAGMA_UNROLL
-      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
-        cute::gemm(tiled_mma, tCrA(_, _, k_block, read_stage), tCrB(_, _, k_block, read_stage), partial);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
+      issue_k_tile(tiled_mma, tCrA, tCrB, smem_pipe_read.index(), partial);
       // While the MMAs run: probe the next k tile's stage (the wait at the top then passes at once if it is full).
       PipelineState next = smem_pipe_read;
       ++next;

@@ -25,6 +25,7 @@
 
 #include "cutlass/gemm/dispatch_policy.hpp"
 #include "cutlassgen/kernel_common.hpp"
+#include "cutlassgen/promotion_mma.hpp"
 
 namespace cutlassgen {
 
@@ -87,21 +88,10 @@ struct MainloopOverlappedPromotion : Base {
         pipeline.consumer_wait(smem_pipe_read, barrier_token);
         read_stage = smem_pipe_read.index();
       }
-      auto mmas = [&](auto const& tCrB) {
-        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-        warpgroup_fence_operand(partial);
-        warpgroup_arrive();
-        CUTLASS_PRAGMA_UNROLL
-        for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
-          cute::gemm(tiled_mma, tCrA(_, _, k_block, read_stage), tCrB(_, _, k_block, read_stage), partial);
-          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-        }
-        warpgroup_commit_batch();
-      };
       if constexpr (decltype(half)::value == 0) {
-        mmas(tCrB_lo);
+        issue_k_tile(tiled_mma, tCrA, tCrB_lo, read_stage, partial);
       } else {
-        mmas(tCrB_hi);
+        issue_k_tile(tiled_mma, tCrA, tCrB_hi, read_stage, partial);
         ++smem_pipe_read;
       }
     };

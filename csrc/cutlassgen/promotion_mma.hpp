@@ -1,0 +1,24 @@
+#pragma once
+// The step the exact-fp8 promotion mainloops (full_promotion.hpp, overlapped_promotion.hpp) share.
+#include "cute/tensor.hpp"
+
+namespace cutlassgen {
+
+// One k tile's MMAs, its wgmma k-blocks from pipeline stage `stage`, into partial (zeroed by the first), committed as
+// one batch and left in flight.
+template <class TiledMma, class FragA, class FragB, class Partial>
+CUTLASS_DEVICE void issue_k_tile(TiledMma& tiled_mma, FragA const& tCrA, FragB const& tCrB, int stage,
+                                 Partial& partial) {
+  using namespace cute;
+  tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+  warpgroup_fence_operand(partial);
+  warpgroup_arrive();
+  CUTLASS_PRAGMA_UNROLL
+  for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+    cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), partial);
+    tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+  }
+  warpgroup_commit_batch();
+}
+
+}  // namespace cutlassgen
