@@ -21,7 +21,8 @@
 namespace cutlassgen {
 
 // Whether T is an instance of Policy, a mainloop dispatch policy <Stages, ClusterShape, Schedule>: the mainloop
-// wrappers (narrow_tma.hpp, overlapped_promotion.hpp) check which CUTLASS collective the builder gave them.
+// wrappers (narrow_tma.hpp, full_promotion.hpp, overlapped_promotion.hpp) check which CUTLASS collective the builder
+// gave them.
 template <template <int, class, class> class Policy, class T>
 inline constexpr bool kIsPolicy = false;
 template <template <int, class, class> class Policy, int Stages, class Cluster, class Schedule>
