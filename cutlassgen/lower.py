@@ -94,7 +94,10 @@ TAIL_LOADS = "swap_ab+m64"
 # so that the probes can build the variants side by side.
 OVERLAPPED_PROMOTION = True
 OVERLAPPED_PROMOTION_TILES = {(128, 128, 128)}
-PROMOTION_SCHEDULES = ("full", "halves")
+# Each schedule's mainloop: its header (csrc/cutlassgen/) and collective, which the template renders.
+PROMOTION_MAINLOOPS = {"full": ("full_promotion.hpp", "MainloopFullPromotion"),
+                       "halves": ("overlapped_promotion.hpp", "MainloopOverlappedPromotion")}
+PROMOTION_SCHEDULES = tuple(PROMOTION_MAINLOOPS)
 PROMOTION_SCHEDULE = "full"
 
 # The module settings above, which the probes and tests set to build variants side by side.
@@ -311,13 +314,15 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         tail_operand = _tail_operand(spec, cfg, swap)
         load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL")
                                            if narrow_tma or tail_operand is not None else None)
+        promotion = _overlapped_promotion(spec, cfg)
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
                    epilogue_builder_impl=cfg.epilogue_tile[1] % 16 != 0,
                    narrow_tma=narrow_tma,
                    # False renders nothing: the other kernels' sources stay as they were
-                   overlapped_promotion=_overlapped_promotion(spec, cfg),
+                   overlapped_promotion=promotion,
+                   promotion_mainloop=PROMOTION_MAINLOOPS.get(promotion),
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")
