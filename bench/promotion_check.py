@@ -4,7 +4,8 @@ each tile run on the same inputs, each into a NaN-poisoned out, and must agree b
 added in the same order); each is compared with the float64 reference beside torch._scaled_mm with exact and with
 fast accumulation. Exits 1 on any mismatch.
 
-Run: python bench/promotion_check.py [--shapes MxNxK,...] [--schedule full|halves]   (needs an sm90 GPU)
+Run: python bench/promotion_check.py [--shapes MxNxK,...] [--schedule full|halves] [--tiles coop128|all]
+(needs an sm90 GPU; --tiles all: every exact-fp8 tile takes the replacement, lower.PROMOTION_TILES)
 K values that are not a multiple of 8 k tiles (1024) exercise the remainder groups of the halves' mainloop.
 """
 import argparse
@@ -14,7 +15,8 @@ import torch
 
 from cutlassgen import Sm90Tile
 from cutlassgen.golden import rel_error
-from cutlassgen.lower import PROMOTION_SCHEDULE, PROMOTION_SCHEDULES, lower
+from cutlassgen.lower import (PROMOTION_SCHEDULE, PROMOTION_SCHEDULES, PROMOTION_TILE_MODES, PROMOTION_TILES, lower,
+                              settings)
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 from tile_probe import build_variants, fp8_scaled, fp8_scaled_operands
@@ -31,6 +33,8 @@ def main() -> int:
     ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
     ap.add_argument("--schedule", choices=PROMOTION_SCHEDULES, default=PROMOTION_SCHEDULE,
                     help="lower.PROMOTION_SCHEDULE of the replacing builds (default: the module's)")
+    ap.add_argument("--tiles", choices=PROMOTION_TILE_MODES, default=PROMOTION_TILES,
+                    help="lower.PROMOTION_TILES of the replacing builds (default: the module's)")
     args = ap.parse_args()
     shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
     # each shape's plan tile (exact accumulation) and the fixed tiles, each built with the setting off and on
@@ -39,11 +43,13 @@ def main() -> int:
         for tile in [shape_tile(fp8_scaled(Sm90Tile()), M, N) or Sm90Tile(), *TILES]:
             spec = fp8_scaled(tile)
             specs[label(spec)] = spec
-    overlapped = {name for name, spec in specs.items() if lower(spec)["overlapped_promotion"]}
-    print("overlapped promotion in:", ", ".join(sorted(overlapped)), "| not:",
+    replacing = {"PROMOTION_SCHEDULE": args.schedule, "PROMOTION_TILES": args.tiles}
+    with settings(**replacing):
+        overlapped = {name for name, spec in specs.items() if lower(spec)["overlapped_promotion"]}
+    print(f"{args.schedule} promotion in:", ", ".join(sorted(overlapped)), "| not:",
           ", ".join(sorted(set(specs) - overlapped)) or "-", flush=True)
     # a tile the setting does not change renders the same source (one cache key): built once, run twice
-    entries = [(spec, {"OVERLAPPED_PROMOTION": on, "PROMOTION_SCHEDULE": args.schedule})
+    entries = [(spec, {"OVERLAPPED_PROMOTION": on, **replacing})
                for name, spec in specs.items() for on in ((False, True) if name in overlapped else (False,))]
     built = iter(build_variants(entries))
     kernels = {}

@@ -23,7 +23,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band145more band145tall band161 tallsub
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
-     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo
+     fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1528,6 +1528,13 @@ OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 819
 # 2048x8192^2, 256x8192^2, 232x8192x4096 against halves 1205 / 1228 / 1277 / 1088 / 871 and CUTLASS's 1150 / 1132 /
 # 1218 / 1043 / 836 (_scaled_mm 1317 / 1331 / 1282 / 1136 / 854). Taken (the default schedule).
 FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192), (232, 8192, 4096)]
+# fullwide (session 58): "full" keeps CUTLASS's registers, so the spills that kept the halves to the 128x128 tile do not
+# bind it. Exact fp8's plan tiles at 65-256 rows and in decode, each at a shape where the plan runs it: CUTLASS's
+# mainloop (PROMOTION_TILES "coop128", which leaves them alone) against "full" ("all"), beside _scaled_mm.
+FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
+                    (100, 14336, 4096), (112, 9216, 4096), (128, 6144, 4096), (168, 8192, 4096), (200, 4096, 4096),
+                    (232, 8192, 4096), (240, 9216, 4096), (256, 11008, 4096)]
+FULL_WIDE_VARIANTS = ("PROMOTION_TILES", ("coop128", "all"))
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -2251,6 +2258,8 @@ CASES = {
                       ("OVERLAPPED_PROMOTION", (False, True)))],
     "fullpromo": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), FULL_PROMO_SHAPES),
                    ("PROMOTION_SCHEDULE", ("halves", "full")))],
+    "fullwide": [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
+                  "_scaled_mm", FULL_WIDE_VARIANTS) for shape in FULL_WIDE_SHAPES],
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),

@@ -88,12 +88,15 @@ TAIL_LOADS = "swap_ab+m64"
 #   added while the other's MMAs run; 4-9% faster than CUTLASS's (tile_probe.py overlappromo, session 55), its
 #   half-width MMAs reading A twice. Kept for the probes.
 # Both give the same sums in the same order as CUTLASS's mainloop, bit for bit the same output
-# (bench/promotion_check.py). Only the unswapped 128x128x128 cooperative tile takes it, exact fp8's default (the plan's
-# above 256 rows): with the halves ptxas spilled 1.5-4 KB on the 144- to 192-wide cooperative tiles and 0-340 bytes on
-# narrower swapped and ping-pong ones; "full" has CUTLASS's registers but has run on that tile only. Module settings,
-# so that the probes can build the variants side by side.
+# (bench/promotion_check.py). Which exact-fp8 tiles take it (PROMOTION_TILES): "coop128" (the default), the unswapped
+# 128x128x128 cooperative tile, exact fp8's default (the plan's above 256 rows), where both were timed; "all", every
+# tile of CTA K 128, of either mainloop, swapped or not (the halves: CTA N in steps of 16; with them ptxas spilled
+# 1.5-4 KB on the 144- to 192-wide cooperative tiles and 0-340 bytes on narrower swapped and ping-pong ones; "full"
+# keeps CUTLASS's registers). Module settings, so that the probes can build the variants side by side (tile_probe.py
+# fullwide).
 OVERLAPPED_PROMOTION = True
-OVERLAPPED_PROMOTION_TILES = {(128, 128, 128)}
+PROMOTION_TILE_MODES = ("coop128", "all")
+PROMOTION_TILES = "coop128"
 # Each schedule's mainloop: its header (csrc/cutlassgen/) and collective, which the template renders.
 PROMOTION_MAINLOOPS = {"full": ("full_promotion.hpp", "MainloopFullPromotion"),
                        "halves": ("overlapped_promotion.hpp", "MainloopOverlappedPromotion")}
@@ -102,7 +105,7 @@ PROMOTION_SCHEDULE = "full"
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS",
-            "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE")
+            "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES")
 
 
 @contextlib.contextmanager
@@ -145,8 +148,15 @@ def _overlapped_promotion(spec: GemmSpec, cfg) -> str | bool:
     if PROMOTION_SCHEDULE not in PROMOTION_SCHEDULES:  # a typo must not pass for the default
         raise ValueError(f"cutlassgen.lower.PROMOTION_SCHEDULE = {PROMOTION_SCHEDULE!r}: one of "
                          + ", ".join(PROMOTION_SCHEDULES))
-    takes = (OVERLAPPED_PROMOTION and promotes_accumulators(spec) and cfg.mainloop == "cooperative"
-             and not cfg.swap_ab and tuple(cfg.cta) in OVERLAPPED_PROMOTION_TILES)
+    if PROMOTION_TILES not in PROMOTION_TILE_MODES:
+        raise ValueError(f"cutlassgen.lower.PROMOTION_TILES = {PROMOTION_TILES!r}: one of "
+                         + ", ".join(PROMOTION_TILE_MODES))
+    coop128 = cfg.mainloop == "cooperative" and not cfg.swap_ab and tuple(cfg.cta) == (128, 128, 128)
+    # both mainloops promote once per k tile, which must then be CUTLASS's interval (4 wgmma k-blocks, CTA K 128);
+    # the halves split the tile's N into two wgmma N
+    fits = cfg.cta[2] == 128 and (PROMOTION_SCHEDULE != "halves" or cfg.cta[1] % 16 == 0)
+    takes = (OVERLAPPED_PROMOTION and promotes_accumulators(spec) and fits
+             and (PROMOTION_TILES == "all" or coop128))
     return PROMOTION_SCHEDULE if takes else False
 
 

@@ -70,6 +70,18 @@ def test_exact_fp8_takes_the_promotion_schedule_on_the_tile_it_was_measured_on(m
     assert not overlapped(tile((128, 192, 128)))  # spilled 3.8 KB with the halves
     assert not overlapped(tile((64, 128, 128), mainloop="pingpong"))
     assert not overlapped(tile((128, 128, 64), a="bf16"))
+    # PROMOTION_TILES "all": every exact-fp8 tile whose k tile is CUTLASS's promotion interval (CTA K 128)
+    with cg.lower.settings(PROMOTION_TILES="all"):
+        assert overlapped(tile((128, 192, 128))) == "full" == overlapped(tile((128, 128, 128), swap_ab=True))
+        assert overlapped(tile((64, 40, 128), mainloop="pingpong", swap_ab=True)) == "full"
+        assert not overlapped(tile((128, 128, 64)))  # two k tiles per promotion: CUTLASS's mainloop
+        assert not overlapped(tile((128, 128, 128), fp8_fast_accum=True))
+        with cg.lower.settings(PROMOTION_SCHEDULE="halves"):  # the halves need two wgmma N of 8
+            assert overlapped(tile((128, 96, 128))) == "halves" and not overlapped(tile((128, 120, 128)))
+    monkeypatch.setattr(cg.lower, "PROMOTION_TILES", "every")
+    with pytest.raises(ValueError, match="PROMOTION_TILES = 'every': one of coop128, all"):
+        overlapped(tile((128, 128, 128)))
+    monkeypatch.setattr(cg.lower, "PROMOTION_TILES", "coop128")
     # under load_hints.hpp's loads (here the fitted last token box of every unswapped tile) it is their Base
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
     hinted = cg.render(tile((128, 128, 128)))
