@@ -1530,7 +1530,10 @@ OVERLAP_PROMO_SHAPES = [(4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 819
 FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192), (232, 8192, 4096)]
 # fullwide (session 58): "full" keeps CUTLASS's registers, so the spills that kept the halves to the 128x128 tile do not
 # bind it. Exact fp8's plan tiles at 65-256 rows and in decode, each at a shape where the plan runs it: CUTLASS's
-# mainloop (PROMOTION_TILES "coop128", which leaves them alone) against "full" ("all"), beside _scaled_mm.
+# mainloop (PROMOTION_TILES "coop128", which leaves them alone) against "full" ("all"), beside _scaled_mm. Runs 169-170
+# (session 58): "all" 1.04-1.15x warm, 1.035-1.125x cold on every tile (72x4096x4096 swap 64x40 c1x2 pingpong 232 vs
+# 207 TFLOP/s warm, 112x9216x4096 64x144 c2x1 pingpong 510 vs 457, 232x8192x4096 swap 128x120 c1x2 866 vs 815), and
+# every build bitwise equal to CUTLASS's mainloop (promotion_check.py --tiles all). Taken: "all" is the default.
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
                     (100, 14336, 4096), (112, 9216, 4096), (128, 6144, 4096), (168, 8192, 4096), (200, 4096, 4096),
                     (232, 8192, 4096), (240, 9216, 4096), (256, 11008, 4096)]

@@ -88,15 +88,16 @@ TAIL_LOADS = "swap_ab+m64"
 #   added while the other's MMAs run; 4-9% faster than CUTLASS's (tile_probe.py overlappromo, session 55), its
 #   half-width MMAs reading A twice. Kept for the probes.
 # Both give the same sums in the same order as CUTLASS's mainloop, bit for bit the same output
-# (bench/promotion_check.py). Which exact-fp8 tiles take it (PROMOTION_TILES): "coop128" (the default), the unswapped
-# 128x128x128 cooperative tile, exact fp8's default (the plan's above 256 rows), where both were timed; "all", every
-# tile of CTA K 128, of either mainloop, swapped or not (the halves: CTA N in steps of 16; with them ptxas spilled
-# 1.5-4 KB on the 144- to 192-wide cooperative tiles and 0-340 bytes on narrower swapped and ping-pong ones; "full"
-# keeps CUTLASS's registers). Module settings, so that the probes can build the variants side by side (tile_probe.py
-# fullwide).
+# (bench/promotion_check.py). Which exact-fp8 tiles take it (PROMOTION_TILES): "all" (the default), every tile of
+# CTA K 128 (a k tile is then CUTLASS's promotion interval), of either kernel schedule, swapped or not; "full" keeps
+# CUTLASS's registers (no spill on the plan's tiles) and ran 1.04-1.15x CUTLASS's mainloop warm and 1.035-1.125x cold
+# on 13 of the plan's tiles at 16-256 rows (tile_probe.py fullwide, probe runs 169-170, session 58). "coop128": the
+# unswapped 128x128x128 cooperative tile only, the rule until then (with the halves ptxas spilled 1.5-4 KB on the 144-
+# to 192-wide cooperative tiles and 0-340 bytes on narrower swapped and ping-pong ones). The halves also need CTA N in
+# steps of 16. Module settings, so that the probes can build the variants side by side.
 OVERLAPPED_PROMOTION = True
 PROMOTION_TILE_MODES = ("coop128", "all")
-PROMOTION_TILES = "coop128"
+PROMOTION_TILES = "all"
 # Each schedule's mainloop: its header (csrc/cutlassgen/) and collective, which the template renders.
 PROMOTION_MAINLOOPS = {"full": ("full_promotion.hpp", "MainloopFullPromotion"),
                        "halves": ("overlapped_promotion.hpp", "MainloopOverlappedPromotion")}

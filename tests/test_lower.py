@@ -50,10 +50,10 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
-def test_exact_fp8_takes_the_promotion_schedule_on_the_tile_it_was_measured_on(monkeypatch):
-    # csrc/cutlassgen/full_promotion.hpp (the default schedule, probe run 168) and overlapped_promotion.hpp's halves
-    # (probe runs 161-162), both faster than CUTLASS's FP8 mainloop on the unswapped 128x128x128 cooperative tile;
-    # the halves spilled on other tiles, which keep CUTLASS's mainloop.
+def test_exact_fp8_takes_the_promotion_schedule_on_every_tile_of_its_interval(monkeypatch):
+    # csrc/cutlassgen/full_promotion.hpp (the default schedule): faster than CUTLASS's FP8 mainloop on the 128x128x128
+    # cooperative tile (probe run 168) and on the plan's other tiles, swapped, ping-pong and 192-row ones (runs
+    # 169-170); overlapped_promotion.hpp's halves (probe runs 161-162) spilled on tiles but that one.
     def overlapped(s):
         return lower(s)["overlapped_promotion"]
 
@@ -65,23 +65,25 @@ def test_exact_fp8_takes_the_promotion_schedule_on_the_tile_it_was_measured_on(m
     src = cg.render(tile((128, 128, 128)))
     assert '#include "cutlassgen/full_promotion.hpp"' in src and "overlapped_promotion.hpp" not in src
     assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in src
+    assert overlapped(tile((128, 192, 128))) == "full" == overlapped(tile((192, 48, 128), mainloop="pingpong"))
+    swapped = tile((64, 40, 128), mainloop="pingpong", swap_ab=True)
+    assert overlapped(swapped) == "full"  # under load_hints.hpp's weight loads, which take it as their Base
+    assert "cutlassgen::MainloopLoadHints<PromotingMainloop, " in cg.render(swapped)
     assert not overlapped(tile((128, 128, 128), fp8_fast_accum=True))  # no promotion at all
-    assert not overlapped(tile((128, 128, 128), swap_ab=True))
-    assert not overlapped(tile((128, 192, 128)))  # spilled 3.8 KB with the halves
-    assert not overlapped(tile((64, 128, 128), mainloop="pingpong"))
+    assert not overlapped(tile((128, 128, 64)))  # two k tiles per promotion: CUTLASS's mainloop
     assert not overlapped(tile((128, 128, 64), a="bf16"))
-    # PROMOTION_TILES "all": every exact-fp8 tile whose k tile is CUTLASS's promotion interval (CTA K 128)
-    with cg.lower.settings(PROMOTION_TILES="all"):
-        assert overlapped(tile((128, 192, 128))) == "full" == overlapped(tile((128, 128, 128), swap_ab=True))
-        assert overlapped(tile((64, 40, 128), mainloop="pingpong", swap_ab=True)) == "full"
-        assert not overlapped(tile((128, 128, 64)))  # two k tiles per promotion: CUTLASS's mainloop
-        assert not overlapped(tile((128, 128, 128), fp8_fast_accum=True))
-        with cg.lower.settings(PROMOTION_SCHEDULE="halves"):  # the halves need two wgmma N of 8
-            assert overlapped(tile((128, 96, 128))) == "halves" and not overlapped(tile((128, 120, 128)))
+    # PROMOTION_TILES "coop128": only the unswapped 128x128x128 cooperative tile (the rule until session 58)
+    with cg.lower.settings(PROMOTION_TILES="coop128"):
+        assert overlapped(tile((128, 128, 128))) == "full"
+        assert not overlapped(tile((128, 128, 128), swap_ab=True))
+        assert not overlapped(tile((128, 192, 128)))
+        assert not overlapped(tile((64, 128, 128), mainloop="pingpong"))
+    with cg.lower.settings(PROMOTION_SCHEDULE="halves"):  # the halves need two wgmma N of 8
+        assert overlapped(tile((128, 96, 128))) == "halves" and not overlapped(tile((128, 120, 128)))
     monkeypatch.setattr(cg.lower, "PROMOTION_TILES", "every")
     with pytest.raises(ValueError, match="PROMOTION_TILES = 'every': one of coop128, all"):
         overlapped(tile((128, 128, 128)))
-    monkeypatch.setattr(cg.lower, "PROMOTION_TILES", "coop128")
+    monkeypatch.setattr(cg.lower, "PROMOTION_TILES", "all")
     # under load_hints.hpp's loads (here the fitted last token box of every unswapped tile) it is their Base
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
     hinted = cg.render(tile((128, 128, 128)))
