@@ -24,6 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
+     fp8order
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1538,6 +1539,21 @@ FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4
                     (100, 14336, 4096), (112, 9216, 4096), (128, 6144, 4096), (168, 8192, 4096), (200, 4096, 4096),
                     (232, 8192, 4096), (240, 9216, 4096), (256, 11008, 4096)]
 FULL_WIDE_VARIANTS = ("PROMOTION_TILES", ("coop128", "all"))
+# fp8order (session 58): with every exact tile on full_promotion.hpp, anchors runs 41-42 left exact fp8 at 0.93-0.98x
+# _scaled_mm at 8192^3 and 4096x14336x4096, and fast accumulation 0.97-0.99x. cuBLASLt's exact kernel is our tile and
+# cluster (nvjet 128x128_128x6 1x1 "_h_", grid 1x132; library_kernels.py), its fast one 128x128x128 in a 2x1 cluster
+# ("_v_"). Ours pick the tile walk per call ("auto" raster and swizzle; grid 132x1 at 4096x14336x4096): each walk
+# CUTLASS's scheduler offers, and stream-K, whose decomposition fills the last wave (4096 128x128 tiles at 8192^3 are
+# 31.03 waves of 132, 3584 at 4096x14336x4096 27.15) where the data-parallel one leaves it nearly empty.
+FP8_ORDER_EXACT = named("128x128x128 c1x1 coop along_m", "128x128x128 c1x1 coop along_n",
+                        "128x128x128 c1x1 coop swizzle1", "128x128x128 c1x1 coop along_m swizzle2",
+                        "128x128x128 c1x1 coop along_n swizzle2", "128x128x128 c1x1 coop along_m swizzle4",
+                        "128x128x128 c1x1 coop along_n swizzle4", "128x128x128 c1x1 coop swizzle8",
+                        "128x128x128 c1x1 coop stream-K", "128x128x128 c1x1 coop stream-K always")
+FP8_ORDER_FAST = named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 pingpong along_m",
+                       "128x128x128 c1x1 pingpong along_n", "128x128x128 c2x1 pingpong",
+                       "128x128x128 c2x1 pingpong along_m", "128x128x128 c2x1 pingpong along_n", **FAST)
+FP8_ORDER_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192)]
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -2261,6 +2277,8 @@ CASES = {
                       ("OVERLAPPED_PROMOTION", (False, True)))],
     "fullpromo": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), FULL_PROMO_SHAPES),
                    ("PROMOTION_SCHEDULE", ("halves", "full")))],
+    "fp8order": [fp8_beside_plan(fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES),
+                 fp8_beside_plan(fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES)],
     "fullwide": [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                   "_scaled_mm", FULL_WIDE_VARIANTS) for shape in FULL_WIDE_SHAPES],
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
