@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order
+     fp8order fp8epicost
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1545,7 +1545,7 @@ FULL_WIDE_VARIANTS = ("PROMOTION_TILES", ("coop128", "all"))
 # ("_v_"). Ours pick the tile walk per call ("auto" raster and swizzle; grid 132x1 at 4096x14336x4096): each walk
 # CUTLASS's scheduler offers, and stream-K, whose decomposition fills the last wave (4096 128x128 tiles at 8192^3 are
 # 31.03 waves of 132, 3584 at 4096x14336x4096 27.15) where the data-parallel one leaves it nearly empty.
-FP8_ORDER_EXACT = named("128x128x128 c1x1 coop along_m", "128x128x128 c1x1 coop along_n",
+FP8_ORDER_EXACT = named("128x128x128 c1x1 coop", "128x128x128 c1x1 coop along_m", "128x128x128 c1x1 coop along_n",
                         "128x128x128 c1x1 coop swizzle1", "128x128x128 c1x1 coop along_m swizzle2",
                         "128x128x128 c1x1 coop along_n swizzle2", "128x128x128 c1x1 coop along_m swizzle4",
                         "128x128x128 c1x1 coop along_n swizzle4", "128x128x128 c1x1 coop swizzle8",
@@ -1554,6 +1554,10 @@ FP8_ORDER_FAST = named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 pingpong a
                        "128x128x128 c1x1 pingpong along_n", "128x128x128 c2x1 pingpong",
                        "128x128x128 c2x1 pingpong along_m", "128x128x128 c2x1 pingpong along_n", **FAST)
 FP8_ORDER_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192)]
+# fp8epicost (session 58): none of those walks beat the default (fp8order, runs 171-172). What the per-row and
+# per-column scales and the bias cost ours and cuBLASLt: each tile with the chain and with no epilogue, _scaled_mm with
+# them and with unit per-tensor scales and no bias.
+FP8_EPI_TILES = {**named("128x128x128 c1x1 coop"), **named("128x128x128 c1x1 pingpong", **FAST)}
 # fittedtail (session 48): lower.TAIL_LOADS "all" loads the last token tile in one box of the rows that remain
 # (load_hints.hpp; a second descriptor encoded per call, the missing bytes counted off the stage's barrier): no box
 # past a's end, one box per 128-byte column as before. On a bare a, does each tile run at its padded time? Run 144's
@@ -1945,6 +1949,24 @@ def fp8_scaled_contenders(kernels, M, N, K):
         lambda k, _: k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias), lambda _: ref, tol=2e-2)
 
 
+def fp8_plain(tile):
+    """fp8_scaled's operands with no epilogue: D = A B in bf16 (what the scales and bias cost, case fp8epicost)."""
+    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile)
+
+
+def fp8_plain_contenders(kernels, M, N, K):
+    """fp8_scaled's operands with no scales or bias: each kernel, and _scaled_mm with unit per-tensor scales and no
+    bias, exact and fast, beside the scaled chain's _scaled_mm calls."""
+    a8, w8, _, _, _, _, libraries = fp8_scaled_operands(M, N, K)
+    one = torch.ones((), device="cuda")
+    for fast in (False, True):
+        libraries[f"_scaled_mm plain{' fast accum' if fast else ''}"] = \
+            lambda fast=fast: torch._scaled_mm(a8, w8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                                               use_fast_accum=fast)
+    return with_checked_kernels(libraries, kernels, lambda k, _: k(a8, w8.t()),
+                                lambda _: a8.double() @ w8.double().t(), tol=2e-2)
+
+
 def int8_dequant_contenders(kernels, M, N, K):
     """cuBLAS's int8 GEMM (torch._int_mm, int32 out, no scales) and the bf16 mm of the same shape, beside each
     kernel, checked first into a NaN-poisoned output (small integers: the float64 reference is exact)."""
@@ -2277,8 +2299,12 @@ CASES = {
                       ("OVERLAPPED_PROMOTION", (False, True)))],
     "fullpromo": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), FULL_PROMO_SHAPES),
                    ("PROMOTION_SCHEDULE", ("halves", "full")))],
-    "fp8order": [fp8_beside_plan(fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES),
-                 fp8_beside_plan(fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES)],
+    "fp8order": [("fp8 scaled", fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
+                 ("fp8 scaled", fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES, fp8_scaled_contenders,
+                  "_scaled_mm fast accum")],
+    "fp8epicost": [("fp8 scaled", fp8_scaled, FP8_EPI_TILES, FP8_ORDER_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
+                   ("fp8 plain", fp8_plain, FP8_EPI_TILES, FP8_ORDER_SHAPES, fp8_plain_contenders,
+                    "_scaled_mm plain")],
     "fullwide": [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                   "_scaled_mm", FULL_WIDE_VARIANTS) for shape in FULL_WIDE_SHAPES],
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
