@@ -234,13 +234,19 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
             "limits": [math.inf if lim is None else lim for lim in limits]}
 
 
-def heuristic_variants(spec: GemmSpec, record: dict) -> list:
-    """The specs a heuristic record needs compiled besides spec itself (its tiles that are not the default)."""
+def heuristic_variants(spec: GemmSpec, record: dict | None) -> list:
+    """The specs a heuristic record needs compiled besides spec itself (its tiles that are not the default); none for
+    the None of heuristic_record, where every shape runs the spec's own tile."""
+    if record is None:
+        return []
     return [dataclasses.replace(spec, tile=tile_from_dict(w["tile"])) for w in record["winners"] if w["tile"]]
 
 
-def with_heuristic(default, record: dict, variant_kernels: list) -> DispatchKernel:
-    """default and the kernels of heuristic_variants(record), in the record's order, as one DispatchKernel."""
+def with_heuristic(default, record: dict | None, variant_kernels: list):
+    """default and the kernels of heuristic_variants(record), in the record's order, as one DispatchKernel; default
+    itself where record is None."""
+    if record is None:
+        return default
     built = iter(variant_kernels)
     return DispatchKernel(default, record, [next(built) if w["tile"] else default for w in record["winners"]])
 

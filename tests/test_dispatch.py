@@ -733,6 +733,12 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
                                                           dispatch.heuristic_variants(SPEC, rec)])
     assert k.choose(1024, 14336).spec.tile.mainloop == "pingpong" and k.choose(8192, 8192).spec is SPEC
     assert k.choose(8192).spec is SPEC  # N unknown: the default
+    # no shape off the spec's own tile: no record, no variants, the default kernel itself (exact fp8 above 256 rows)
+    exact = fp8.replace(tile=cg.Sm90Tile())
+    assert dispatch.heuristic_record(exact, [(8192, 8192, 8192), (4096, 14336, 4096)]) is None
+    assert dispatch.heuristic_variants(exact, None) == []
+    default = _fake_kernel(exact)
+    assert dispatch.with_heuristic(default, None, []) is default
 
 
 def test_m_33_to_64_tiles_follow_four_n_classes():
