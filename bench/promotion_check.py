@@ -45,17 +45,17 @@ def main() -> int:
             specs[label(spec)] = spec
     replacing = {"PROMOTION_SCHEDULE": args.schedule, "PROMOTION_TILES": args.tiles}
     with settings(**replacing):
-        overlapped = {name for name, spec in specs.items() if lower(spec)["overlapped_promotion"]}
-    print(f"{args.schedule} promotion in:", ", ".join(sorted(overlapped)), "| not:",
-          ", ".join(sorted(set(specs) - overlapped)) or "-", flush=True)
+        replaced = {name for name, spec in specs.items() if lower(spec)["overlapped_promotion"]}
+    print(f"{args.schedule} promotion in:", ", ".join(sorted(replaced)), "| not:",
+          ", ".join(sorted(set(specs) - replaced)) or "-", flush=True)
     # a tile the setting does not change renders the same source (one cache key): built once, run twice
     entries = [(spec, {"OVERLAPPED_PROMOTION": on, **replacing})
-               for name, spec in specs.items() for on in ((False, True) if name in overlapped else (False,))]
+               for name, spec in specs.items() for on in ((False, True) if name in replaced else (False,))]
     built = iter(build_variants(entries))
     kernels = {}
     for name in specs:
         before = next(built)
-        kernels[name] = (before, next(built) if name in overlapped else before)
+        kernels[name] = (before, next(built) if name in replaced else before)
     failed = 0
     for M, N, K in shapes:
         a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)

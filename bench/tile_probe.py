@@ -1958,7 +1958,7 @@ def fp8_scaled_contenders(kernels, M, N, K):
 
 def fp8_plain(tile):
     """fp8_scaled's operands with no epilogue: D = A B in bf16 (what the scales and bias cost, case fp8epicost)."""
-    return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"), tile=tile)
+    return fp8_scaled(tile).replace(epilogue=[])
 
 
 def fp8_plain_contenders(kernels, M, N, K):
