@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order fp8epicost
+     fp8order fp8epicost exactepi
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1535,6 +1535,25 @@ FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192)
 # (session 58): "all" 1.04-1.15x warm, 1.035-1.125x cold on every tile (72x4096x4096 swap 64x40 c1x2 pingpong 232 vs
 # 207 TFLOP/s warm, 112x9216x4096 64x144 c2x1 pingpong 510 vs 457, 232x8192x4096 swap 128x120 c1x2 866 vs 815), and
 # every build bitwise equal to CUTLASS's mainloop (promotion_check.py --tiles all). Taken: "all" is the default.
+# fullsync (session 59, branch experiment/promotion-sync): ncu put our exact mainloop at 1.11x nvjet's cycles with the
+# same k tile but for nvjet's 128-thread barrier while the MMAs run (session 58). Keeping the two consumer warpgroups
+# in time did not help: full_promotion.hpp with nvjet's barrier shared by both warpgroups ("fullbar"), one per
+# warpgroup ("fullownbar"), or the warpgroups issuing their k tiles in turn ("fullturn"), on the 128x128 c1x1 and c2x1
+# tiles. Each bitwise equal to CUTLASS's mainloop (promotion_check.py, 12 lines each). Runs 175-176 (warm / cold,
+# TFLOP/s at 4096x14336x4096, 8192^3, 2048x8192^2, c1x1): full 1275 / 1253 / 1350 warm, fullbar 1271 / 1285 / 1347,
+# fullownbar 1263 / 1249 / 1336, fullturn 1237 / 1215 / 1296 (2-4% slower everywhere); the c2x1 cluster 1-5% behind
+# c1x1 but at 8192^3. fullbar's 8192^3 gain did not come back in runs 177-178 (1214 vs 1209 warm, 1226 vs 1248 cold).
+# exactepi (session 59): the cooperative kernel runs no MMA during a tile's epilogue, so its store steps (CUTLASS's
+# 128x32 subtile: 4 per 128x128 tile, each with a barrier and a TMA store) cost the exact tile directly. Wider
+# subtiles (fewer steps, more epilogue shared memory) and 5 stages alone, on the 128x128 tile (whose "auto" subtile
+# was 128x32 until this probe). 128x64 keeps the 6 stages (231424 bytes). Runs 177-180 (9 rounds warm / cold, then
+# 15 rounds at the three large shapes): 128x64 against 128x32 at 4096x14336x4096 1269 / 1299 / 1258 / 1296 vs 1259 /
+# 1290 / 1249 / 1287 (+0.7-0.8% in each run), 8192^3 1262 / 1311 / 1241 / 1287 vs 1246 / 1250 / 1228 / 1250
+# (+1.1-4.9%), 2048x8192^2 +0.1-0.2%, 256x8192^2 -0.3-0.4%, 232x8192x4096 0-0.4%; 128x128 (one step) 2-6% slower,
+# 5 stages 0.5-3% slower. Taken (tiles.resolve_sm90): exact fp8's unswapped cooperative tiles store 128x64 subtiles
+# where that keeps every stage and leaves two steps or more (the plan's 128x128 tile; its 128x64 one keeps 128x32).
+EXACT_EPI_TILES = named("128x128x128 c1x1 coop epi128x32", "128x128x128 c1x1 coop epi128x64",
+                        "128x128x128 c1x1 coop epi128x128", "128x128x128 c1x1 coop epi128x32 s5")
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
                     (100, 14336, 4096), (112, 9216, 4096), (128, 6144, 4096), (168, 8192, 4096), (200, 4096, 4096),
                     (232, 8192, 4096), (240, 9216, 4096), (256, 11008, 4096)]
@@ -2306,6 +2325,7 @@ CASES = {
                       ("OVERLAPPED_PROMOTION", (False, True)))],
     "fullpromo": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), FULL_PROMO_SHAPES),
                    ("PROMOTION_SCHEDULE", ("halves", "full")))],
+    "exactepi": [("fp8 scaled", fp8_scaled, EXACT_EPI_TILES, FULL_PROMO_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "fp8order": [("fp8 scaled", fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  ("fp8 scaled", fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES, fp8_scaled_contenders,
                   "_scaled_mm fast accum")],
