@@ -229,6 +229,40 @@ def test_auto_resolves_to_a_valid_config_on_every_arch():
         assert resolve(spec).cta[0] == 128
 
 
+def test_exact_fp8_cooperative_tiles_store_128x64_subtiles_where_every_stage_stays():
+    """Exact fp8's unswapped cooperative tiles take 128x64 epilogue subtiles (tiles.resolve_sm90: half CUTLASS's
+    store steps) only where the wider buffers keep every mainloop stage and the tile still stores in two steps or
+    more; fast accumulation, swapped tiles and a spec's own subtile keep theirs."""
+    from cutlassgen.tiles import resolve
+
+    scales = [Multiply("per_row", "scale_a", "fp32"), Multiply("per_col", "scale_b", "fp32"),
+              Add("per_col", "bias", "bf16")]
+
+    def fp8(c=None, **tile):
+        return GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), c=c, d=Operand("bf16"),
+                        tile=Sm90Tile(**{"cta": (128, 128, 128), "cluster": (1, 1, 1), "mainloop": "cooperative",
+                                         **tile}), epilogue=scales if c is None else [LinearCombination(beta=1.0)])
+
+    narrow = fp8(epilogue_tile=(128, 32))
+    exact = resolve(fp8())
+    assert exact.epilogue_tile == (128, 64)
+    assert exact.mainloop_stages == resolve(narrow).mainloop_stages == 6
+    assert exact.smem_bytes <= 227 * 1024
+    all_auto = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d="bf16")
+    assert resolve(all_auto).epilogue_tile == (128, 64)
+    assert resolve(fp8(fp8_fast_accum=True)).epilogue_tile == (128, 32)
+    assert resolve(fp8(mainloop="pingpong", cta=(64, 128, 128))).epilogue_tile == (64, 32)
+    assert resolve(fp8(swap_ab=True, cluster=(1, 2, 1))).epilogue_tile == (128, 32)
+    assert resolve(fp8(cta=(128, 96, 128))).epilogue_tile == (128, 32)  # no 64-wide step
+    assert resolve(fp8(cta=(128, 64, 128))).epilogue_tile == (128, 32)  # it would store in one step
+    assert resolve(narrow).epilogue_tile == (128, 32)
+    # a bf16 C: 128x64 C buffers would cost a mainloop stage, so the 128x32 subtile stays
+    with_c = fp8(Operand("bf16"))
+    assert resolve(with_c).epilogue_tile == (128, 32)
+    assert resolve(with_c.replace(tile={**with_c.to_dict()["tile"], "epilogue_tile": (128, 64)})).mainloop_stages < \
+        resolve(with_c).mainloop_stages
+
+
 def test_no_compiler_runs_for_an_invalid_spec(monkeypatch):
     import subprocess
 
