@@ -167,11 +167,13 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     per_stage = cta[0] * cta[2] * operand_bytes(spec)[0] + cta[1] * cta[2] * operand_bytes(spec)[1]
     stages = t.stages
 
-    def mainloop_stages_beside(epi_tile):
-        if stages != AUTO:
-            return stages
-        return max(1, sm90_auto_stages(per_stage, sm90_epilogue_smem(spec, cta, epi_tile), smem_limit))
+    def stages_and_smem(epi_tile) -> tuple:
+        """The mainloop stages beside this epilogue subtile's buffers, and the CTA's shared memory with them."""
+        epi_smem = sm90_epilogue_smem(spec, cta, epi_tile)
+        n = stages if stages != AUTO else max(1, sm90_auto_stages(per_stage, epi_smem, smem_limit))
+        return n, epi_smem + per_stage * n
 
+    mainloop_stages, smem = stages_and_smem(epi_tile)
     # Exact fp8, cooperative, unswapped: the tensor cores idle through each tile's epilogue, and halving its store
     # steps (128x64 subtiles for CUTLASS's 128x32) ran 0.7-1.1% faster warm and 0.7-3.0% cold at 4096x14336x4096 and
     # 8192^3 on the 128x128 tile, level at 2048x8192^2 and 232-256 rows (tile_probe.py exactepi, probe runs 177-180).
@@ -179,13 +181,10 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     # stores in two steps or more (one 128x128 step ran 2-6% slower).
     wider = (min(128, cta[0]), 64)
     if (t.epilogue_tile == AUTO and mainloop == "cooperative" and not t.swap_ab and promotes_accumulators(spec)
-            and epi_tile == (min(128, cta[0]), 32) and cta[1] % 64 == 0 and cta[1] >= 128
-            and mainloop_stages_beside(wider) == mainloop_stages_beside(epi_tile)
-            and sm90_epilogue_smem(spec, cta, wider) + per_stage * mainloop_stages_beside(wider) <= smem_limit):
-        epi_tile = wider
-    epi_smem = sm90_epilogue_smem(spec, cta, epi_tile)
-    mainloop_stages = mainloop_stages_beside(epi_tile)
-    smem = epi_smem + per_stage * mainloop_stages
+            and epi_tile == (min(128, cta[0]), 32) and cta[1] % 64 == 0 and cta[1] >= 128):
+        wider_stages, wider_smem = stages_and_smem(wider)
+        if wider_stages == mainloop_stages and wider_smem <= smem_limit:
+            epi_tile, smem = wider, wider_smem
     raster = t.raster
     swizzle = t.swizzle
     split_k = 1 if t.split_k == AUTO else t.split_k
