@@ -116,6 +116,18 @@ def paired_table(rows, decode_rows, r_rounds) -> list[str]:
     return lines
 
 
+def every_tile(rows) -> list[str]:
+    """Each row's TFLOP/s per tile of ours, a line per kind that the row timed (decode shapes time bias+gelu alone)."""
+    lines = ["", "Every tile of ours (TFLOP/s):", ""]
+    for r in rows:
+        for prefix, what in (("ours ", "bias+gelu_tanh"), ("fp8 ", "+fp8 quant"), ("scaled ", "fp8 scaled exact"),
+                             ("scaledfast ", "fp8 scaled fast accum")):
+            tiles = [f"{k[len(prefix):]} {v:.0f}" for k, v in r.items() if k.startswith(prefix)]
+            if tiles:
+                lines.append(f"- {r['shape']} {what}: " + ", ".join(tiles))
+    return lines
+
+
 def specs():
     out = {}
     for name, tile in BF16_TILES.items():
@@ -263,13 +275,7 @@ def main():
             f"{r['ours_fp8_fast_best'] / r['scaled_mm_fast']:.2f}x |")
     lines += decode_table([r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows)
     lines += paired_table(rows, decode_rows, r_rounds)
-    detail = ["", "Every tile of ours (TFLOP/s):", ""]
-    for r in rows + decode_rows:
-        for prefix, what in (("ours ", "bias+gelu_tanh"), ("fp8 ", "+fp8 quant"), ("scaled ", "fp8 scaled exact"),
-                             ("scaledfast ", "fp8 scaled fast accum")):
-            detail.append(f"- {r['shape']} {what}: " + ", ".join(
-                f"{k[len(prefix):]} {v:.0f}" for k, v in r.items() if k.startswith(prefix)))
-    text = "\n".join(lines + detail) + "\n"
+    text = "\n".join(lines + every_tile(rows + decode_rows)) + "\n"
     print(text)
     if args.out:
         l2 = "L2 flushed before every timed run" if args.cold else "L2 warm"
