@@ -1552,6 +1552,12 @@ FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192)
 # (+1.1-4.9%), 2048x8192^2 +0.1-0.2%, 256x8192^2 -0.3-0.4%, 232x8192x4096 0-0.4%; 128x128 (one step) 2-6% slower,
 # 5 stages 0.5-3% slower. Taken (tiles.resolve_sm90): exact fp8's unswapped cooperative tiles store 128x64 subtiles
 # where that keeps every stage and leaves two steps or more (the plan's 128x128 tile; its 128x64 one keeps 128x32).
+# fullrelease (session 60, branch experiment/warpgroup-release): nvjet's consumers release each stage from one thread
+# per warpgroup; CUTLASS's 1x1-cluster pipeline has all 256 consumer threads arrive (SYNCS.ARRIVE.TRANS64.RED from
+# each). "fullwg" (full_promotion.hpp on a pipeline with nvjet's count, bitwise equal to CUTLASS's mainloop) against
+# "full" on the 128x128 c1x1 tile, runs 181-182 (warm / cold, TFLOP/s at 4096x14336x4096, 8192^3, 2048x8192^2,
+# 256x8192^2, 232x8192x4096): full 1274 / 1253 / 1351 / 1121 / 899 warm, 1300 / 1306 / 1372 / 1148 / 837 cold;
+# fullwg 1273 / 1230 / 1345 / 1132 / 896 and 1296 / 1297 / 1369 / 1147 / 836. No gain; not taken.
 EXACT_EPI_TILES = named("128x128x128 c1x1 coop epi128x32", "128x128x128 c1x1 coop epi128x64",
                         "128x128x128 c1x1 coop epi128x128", "128x128x128 c1x1 coop epi128x32 s5")
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
