@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order fp8epicost exactepi
+     fp8order fp8epicost exactepi fastdefault
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1560,6 +1560,12 @@ FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192)
 # fullwg 1273 / 1230 / 1345 / 1132 / 896 and 1296 / 1297 / 1369 / 1147 / 836. No gain; not taken.
 EXACT_EPI_TILES = named("128x128x128 c1x1 coop epi128x32", "128x128x128 c1x1 coop epi128x64",
                         "128x128x128 c1x1 coop epi128x128", "128x128x128 c1x1 coop epi128x32 s5")
+# fastdefault (session 60): fp8 with fp8_fast_accum left "auto" resolved to bf16's 128x256 c2x1 cooperative tile,
+# which ran 0.94-0.96x the 128x128 pingpong tile at 8192^3 in every anchors run (37-44). tiles.resolve_sm90 now
+# gives fast fp8 128x128 pingpong with no cluster; the old default beside it where the plan runs the default (M > 256).
+FAST_DEFAULT_TILES = named("128x256x128 c2x1 coop", "128x128x128 c1x1 pingpong", **FAST)
+FAST_DEFAULT_SHAPES = [(384, 8192, 8192), (512, 8192, 8192), (1024, 8192, 8192), (2048, 8192, 8192),
+                       (8192, 8192, 8192), (4096, 4096, 4096), (1024, 4096, 14336), (8192, 28672, 4096)]
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
                     (100, 14336, 4096), (112, 9216, 4096), (128, 6144, 4096), (168, 8192, 4096), (200, 4096, 4096),
                     (232, 8192, 4096), (240, 9216, 4096), (256, 11008, 4096)]
@@ -2332,6 +2338,7 @@ CASES = {
     "fullpromo": [(*fp8_beside_plan(fp8_scaled, named(OVERLAP_PROMO_TILES[0]), FULL_PROMO_SHAPES),
                    ("PROMOTION_SCHEDULE", ("halves", "full")))],
     "exactepi": [("fp8 scaled", fp8_scaled, EXACT_EPI_TILES, FULL_PROMO_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
+    "fastdefault": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_DEFAULT_SHAPES)],
     "fp8order": [("fp8 scaled", fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  ("fp8 scaled", fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES, fp8_scaled_contenders,
                   "_scaled_mm fast accum")],

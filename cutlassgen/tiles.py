@@ -154,13 +154,22 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     t = spec.tile
     k_default = main_k(max(operand_bytes(spec)))
     wide_n = 128 if promotes_accumulators(spec) else 256  # 128x256 with a promotion accumulator would spill
+    # fp8 with fp8_fast_accum: 128x128 pingpong, one warpgroup's epilogue under the other's mainloop. Against the
+    # 128x256 c2x1 cooperative default in the 8 anchors runs 37-44 (bench_anchors.py, TFLOP/s warm / cold): 8192^3
+    # 1389-1455 vs 1302-1376, 4096x14336x4096 1452-1514 vs 1387-1438, 2048x8192^2 1433-1519 vs 1438-1506 (ahead in 6
+    # of 8), 256x8192^2 1156-1205 vs 741-754.
+    fast_fp8_pingpong = is_fp8(spec) and not promotes_accumulators(spec) and t.mainloop == AUTO
     if t.cta == AUTO:
-        cta = (128, wide_n, k_default) if t.mainloop != "pingpong" else (64, wide_n, k_default)
+        if t.mainloop == "pingpong":
+            cta = (64, wide_n, k_default)
+        else:
+            cta = (128, 128 if fast_fp8_pingpong else wide_n, k_default)
     else:
         cta = t.cta
     mainloop = t.mainloop
     if mainloop == "auto":
-        mainloop = "cooperative" if cta[0] % 128 == 0 else "pingpong"
+        mainloop = ("pingpong" if fast_fp8_pingpong and t.cta == AUTO else
+                    "cooperative" if cta[0] % 128 == 0 else "pingpong")
     cluster = t.cluster if t.cluster != AUTO else ((2, 1, 1) if cta[1] >= 256 and cta[0] >= 128 else (1, 1, 1))
     epi_tile = (sm90_epilogue_tile(cta, mainloop, DTYPES[spec.d.dtype].bits) if t.epilogue_tile == AUTO
                 else t.epilogue_tile)

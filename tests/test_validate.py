@@ -263,6 +263,29 @@ def test_exact_fp8_cooperative_tiles_store_128x64_subtiles_where_every_stage_sta
         resolve(with_c).mainloop_stages
 
 
+def test_fast_fp8_defaults_to_128x128_pingpong_and_keeps_what_the_spec_sets():
+    """fp8 with fp8_fast_accum and an "auto" CTA and mainloop resolves to 128x128 pingpong with no cluster (faster
+    than the 128x256 c2x1 cooperative default of 16-bit operands in every anchors run); exact fp8 keeps its 128x128
+    cooperative tile, bf16 the 128x256 one, and a spec that sets the mainloop or the CTA keeps the old rule."""
+    from cutlassgen.tiles import resolve
+
+    def spec(a="e4m3", **tile):
+        return GemmSpec(arch=90, a=Operand(a), b=Operand(a, "column"), d=Operand("bf16"), tile=Sm90Tile(**tile))
+
+    def form(s):
+        c = resolve(s)
+        return c.cta, c.cluster, c.mainloop
+
+    assert form(spec(fp8_fast_accum=True)) == ((128, 128, 128), (1, 1, 1), "pingpong")
+    assert form(spec(a="e5m2", fp8_fast_accum=True)) == ((128, 128, 128), (1, 1, 1), "pingpong")
+    assert form(spec(fp8_fast_accum=True, cluster=(2, 1, 1))) == ((128, 128, 128), (2, 1, 1), "pingpong")
+    assert form(spec()) == ((128, 128, 128), (1, 1, 1), "cooperative")
+    assert form(spec(a="bf16")) == ((128, 256, 64), (2, 1, 1), "cooperative")
+    assert form(spec(fp8_fast_accum=True, mainloop="cooperative")) == ((128, 256, 128), (2, 1, 1), "cooperative")
+    assert form(spec(fp8_fast_accum=True, mainloop="pingpong")) == ((64, 256, 128), (1, 1, 1), "pingpong")
+    assert form(spec(fp8_fast_accum=True, cta=(128, 128, 128))) == ((128, 128, 128), (1, 1, 1), "cooperative")
+
+
 def test_no_compiler_runs_for_an_invalid_spec(monkeypatch):
     import subprocess
 
