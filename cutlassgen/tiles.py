@@ -157,7 +157,8 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     # fp8 with fp8_fast_accum: 128x128 pingpong, one warpgroup's epilogue under the other's mainloop. Against the
     # 128x256 c2x1 cooperative default in the 8 anchors runs 37-44 (bench_anchors.py, TFLOP/s warm / cold): 8192^3
     # 1389-1455 vs 1302-1376, 4096x14336x4096 1452-1514 vs 1387-1438, 2048x8192^2 1433-1519 vs 1438-1506 (ahead in 6
-    # of 8), 256x8192^2 1156-1205 vs 741-754.
+    # of 8), 256x8192^2 1156-1205 vs 741-754; tile_probe.py fastdefault (runs 183-184): 1.05-1.10x at 4096^3 and
+    # 8192x28672x4096, level at 384-2048 rows, 0.98-0.99x at 1024 rows (1024x8192^2, 1024x4096x14336).
     fast_fp8_pingpong = is_fp8(spec) and not promotes_accumulators(spec) and t.mainloop == AUTO
     if t.cta == AUTO:
         if t.mainloop == "pingpong":
