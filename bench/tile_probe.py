@@ -1561,7 +1561,7 @@ FULL_PROMO_SHAPES = [(4096, 14336, 4096), (8192, 8192, 8192), (2048, 8192, 8192)
 EXACT_EPI_TILES = named("128x128x128 c1x1 coop epi128x32", "128x128x128 c1x1 coop epi128x64",
                         "128x128x128 c1x1 coop epi128x128", "128x128x128 c1x1 coop epi128x32 s5")
 # fastdefault (session 60): fp8 with fp8_fast_accum left "auto" resolved to bf16's 128x256 c2x1 cooperative tile,
-# which ran 0.94-0.96x the 128x128 pingpong tile at 8192^3 in every anchors run (37-44). tiles.resolve_sm90 now
+# which ran 0.93-0.98x the 128x128 c1x1 pingpong tile at 8192^3 in every anchors run (37-44). tiles.resolve_sm90 now
 # gives fast fp8 128x128 pingpong with no cluster; the old default beside it where the plan runs the default (M > 256).
 # Runs 183-184 (warm / cold, TFLOP/s, pingpong vs 128x256): 8192^3 1390 / 1423 vs 1327 / 1348, 4096^3 1395 / 1448
 # vs 1328 / 1383, 8192x28672x4096 1337 / 1356 vs 1217 / 1255; 1024x8192^2 1388 / 1439 vs 1417 / 1454 and

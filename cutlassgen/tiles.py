@@ -155,22 +155,23 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     k_default = main_k(max(operand_bytes(spec)))
     wide_n = 128 if promotes_accumulators(spec) else 256  # 128x256 with a promotion accumulator would spill
     # fp8 with fp8_fast_accum: 128x128 pingpong, one warpgroup's epilogue under the other's mainloop. Against the
-    # 128x256 c2x1 cooperative default in the 8 anchors runs 37-44 (bench_anchors.py, TFLOP/s warm / cold): 8192^3
-    # 1389-1455 vs 1302-1376, 4096x14336x4096 1452-1514 vs 1387-1438, 2048x8192^2 1433-1519 vs 1438-1506 (ahead in 6
+    # 128x256 c2x1 cooperative tile in the 8 anchors runs 37-44 (bench_anchors.py, TFLOP/s warm / cold): 8192^3
+    # 1363-1455 vs 1316-1382, 4096x14336x4096 1452-1514 vs 1387-1438, 2048x8192^2 1433-1519 vs 1438-1506 (ahead in 6
     # of 8), 256x8192^2 1156-1205 vs 741-754; tile_probe.py fastdefault (runs 183-184): 1.05-1.10x at 4096^3 and
     # 8192x28672x4096, level at 384-2048 rows, 0.98-0.99x at 1024 rows (1024x8192^2, 1024x4096x14336).
-    fast_fp8_pingpong = is_fp8(spec) and not promotes_accumulators(spec) and t.mainloop == AUTO
-    if t.cta == AUTO:
-        if t.mainloop == "pingpong":
-            cta = (64, wide_n, k_default)
-        else:
-            cta = (128, 128 if fast_fp8_pingpong else wide_n, k_default)
+    # A spec whose other fields need the cooperative tile keeps the 128x256 one: stream-K (split-K runs through it)
+    # and a 128-row epilogue subtile.
+    fast_fp8_default = (t.cta == AUTO and t.mainloop == AUTO and is_fp8(spec) and not promotes_accumulators(spec)
+                        and t.scheduler == "persistent" and (t.epilogue_tile == AUTO or t.epilogue_tile[0] == 64))
+    if fast_fp8_default:
+        cta = (128, 128, k_default)
+    elif t.cta == AUTO:
+        cta = (128, wide_n, k_default) if t.mainloop != "pingpong" else (64, wide_n, k_default)
     else:
         cta = t.cta
-    mainloop = t.mainloop
+    mainloop = "pingpong" if fast_fp8_default else t.mainloop
     if mainloop == "auto":
-        mainloop = ("pingpong" if fast_fp8_pingpong and t.cta == AUTO else
-                    "cooperative" if cta[0] % 128 == 0 else "pingpong")
+        mainloop = "cooperative" if cta[0] % 128 == 0 else "pingpong"
     cluster = t.cluster if t.cluster != AUTO else ((2, 1, 1) if cta[1] >= 256 and cta[0] >= 128 else (1, 1, 1))
     epi_tile = (sm90_epilogue_tile(cta, mainloop, DTYPES[spec.d.dtype].bits) if t.epilogue_tile == AUTO
                 else t.epilogue_tile)

@@ -266,7 +266,8 @@ def test_exact_fp8_cooperative_tiles_store_128x64_subtiles_where_every_stage_sta
 def test_fast_fp8_defaults_to_128x128_pingpong_and_keeps_what_the_spec_sets():
     """fp8 with fp8_fast_accum and an "auto" CTA and mainloop resolves to 128x128 pingpong with no cluster (faster
     than the 128x256 c2x1 cooperative default of 16-bit operands in every anchors run); exact fp8 keeps its 128x128
-    cooperative tile, bf16 the 128x256 one, and a spec that sets the mainloop or the CTA keeps the old rule."""
+    cooperative tile, bf16 the 128x256 one, and a spec that sets the mainloop, the CTA or stream-K keeps the old
+    rule."""
     from cutlassgen.tiles import resolve
 
     def spec(a="e4m3", **tile):
@@ -284,6 +285,12 @@ def test_fast_fp8_defaults_to_128x128_pingpong_and_keeps_what_the_spec_sets():
     assert form(spec(fp8_fast_accum=True, mainloop="cooperative")) == ((128, 256, 128), (2, 1, 1), "cooperative")
     assert form(spec(fp8_fast_accum=True, mainloop="pingpong")) == ((64, 256, 128), (1, 1, 1), "pingpong")
     assert form(spec(fp8_fast_accum=True, cta=(128, 128, 128))) == ((128, 128, 128), (1, 1, 1), "cooperative")
+    # stream-K (and split-K through it) runs cooperative only, and so does a 128-row epilogue subtile: such specs keep
+    # the 128x256 tile and stay valid
+    assert form(spec(fp8_fast_accum=True, epilogue_tile=(64, 64))) == ((128, 128, 128), (1, 1, 1), "pingpong")
+    for tile in ({"scheduler": "stream_k"}, {"scheduler": "stream_k", "split_k": 2}, {"epilogue_tile": (128, 64)}):
+        s = spec(fp8_fast_accum=True, **tile)  # GemmSpec validates as it is made
+        assert form(s) == ((128, 256, 128), (2, 1, 1), "cooperative")
 
 
 def test_no_compiler_runs_for_an_invalid_spec(monkeypatch):
