@@ -161,7 +161,7 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     # 8192x28672x4096, level at 384-2048 rows, 0.98-0.99x at 1024 rows (1024x8192^2, 1024x4096x14336).
     # A spec whose other fields need the cooperative tile keeps the 128x256 one: stream-K (split-K runs through it)
     # and a 128-row epilogue subtile.
-    fast_fp8_default = (t.cta == AUTO and t.mainloop == AUTO and is_fp8(spec) and not promotes_accumulators(spec)
+    fast_fp8_default = (t.cta == AUTO and t.mainloop == AUTO and is_fp8(spec) and t.fp8_fast_accum
                         and t.scheduler == "persistent" and (t.epilogue_tile == AUTO or t.epilogue_tile[0] == 64))
     if fast_fp8_default:
         cta = (128, 128, k_default)
@@ -190,9 +190,9 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     # 8192^3 on the 128x128 tile, level at 2048x8192^2 and 232-256 rows (tile_probe.py exactepi, probe runs 177-180).
     # Taken only where the wider buffers keep every mainloop stage (5 stages ran 0.5-3% slower) and the tile still
     # stores in two steps or more (one 128x128 step ran 2-6% slower).
-    wider = (min(128, cta[0]), 64)
     if (t.epilogue_tile == AUTO and mainloop == "cooperative" and not t.swap_ab and promotes_accumulators(spec)
             and epi_tile == (min(128, cta[0]), 32) and cta[1] % 64 == 0 and cta[1] >= 128):
+        wider = (min(128, cta[0]), 64)
         wider_stages, wider_smem = stages_and_smem(wider)
         if wider_stages == mainloop_stages and wider_smem <= smem_limit:
             epi_tile, smem = wider, wider_smem
