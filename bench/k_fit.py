@@ -9,7 +9,7 @@ import collections
 import re
 import sys
 
-ROW = re.compile(r"(bf16 [a-z+]+) (\d+)x(\d+)x(\d+): (.*?) \|")
+ROW = re.compile(r"((?:bf16|fp8) [a-z+]+) (\d+)x(\d+)x(\d+): (.*?) \|")
 MICROSECONDS = re.compile(r"\| us: (.*)$")
 
 

@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order fp8epicost exactepi fastdefault
+     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1569,6 +1569,17 @@ EXACT_EPI_TILES = named("128x128x128 c1x1 coop epi128x32", "128x128x128 c1x1 coo
 FAST_DEFAULT_TILES = named("128x256x128 c2x1 coop", "128x128x128 c1x1 pingpong", **FAST)
 FAST_DEFAULT_SHAPES = [(384, 8192, 8192), (512, 8192, 8192), (1024, 8192, 8192), (2048, 8192, 8192),
                        (8192, 8192, 8192), (4096, 4096, 4096), (1024, 4096, 14336), (8192, 28672, 4096)]
+# fp8ksweep (session 61): exact fp8 runs 0.95x _scaled_mm at 8192^3 and 4096x14336x4096 but level at 2048x8192^2,
+# and ncu (session 58) has our whole kernel at 1.11x nvjet's cycles. What is per tile (prologue, epilogue, the
+# pipeline's refill between tiles) and what per k tile? Both kernels run the 128x128x128 c1x1 tile: at 1536x1408
+# (132 tiles, one wave: each CTA one tile) and 3072x5632 (1056 tiles, eight waves), K swept; `python bench/k_fit.py
+# LOG` fits time = fixed + per-K cost to each contender. Fast accumulation (pingpong) beside as the control.
+FP8_KSWEEP_SHAPES = [(1536, 1408, k) for k in (2048, 4096, 8192, 16384, 32768)] + \
+    [(3072, 5632, k) for k in (1024, 2048, 4096, 8192)]
+# fastmid (session 61): the fast default (128x128 pingpong) ran 1-2% behind the old 128x256 c2x1 cooperative tile at
+# 1024 rows and level at 512 and 2048 (runs 183-184). Where in M does the old tile lead, and by how much?
+FAST_MID_SHAPES = [(m, 8192, 8192) for m in (640, 768, 896, 1024, 1280, 1536, 1792)] + \
+    [(m, 4096, 14336) for m in (768, 1024, 1280)] + [(m, 28672, 4096) for m in (768, 1024, 1280)]
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
                     (100, 14336, 4096), (112, 9216, 4096), (128, 6144, 4096), (168, 8192, 4096), (200, 4096, 4096),
                     (232, 8192, 4096), (240, 9216, 4096), (256, 11008, 4096)]
@@ -2342,6 +2353,10 @@ CASES = {
                    ("PROMOTION_SCHEDULE", ("halves", "full")))],
     "exactepi": [("fp8 scaled", fp8_scaled, EXACT_EPI_TILES, FULL_PROMO_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "fastdefault": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_DEFAULT_SHAPES)],
+    "fp8ksweep": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FP8_KSWEEP_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
+                  ("fp8 scaled", fp8_scaled_fast, FP8_EPI_FAST, FP8_KSWEEP_SHAPES, fp8_scaled_contenders,
+                   "_scaled_mm fast accum")],
+    "fastmid": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_MID_SHAPES)],
     "fp8order": [("fp8 scaled", fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  ("fp8 scaled", fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES, fp8_scaled_contenders,
                   "_scaled_mm fast accum")],
