@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid
+     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1576,6 +1576,26 @@ FAST_DEFAULT_SHAPES = [(384, 8192, 8192), (512, 8192, 8192), (1024, 8192, 8192),
 # LOG` fits time = fixed + per-K cost to each contender. Fast accumulation (pingpong) beside as the control.
 FP8_KSWEEP_SHAPES = [(1536, 1408, k) for k in (2048, 4096, 8192, 16384, 32768)] + \
     [(3072, 5632, k) for k in (1024, 2048, 4096, 8192)]
+# fp8tilecost (session 61): fp8ksweep (runs 185-186) put exact fp8's gap in what each tile costs apart from its k
+# tiles: at eight waves ours ran fixed 20.9 / 21.1 us + 23.4 / 22.7 us per 1024 of K (warm / cold) against
+# _scaled_mm's 15.0 / 12.3 + 24.6 / 25.1, and in one wave 5.7 / 7.1 + 2.95 / 2.81 against 5.3 / 6.7 + 2.87 / 2.73.
+# Which part of our epilogue is it? The broadcasts (per-row scale_a through Sm90ColBroadcast, scale_b and the bias
+# through Sm90RowBroadcast, all read from global memory after the last MMA) each bulk-copied during the mainloop
+# instead (lower.BULK_COL_BROADCAST / BULK_ROW_BROADCAST, csrc/cutlassgen/bulk_broadcast.hpp), and the tile with no
+# epilogue but the store (fp8 plain, _scaled_mm with unit scales and no bias beside).
+FP8_TILE_COST_SHAPES = [(3072, 5632, k) for k in (1024, 2048, 4096)] + [(4096, 14336, 4096), (8192, 8192, 8192)]
+FP8_TILE_COST_VARIANTS = (None, tuple({"BULK_COL_BROADCAST": c, "BULK_ROW_BROADCAST": r}
+                                      for c in ("never", "always") for r in ("never", "always")))
+# storestages (session 61): a cooperative tile's epilogue stores D from min(subtiles, 2) shared-memory buffers
+# (CUTLASS's choice), and after each subtile's TMA store one warp waits until the store before it has read its
+# buffer while every consumer warp waits at a barrier; at the tile's last subtile that is a store issued a subtile
+# earlier, so each tile ends on it. With subtiles + 1 buffers (lower.EPI_STORE_STAGES) the waits are on the tile
+# before's stores. 128x32 subtiles with 4 buffers hold D in the 32 KB of the default's two 128x64 ones (six mainloop
+# stages); 128x64 with 3 and 128x128 with 2 cost a stage.
+STORE_STAGES_GROUPS = [("128x128x128 c1x1 coop epi128x32", (None, 4)), ("128x128x128 c1x1 coop epi128x64", (None, 3)),
+                       ("128x128x128 c1x1 coop epi128x128", (None, 2))]
+STORE_STAGES_SHAPES = [(3072, 5632, 1024), (3072, 5632, 4096), (4096, 14336, 4096), (8192, 8192, 8192),
+                       (2048, 8192, 8192)]
 # fastmid (session 61): the fast default (128x128 pingpong) ran 1-2% behind the old 128x256 c2x1 cooperative tile at
 # 1024 rows and level at 512 and 2048 (runs 183-184). Where in M does the old tile lead, and by how much?
 FAST_MID_SHAPES = [(m, 8192, 8192) for m in (640, 768, 896, 1024, 1280, 1536, 1792)] + \
@@ -2120,7 +2140,7 @@ def run_in_probe_range(fn):
 
 
 # case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat[, (a cutlassgen.lower setting, its
-#           values): each tile built once per value])]
+#           values): each tile built once per value; or (None, settings dicts): once per dict])]
 def with_and_without_epilogue(tiles: dict, shapes: list, anchor: str) -> list:
     """Two case groups: bf16 bias+gelu against anchor, and the same tiles without an epilogue against cuBLAS mm."""
     return [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, anchor),
@@ -2357,6 +2377,12 @@ CASES = {
                   ("fp8 scaled", fp8_scaled_fast, FP8_EPI_FAST, FP8_KSWEEP_SHAPES, fp8_scaled_contenders,
                    "_scaled_mm fast accum")],
     "fastmid": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_MID_SHAPES)],
+    "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
+                     ("EPI_STORE_STAGES", values)) for tile, values in STORE_STAGES_GROUPS],
+    "fp8tilecost": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_scaled_contenders, "_scaled_mm",
+                     FP8_TILE_COST_VARIANTS),
+                    ("fp8 plain", fp8_plain, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_plain_contenders,
+                     "_scaled_mm plain")],
     "fp8order": [("fp8 scaled", fp8_scaled, FP8_ORDER_EXACT, FP8_ORDER_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  ("fp8 scaled", fp8_scaled_fast, FP8_ORDER_FAST, FP8_ORDER_SHAPES, fp8_scaled_contenders,
                   "_scaled_mm fast accum")],
@@ -2439,6 +2465,8 @@ def builds_of(group) -> list:
     if len(group) < 7:
         return [("", {})]
     key, values = group[6]
+    if key is None:  # values: settings dicts, each one build
+        return [(" " + " ".join(f"{k.lower()}={v}" for k, v in settings.items()), settings) for settings in values]
     return [(f" {key.lower()}={v}", {key: v}) for v in values]
 
 

@@ -104,9 +104,14 @@ PROMOTION_MAINLOOPS = {"full": ("full_promotion.hpp", "MainloopFullPromotion"),
 PROMOTION_SCHEDULES = tuple(PROMOTION_MAINLOOPS)
 PROMOTION_SCHEDULE = "full"
 
+# sm90, a study setting: how many shared-memory buffers the epilogue stores D from (its TMA store pipeline), or None
+# for CUTLASS's min(subtiles, 2). With as many buffers as subtiles plus one, a tile's last store need not have read its
+# buffer before the consumer warps go on to the next tile (bench/tile_probe.py storestages).
+EPI_STORE_STAGES = None
+
 # The module settings above, which the probes and tests set to build variants side by side.
-SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS", "TAIL_LOADS",
-            "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES")
+SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
+            "TAIL_LOADS", "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES", "EPI_STORE_STAGES")
 
 
 @contextlib.contextmanager
@@ -329,7 +334,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,
-                   epilogue_builder_impl=cfg.epilogue_tile[1] % 16 != 0,
+                   epilogue_builder_impl=cfg.epilogue_tile[1] % 16 != 0 or EPI_STORE_STAGES is not None,
+                   epi_store_stages=EPI_STORE_STAGES,
                    narrow_tma=narrow_tma,
                    # False renders nothing: the other kernels' sources stay as they were
                    overlapped_promotion=promotion,
