@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages
+     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1596,6 +1596,20 @@ STORE_STAGES_GROUPS = [("128x128x128 c1x1 coop epi128x32", (None, 4)), ("128x128
                        ("128x128x128 c1x1 coop epi128x128", (None, 2))]
 STORE_STAGES_SHAPES = [(3072, 5632, 1024), (3072, 5632, 4096), (4096, 14336, 4096), (8192, 8192, 8192),
                        (2048, 8192, 8192)]
+# fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
+# where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
+# descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
+# warpgroup arrive); "fulldesc" carries them from k tile to k tile, the next one's made before the MMA wait (the same
+# 1352 instructions). The plan's 128x128 tile at one and eight waves and the anchors' shapes, then the plan's tiles
+# at fewer rows, each under both schedules. Runs 195-196 (warm / cold, fulldesc against full): +0.6 / +0.5% and
+# +1.3 / +1.2% in one wave (K = 8192, 32768), +0.4 / +0.5% at 3072x5632x4096, -0.3 / -0.4% at 4096x14336x4096,
+# +1.5 / +2.1% at 8192^3, +0.7 / +0.5% at 2048x8192^2, +0.1 / +0.6% at 256x8192^2; the plan's tiles at 32-256 rows
+# 0 to +2.6% but 256x11008x4096 cold (-0.5%); bitwise equal to CUTLASS's mainloop (promotion_check.py). Taken: "full"
+# carries the descriptors since, and the case builds each tile once, as shipped.
+FULL_DESC_SHAPES = [(1536, 1408, 8192), (1536, 1408, 32768), (3072, 5632, 4096), (4096, 14336, 4096),
+                    (8192, 8192, 8192), (2048, 8192, 8192), (256, 8192, 8192)]
+FULL_DESC_PLAN_SHAPES = [(32, 8192, 4096), (64, 6144, 4096), (112, 9216, 4096), (200, 4096, 4096), (232, 8192, 4096),
+                         (256, 11008, 4096)]
 # fastmid (session 61): the fast default (128x128 pingpong) ran 1-2% behind the old 128x256 c2x1 cooperative tile at
 # 1024 rows and level at 512 and 2048 (runs 183-184). Where in M does the old tile lead, and by how much?
 FAST_MID_SHAPES = [(m, 8192, 8192) for m in (640, 768, 896, 1024, 1280, 1536, 1792)] + \
@@ -2377,6 +2391,9 @@ CASES = {
                   ("fp8 scaled", fp8_scaled_fast, FP8_EPI_FAST, FP8_KSWEEP_SHAPES, fp8_scaled_contenders,
                    "_scaled_mm fast accum")],
     "fastmid": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_MID_SHAPES)],
+    "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
+                 *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
+                    "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                      ("EPI_STORE_STAGES", values)) for tile, values in STORE_STAGES_GROUPS],
     "fp8tilecost": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_scaled_contenders, "_scaled_mm",

@@ -11,7 +11,8 @@
 //
 // MainloopFullPromotion<Base> is Base with mma() in cuBLASLt's order: the same MMAs, partial sums, order of adds and
 // registers, so the output is the same bit for bit (bench/promotion_check.py). On the H200 7-11% faster than Base's
-// and 1-4% faster than overlapped_promotion.hpp's halves (tile_probe.py fullpromo, probe run 168, session 57).
+// and 1-4% faster than overlapped_promotion.hpp's halves (tile_probe.py fullpromo, probe run 168, session 57); its
+// wgmma descriptors carried from k tile to k tile (see mma()) 0.3-2.6% more (probe runs 195-196, session 61).
 // mma() releases every stage it reads, so mma_tail() releases none; shared storage, the producer's load() and Params
 // stay Base's. Python decides where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION and PROMOTION_SCHEDULE).
 #include "cute/tensor.hpp"
@@ -56,12 +57,33 @@ struct MainloopFullPromotion : Base {
     Tensor partial = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));
     static_assert(size(decltype(partial){}) == size(FrgTensorC{}), "the partial sum is the accumulator's shape");
 
+    // The wgmma descriptors are carried from k tile to k tile: stage 0's fragments, and the low descriptor words (start
+    // addresses in 16-byte units) of the stage read next, a stage apart in each buffer, advanced while the MMAs run.
+    // Rebuilt from the stage index (CuTe's slicing), they were made between the adds and the next MMAs, about 15
+    // uniform instructions on that path in the SASS where nvjet's loop has its warpgroup arrive alone. Carried, the
+    // same 1352 instructions ran 0.3-2.6% faster on the H200, but -0.3% at 4096x14336x4096 (tile_probe.py fulldesc,
+    // probe runs 195-196).
+    Tensor tCrA0 = tCrA(_, _, _, 0);
+    Tensor tCrB0 = tCrB(_, _, _, 0);
+    constexpr int kStages = size<3>(decltype(tCrA){});
+    uint32_t const step_a = tCrA(_, _, _, 1 % kStages).data().desc_.reg32_[0] - tCrA0.data().desc_.reg32_[0];
+    uint32_t const step_b = tCrB(_, _, _, 1 % kStages).data().desc_.reg32_[0] - tCrB0.data().desc_.reg32_[0];
+    uint32_t desc_a = tCrA0.data().desc_.reg32_[0] + smem_pipe_read.index() * step_a;
+    uint32_t desc_b = tCrB0.data().desc_.reg32_[0] + smem_pipe_read.index() * step_b;
+
     clear(accum);
     auto barrier_token = pipeline.consumer_try_wait(smem_pipe_read);
     CUTLASS_PRAGMA_NO_UNROLL
     for (int k_tile = 0; k_tile < k_tile_count; ++k_tile) {
       pipeline.consumer_wait(smem_pipe_read, barrier_token);
-      issue_k_tile(tiled_mma, tCrA, tCrB, smem_pipe_read.index(), partial);
+      auto it_a = tCrA0.data();
+      auto it_b = tCrB0.data();
+      it_a.desc_.reg32_[0] = desc_a;
+      it_b.desc_.reg32_[0] = desc_b;
+      issue_k_tile(tiled_mma, make_tensor(it_a, tCrA0.layout()), make_tensor(it_b, tCrB0.layout()), partial);
+      bool const wraps = smem_pipe_read.index() == kStages - 1;
+      desc_a = wraps ? desc_a - (kStages - 1) * step_a : desc_a + step_a;
+      desc_b = wraps ? desc_b - (kStages - 1) * step_b : desc_b + step_b;
       // While the MMAs run: probe the next k tile's stage (the wait at the top then passes at once if it is full).
       PipelineState next = smem_pipe_read;
       ++next;
