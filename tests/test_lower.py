@@ -190,6 +190,20 @@ def test_settings_hold_for_the_block_and_refuse_a_name_that_is_not_one():
     assert cg.lower.TAIL_LOADS == "swap_ab+m64"
 
 
+def test_epi_store_stages_sets_the_d_buffers_and_renders_nothing_at_its_default():
+    exact = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=Operand("bf16"),
+                     tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative",
+                                   epilogue_tile=(128, 32)))
+    default = cg.render(exact)
+    assert "CutlassEpiDispatch" not in default and "Sm90TmaBuilderImpl" not in default
+    with cg.lower.settings(EPI_STORE_STAGES=4):
+        src = cg.render(exact)
+    # CUTLASS's own policy but for D's buffer count, which only the builder's implementation takes
+    assert "cutlass::epilogue::Sm90TmaWarpSpecialized<CutlassEpiDispatch::StagesC, 4," in src
+    assert "Sm90TmaBuilderImpl<" in src and "FusionCallbacks, EpiDispatch>::CollectiveOp" in src
+    assert cg.render(exact) == default
+
+
 def test_swap_ab_with_mixed_fp8_puts_b_type_first():
     s = GemmSpec(arch=90, a=Operand("e4m3"), b=Operand("e5m2", "column"), d=Operand("bf16"),
                  tile=Sm90Tile(cta=(64, 32, 128), cluster=(1, 1, 1), mainloop="pingpong", swap_ab=True))
