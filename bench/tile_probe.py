@@ -1573,7 +1573,9 @@ FAST_DEFAULT_SHAPES = [(384, 8192, 8192), (512, 8192, 8192), (1024, 8192, 8192),
 # and ncu (session 58) has our whole kernel at 1.11x nvjet's cycles. What is per tile (prologue, epilogue, the
 # pipeline's refill between tiles) and what per k tile? Both kernels run the 128x128x128 c1x1 tile: at 1536x1408
 # (132 tiles, one wave: each CTA one tile) and 3072x5632 (1056 tiles, eight waves), K swept; `python bench/k_fit.py
-# LOG` fits time = fixed + per-K cost to each contender. Fast accumulation (pingpong) beside as the control.
+# LOG` fits time = fixed + per-K cost to each contender. Fast accumulation (pingpong) beside as the control. Runs
+# 185-186: per k tile 2.8-2.9% more than _scaled_mm's in one wave, 0.4-0.5 us more fixed; at eight waves ~0.5-1 us
+# more per tile (fp8tilecost below has the numbers).
 FP8_KSWEEP_SHAPES = [(1536, 1408, k) for k in (2048, 4096, 8192, 16384, 32768)] + \
     [(3072, 5632, k) for k in (1024, 2048, 4096, 8192)]
 # fp8tilecost (session 61): fp8ksweep (runs 185-186) put exact fp8's gap in what each tile costs apart from its k
@@ -1582,7 +1584,10 @@ FP8_KSWEEP_SHAPES = [(1536, 1408, k) for k in (2048, 4096, 8192, 16384, 32768)] 
 # Which part of our epilogue is it? The broadcasts (per-row scale_a through Sm90ColBroadcast, scale_b and the bias
 # through Sm90RowBroadcast, all read from global memory after the last MMA) each bulk-copied during the mainloop
 # instead (lower.BULK_COL_BROADCAST / BULK_ROW_BROADCAST, csrc/cutlassgen/bulk_broadcast.hpp), and the tile with no
-# epilogue but the store (fp8 plain, _scaled_mm with unit scales and no bias beside).
+# epilogue but the store (fp8 plain, _scaled_mm with unit scales and no bias beside). Runs 189-190: both bulk forms
+# (five stages) cut the fixed cost to 19.1 / 19.8 us but raised the per-K cost: +2-4% at K = 1024-2048, level from
+# 4096; col alone 3-6% slower; ours plain 0.90-0.94x _scaled_mm plain. With one slot per vector (branch
+# experiment/bulk-one-slot, runs 193-194) no better. Not taken.
 FP8_TILE_COST_SHAPES = [(3072, 5632, k) for k in (1024, 2048, 4096)] + [(4096, 14336, 4096), (8192, 8192, 8192)]
 FP8_TILE_COST_VARIANTS = (None, tuple({"BULK_COL_BROADCAST": c, "BULK_ROW_BROADCAST": r}
                                       for c in ("never", "always") for r in ("never", "always")))
@@ -1591,7 +1596,8 @@ FP8_TILE_COST_VARIANTS = (None, tuple({"BULK_COL_BROADCAST": c, "BULK_ROW_BROADC
 # buffer while every consumer warp waits at a barrier; at the tile's last subtile that is a store issued a subtile
 # earlier, so each tile ends on it. With subtiles + 1 buffers (lower.EPI_STORE_STAGES) the waits are on the tile
 # before's stores. 128x32 subtiles with 4 buffers hold D in the 32 KB of the default's two 128x64 ones (six mainloop
-# stages); 128x64 with 3 and 128x128 with 2 cost a stage.
+# stages); 128x64 with 3 and 128x128 with 2 cost a stage. Runs 191-192: 128x32 and 128x64 within 0.6% of CUTLASS's
+# count; 128x128 with 2 still 2-4% behind 128x64 from K = 4096. Not taken (the setting stays, for study).
 STORE_STAGES_GROUPS = [("128x128x128 c1x1 coop epi128x32", (None, 4)), ("128x128x128 c1x1 coop epi128x64", (None, 3)),
                        ("128x128x128 c1x1 coop epi128x128", (None, 2))]
 STORE_STAGES_SHAPES = [(3072, 5632, 1024), (3072, 5632, 4096), (4096, 14336, 4096), (8192, 8192, 8192),
@@ -1611,7 +1617,9 @@ FULL_DESC_SHAPES = [(1536, 1408, 8192), (1536, 1408, 32768), (3072, 5632, 4096),
 FULL_DESC_PLAN_SHAPES = [(32, 8192, 4096), (64, 6144, 4096), (112, 9216, 4096), (200, 4096, 4096), (232, 8192, 4096),
                          (256, 11008, 4096)]
 # fastmid (session 61): the fast default (128x128 pingpong) ran 1-2% behind the old 128x256 c2x1 cooperative tile at
-# 1024 rows and level at 512 and 2048 (runs 183-184). Where in M does the old tile lead, and by how much?
+# 1024 rows and level at 512 and 2048 (runs 183-184). Where in M does the old tile lead, and by how much? Runs
+# 187-188: only where it makes fewer, fuller waves (+0.5-5.3% at 896 and 1024 rows at N = 8192, 768 and 1024 rows at
+# 4096x14336); pingpong 3-31% ahead at 640, 768, 1280 and 1792 rows and at N = 28672. No M bucket: not taken.
 FAST_MID_SHAPES = [(m, 8192, 8192) for m in (640, 768, 896, 1024, 1280, 1536, 1792)] + \
     [(m, 4096, 14336) for m in (768, 1024, 1280)] + [(m, 28672, 4096) for m in (768, 1024, 1280)]
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
