@@ -1618,8 +1618,8 @@ FULL_DESC_PLAN_SHAPES = [(32, 8192, 4096), (64, 6144, 4096), (112, 9216, 4096), 
                          (256, 11008, 4096)]
 # fastmid (session 61): the fast default (128x128 pingpong) ran 1-2% behind the old 128x256 c2x1 cooperative tile at
 # 1024 rows and level at 512 and 2048 (runs 183-184). Where in M does the old tile lead, and by how much? Runs
-# 187-188: only where it makes fewer, fuller waves (+0.5-5.3% at 896 and 1024 rows at N = 8192, 768 and 1024 rows at
-# 4096x14336); pingpong 3-31% ahead at 640, 768, 1280 and 1792 rows and at N = 28672. No M bucket: not taken.
+# 187-188: only where it makes fewer, fuller waves (0-1.8% at 896 and 1024 rows at N = 8192, 2.0-5.3% at 768 and
+# 1024 rows at 4096x14336); pingpong 3-31% ahead at 640, 768, 1280 and 1792 rows and at N = 28672. Not taken.
 FAST_MID_SHAPES = [(m, 8192, 8192) for m in (640, 768, 896, 1024, 1280, 1536, 1792)] + \
     [(m, 4096, 14336) for m in (768, 1024, 1280)] + [(m, 28672, 4096) for m in (768, 1024, 1280)]
 FULL_WIDE_SHAPES = [(16, 8192, 4096), (32, 8192, 4096), (64, 6144, 4096), (72, 4096, 4096), (96, 11008, 4096),
