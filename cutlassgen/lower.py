@@ -84,8 +84,9 @@ TAIL_LOADS = "swap_ab+m64"
 # - "full" (csrc/cutlassgen/full_promotion.hpp): CUTLASS's full-width MMAs and adds in cuBLASLt's order, the next
 #   stage probed while the MMAs run and each stage released before its adds. On the H200 7-11% faster than CUTLASS's
 #   and 1-4% faster than "halves" (tile_probe.py fullpromo, probe run 168, session 57); since session 61 its wgmma
-#   descriptors are carried from k tile to k tile, off the path from the adds to the next MMAs (0.3-2.6% faster at 11
-#   of 13 probed shapes, -0.3% at 4096x14336x4096: tile_probe.py fulldesc, probe runs 195-196).
+#   descriptors are carried from k tile to k tile, off the path from the adds to the next MMAs (level to 2.6% faster
+#   at 12 of 13 probed shapes warm and 11 cold, 0.3-0.5% slower at the others: tile_probe.py fulldesc, probe runs
+#   195-196).
 # - "halves" (csrc/cutlassgen/overlapped_promotion.hpp): the k tile's MMAs in two halves of the tile's N, each half
 #   added while the other's MMAs run; 4-9% faster than CUTLASS's (tile_probe.py overlappromo, session 55), its
 #   half-width MMAs reading A twice. Kept for the probes.

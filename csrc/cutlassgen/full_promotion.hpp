@@ -12,7 +12,7 @@
 // MainloopFullPromotion<Base> is Base with mma() in cuBLASLt's order: the same MMAs, partial sums, order of adds and
 // registers, so the output is the same bit for bit (bench/promotion_check.py). On the H200 7-11% faster than Base's
 // and 1-4% faster than overlapped_promotion.hpp's halves (tile_probe.py fullpromo, probe run 168, session 57); its
-// wgmma descriptors carried from k tile to k tile (see mma()) 0.3-2.6% more (probe runs 195-196, session 61).
+// wgmma descriptors carried from k tile to k tile (see mma()) up to 2.6% more (probe runs 195-196, session 61).
 // mma() releases every stage it reads, so mma_tail() releases none; shared storage, the producer's load() and Params
 // stay Base's. Python decides where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION and PROMOTION_SCHEDULE).
 #include "cute/tensor.hpp"
@@ -61,8 +61,8 @@ struct MainloopFullPromotion : Base {
     // addresses in 16-byte units) of the stage read next, a stage apart in each buffer, advanced while the MMAs run.
     // Rebuilt from the stage index (CuTe's slicing), they were made between the adds and the next MMAs, about 15
     // uniform instructions on that path in the SASS where nvjet's loop has its warpgroup arrive alone. Carried, the
-    // same 1352 instructions ran 0.3-2.6% faster on the H200, but -0.3% at 4096x14336x4096 (tile_probe.py fulldesc,
-    // probe runs 195-196).
+    // same 1352 instructions ran level to 2.6% faster on the H200, but 0.3-0.4% slower at 4096x14336x4096 and 0.5%
+    // at 256x11008x4096 cold (tile_probe.py fulldesc, probe runs 195-196).
     Tensor tCrA0 = tCrA(_, _, _, 0);
     Tensor tCrB0 = tCrB(_, _, _, 0);
     constexpr int kStages = size<3>(decltype(tCrA){});
