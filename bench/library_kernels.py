@@ -105,6 +105,9 @@ CASES = [
     # timed fast-accumulating kernels against an exactly accumulating _scaled_mm until then).
     *fp8_per_shape_cases((8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),
                          (232, 8192, 4096)),
+    # Session 62: eight waves of exact fp8's 128x128 tile at K = 1024, where the per-tile part of its gap to
+    # _scaled_mm weighs most (tile_probe.py fp8ksweep, runs 185-186: ~0.5-1 us a tile): the source page of both.
+    *fp8_per_shape_cases((3072, 5632, 1024)),
 ]
 
 

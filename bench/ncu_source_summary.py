@@ -1,9 +1,12 @@
 """Reads what `bench/device_session.sh source` wrote (ncu's source page as CSV: the SASS of every profiled kernel with
 per-instruction execution counts and warp-stall samples, and the details page) and prints, per kernel: elapsed cycles
 and duration, warp instructions executed and per wgmma, the wgmma forms, where the warps' stall samples fall (the
-instructions with the most), and the mainloop's instructions (those executed at least --loop-min times).
+instructions with the most), the mainloop's instructions (those executed at least --loop-min times), and with --runs
+the kernel's SASS as runs of consecutive instructions executed equally often, each with its stall samples (a kernel's
+regions: per k tile, per tile, once; sum line ranges of it to compare two kernels' regions).
 
-Run: python bench/ncu_source_summary.py DIR [--top N] [--loop-min N] [--loop KERNEL_INDEX ...]   (no GPU needed)
+Run: python bench/ncu_source_summary.py DIR [--top N] [--loop-min N] [--loop KERNEL_INDEX ...] [--runs KERNEL_INDEX ...]
+(no GPU needed)
 """
 import argparse
 import collections
@@ -51,12 +54,28 @@ def opcode(text: str) -> str:
     return words[1] if words and words[0].startswith("@") else (words[0] if words else "")
 
 
+def runs_of(ins) -> list:
+    """[first line, last line, executed, samples, opcodes] for each run of consecutive instructions executed equally
+    often."""
+    out = []
+    for line, n, s, text in ins:
+        if out and out[-1][2] == n:
+            out[-1][1] = line
+            out[-1][3] += s
+            out[-1][4].append(opcode(text))
+        else:
+            out.append([line, line, n, s, [opcode(text)]])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir", type=pathlib.Path)
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--loop-min", type=int, default=50000)
     ap.add_argument("--loop", type=int, nargs="*", default=[], help="print the mainloop SASS of these kernels")
+    ap.add_argument("--runs", type=int, nargs="*", default=[],
+                    help="print these kernels' SASS as runs of instructions executed equally often, with samples")
     args = ap.parse_args()
     kernels = kernels_of(args.dir / "source_sass.csv")
     details = details_of(args.dir / "source_details.txt")
@@ -76,6 +95,12 @@ def main():
             for line, n, s, text in ins:
                 if n >= args.loop_min:
                     print(f"      line {line:5d}  executed {n:8,}  samples {s:5d}  {text}")
+        if k in args.runs:
+            print("    runs of instructions executed equally often (lines, executed, samples, count, first opcodes):")
+            for first, last, n, s, ops in runs_of(ins):
+                if n or s:
+                    print(f"      {first:5d}-{last:5d}  executed {n:8,}  samples {s:5d}  n={last - first + 1:3d}  "
+                          + " ".join(ops[:5]) + (" ..." if len(ops) > 5 else ""))
         print()
 
 
