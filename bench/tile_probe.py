@@ -24,7 +24,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161more fitweights tallsubfp8 weightfill band161fp8
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
-     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc
+     fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1602,6 +1602,22 @@ STORE_STAGES_GROUPS = [("128x128x128 c1x1 coop epi128x32", (None, 4)), ("128x128
                        ("128x128x128 c1x1 coop epi128x128", (None, 2))]
 STORE_STAGES_SHAPES = [(3072, 5632, 1024), (3072, 5632, 4096), (4096, 14336, 4096), (8192, 8192, 8192),
                        (2048, 8192, 8192)]
+# onestore (session 62): under ncu (h200_ncu_source.log, session 62) cuBLASLt's exact kernel keeps six stages and
+# still has its producer bulk-copy two of the epilogue's vectors per tile (UTMALDG.1D, its epilogue waiting on their
+# mbarrier), in the shared memory of a single 16 KiB D buffer where CUTLASS's epilogue takes two. Session 61's bulk
+# broadcasts (fp8tilecost) cost the default tile a stage. One D buffer (lower.EPI_STORE_STAGES = 1) alone, with both
+# vectors' bulk copies, with the row broadcasts' only, and the bulk copies with CUTLASS's two buffers (five stages).
+# Runs 204-205 (9 rounds warm / cold): every variant keeps six stages but the last; one buffer alone 0.7-6.9% slower
+# (3.0-4.3% at 8192^3 and 4096x14336x4096), with both vectors bulk-copied 0.4-4.1% slower but +0.5% at 256x8192^2
+# cold, with the row vectors' only 1.4-5.7% slower but +0.4 / +1.6% at 256x8192^2; the bulk copies with two buffers
+# (five stages) +4.0 / +5.4% at 3072x5632x1024, -0.3 to +0.9% at the larger shapes, -3.0 / +0.4% at 256x8192^2 (runs
+# 189-190 had the same mix). Our epilogue needs its second D buffer, where cuBLASLt's does with one. Not taken.
+ONE_STORE_VARIANTS = (None, ({}, {"EPI_STORE_STAGES": 1},
+                             {"EPI_STORE_STAGES": 1, "BULK_COL_BROADCAST": "always", "BULK_ROW_BROADCAST": "always"},
+                             {"EPI_STORE_STAGES": 1, "BULK_ROW_BROADCAST": "always"},
+                             {"BULK_COL_BROADCAST": "always", "BULK_ROW_BROADCAST": "always"}))
+ONE_STORE_SHAPES = [(3072, 5632, 1024), (3072, 5632, 4096), (8192, 8192, 8192), (4096, 14336, 4096),
+                    (2048, 8192, 8192), (256, 8192, 8192)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2404,6 +2420,8 @@ CASES = {
                     "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                      ("EPI_STORE_STAGES", values)) for tile, values in STORE_STAGES_GROUPS],
+    "onestore": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, ONE_STORE_SHAPES, fp8_scaled_contenders, "_scaled_mm",
+                  ONE_STORE_VARIANTS)],
     "fp8tilecost": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                      FP8_TILE_COST_VARIANTS),
                     ("fp8 plain", fp8_plain, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_plain_contenders,
