@@ -164,12 +164,11 @@ def resolve_sm90(spec: GemmSpec, smem_limit: int) -> Sm90Config:
     fast_fp8_default = (t.cta == AUTO and t.mainloop == AUTO and is_fp8(spec) and t.fp8_fast_accum
                         and t.scheduler == "persistent" and (t.epilogue_tile == AUTO or t.epilogue_tile[0] == 64))
     if fast_fp8_default:
-        cta = (128, 128, k_default)
-    elif t.cta == AUTO:
-        cta = (128, wide_n, k_default) if t.mainloop != "pingpong" else (64, wide_n, k_default)
+        cta, mainloop = (128, 128, k_default), "pingpong"
     else:
-        cta = t.cta
-    mainloop = "pingpong" if fast_fp8_default else t.mainloop
+        cta = t.cta if t.cta != AUTO else ((128, wide_n, k_default) if t.mainloop != "pingpong"
+                                          else (64, wide_n, k_default))
+        mainloop = t.mainloop
     if mainloop == "auto":
         mainloop = "cooperative" if cta[0] % 128 == 0 else "pingpong"
     cluster = t.cluster if t.cluster != AUTO else ((2, 1, 1) if cta[1] >= 256 and cta[0] >= 128 else (1, 1, 1))
