@@ -273,3 +273,17 @@ def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
     assert got["spill loads in / outside the mainloop"] == (1, 1)
     assert sass_summary.setting("OVERLAPPED_PROMOTION=False") == ("OVERLAPPED_PROMOTION", False)
     assert sass_summary.setting("TAIL_LOADS=all") == ("TAIL_LOADS", "all")
+
+
+def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    import argparse
+
+    from setting_check import parse_setting
+    assert parse_setting("EPI_STORE_STAGES=3") == ("EPI_STORE_STAGES", 3)
+    assert parse_setting("OVERLAPPED_PROMOTION=False") == ("OVERLAPPED_PROMOTION", False)
+    assert parse_setting("EPI_STORE_STAGES=None") == ("EPI_STORE_STAGES", None)
+    assert parse_setting("PROMOTION_SCHEDULE=halves") == ("PROMOTION_SCHEDULE", "halves")
+    for bad in ("PROMOTION_SCHEDULE", "=halves"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_setting(bad)

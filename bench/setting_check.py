@@ -1,0 +1,109 @@
+"""Kernels built with a lower setting changed against the same kernels as shipped, on the GPU: both builds of each tile
+run on the same inputs, each into a NaN-poisoned out, and must agree bit for bit (a setting that moves work between
+threads, not math); each is also compared with its float64 reference. Exits 1 on any mismatch.
+
+Run: python bench/setting_check.py --setting NAME=VALUE [--kinds fp8_scaled,bias_gelu] [--shapes MxNxK,...]
+e.g. --setting PROMOTION_SCHEDULE=halves (needs an sm90 GPU). Each kind is a tile_probe.py spec maker; its tiles are
+each shape's shipped tile (tiles.shape_tile), the all-auto default and tile_probe.py's named 128x128x128 c1x1 and
+c2x1 cooperative tiles. The default shapes leave rows and columns of the last tiles empty (M and N not multiples of
+128), where predication and TMA clipping matter. Session 63 checked lower.WARPGROUP_STORES with it (branch
+experiment/warpgroup-stores; bench/results/h200_setting_check.log).
+"""
+import argparse
+import ast
+import sys
+
+import torch
+import torch.nn.functional as F
+
+from cutlassgen import Sm90Tile
+from cutlassgen.golden import rel_error
+from cutlassgen.lower import lower, settings
+from cutlassgen.tiles import shape_tile
+from cutlassgen.tuning import label
+import tile_probe
+from tile_probe import bf16_operands, build_variants, fp8_scaled_operands, tile_named
+
+SHAPES = [(1000, 2120, 896), (136, 8200, 512), (256, 8192, 1024), (4096, 4096, 4096), (2048, 8192, 8192)]
+EXTRA_TILES = [tile_named("128x128x128 c1x1 coop"), tile_named("128x128x128 c2x1 coop")]
+
+
+def operands(kind: str, M: int, N: int, K: int):
+    """(call(kernel, out), float64 reference) for a kind's spec."""
+    if kind.startswith("fp8_scaled"):
+        a8, w8, bias, sa, sb, ref, _ = fp8_scaled_operands(M, N, K)
+        return (lambda k, out: k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias, out=out)), ref
+    a, w, bias = bf16_operands(M, N, K)
+    acc = a.double() @ w.double().t()
+    if kind == "bias_gelu":
+        return (lambda k, out: k(a, w.t(), bias=bias, out=out)), F.gelu(acc + bias.double(), approximate="tanh")
+    if kind == "plain":
+        return (lambda k, out: k(a, w.t(), out=out)), acc
+    raise ValueError(f"setting_check: no operands for kind {kind!r}")
+
+
+def parse_setting(item: str) -> tuple:
+    """NAME=VALUE -> (NAME, VALUE as a Python literal, or the bare word as a string)."""
+    name, sep, value = item.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"--setting {item!r}: NAME=VALUE")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--setting", action="append", required=True, type=parse_setting,
+                    help="NAME=VALUE (a Python literal or a bare word), repeatable")
+    ap.add_argument("--kinds", default="fp8_scaled,bias_gelu", help="tile_probe.py spec makers")
+    ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
+    args = ap.parse_args()
+    changed = dict(args.setting)
+    shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
+    specs = {}
+    for kind in args.kinds.split(","):
+        make = getattr(tile_probe, kind)
+        for M, N, _ in shapes:
+            for tile in [shape_tile(make(Sm90Tile()), M, N) or Sm90Tile(), *EXTRA_TILES]:
+                spec = make(tile)
+                specs[f"{kind} {label(spec)}"] = (kind, spec)
+    with settings(**changed):
+        renders = {name: lower(spec) for name, (_, spec) in specs.items()}
+    shipped = {name: lower(spec) for name, (_, spec) in specs.items()}
+    differs = {name for name in specs if renders[name] != shipped[name]}
+    print(f"{changed} changes:", ", ".join(sorted(differs)) or "-", "| not:",
+          ", ".join(sorted(set(specs) - differs)) or "-", flush=True)
+    entries = [(spec, over) for name, (_, spec) in specs.items()
+               for over in (({}, changed) if name in differs else ({},))]
+    built = iter(build_variants(entries))
+    kernels = {}
+    for name in specs:
+        before = next(built)
+        kernels[name] = (before, next(built) if name in differs else before)
+    failed = 0
+    for M, N, K in shapes:
+        by_kind = {}
+        for name, (kind, _) in specs.items():
+            if name not in differs:
+                continue
+            if kind not in by_kind:
+                by_kind[kind] = operands(kind, M, N, K)
+            call, ref = by_kind[kind]
+            outs = []
+            for k in kernels[name]:
+                out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+                call(k, out)
+                outs.append(out)
+            same = torch.equal(outs[0], outs[1])
+            errs = [rel_error(o, ref) for o in outs]
+            ok = same and max(errs) < 2e-2
+            failed += not ok
+            print(f"{M}x{N}x{K} {name}: {'ok' if ok else 'FAILED'}; bitwise equal {same}; rel. error "
+                  f"{errs[0]:.3e} (shipped) / {errs[1]:.3e} (changed)", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
