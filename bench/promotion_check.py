@@ -11,15 +11,14 @@ K values that are not a multiple of 8 k tiles (1024) exercise the remainder grou
 import argparse
 import sys
 
-import torch
-
 from cutlassgen import Sm90Tile
 from cutlassgen.golden import rel_error
 from cutlassgen.lower import (PROMOTION_SCHEDULE, PROMOTION_SCHEDULES, PROMOTION_TILE_MODES, PROMOTION_TILES, lower,
                               settings)
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
-from tile_probe import build_variants, fp8_scaled, fp8_scaled_operands
+from setting_check import build_pairs, poisoned_outputs
+from tile_probe import fp8_scaled, fp8_scaled_operands
 
 # K = 128 x (1, 3, 4, 7, 9, 13, 32): every remainder branch, a whole group, and an anchor K
 SHAPES = [(256, 8192, 128), (256, 8192, 384), (200, 4096, 512), (1000, 2048, 896), (256, 8192, 1152),
@@ -48,26 +47,18 @@ def main() -> int:
         replaced = {name for name, spec in specs.items() if lower(spec)["overlapped_promotion"]}
     print(f"{args.schedule} promotion in:", ", ".join(sorted(replaced)), "| not:",
           ", ".join(sorted(set(specs) - replaced)) or "-", flush=True)
-    # a tile the setting does not change renders the same source (one cache key): built once, run twice
-    entries = [(spec, {"OVERLAPPED_PROMOTION": on, **replacing})
-               for name, spec in specs.items() for on in ((False, True) if name in replaced else (False,))]
-    built = iter(build_variants(entries))
-    kernels = {}
-    for name in specs:
-        before = next(built)
-        kernels[name] = (before, next(built) if name in replaced else before)
+    kernels = build_pairs(specs, {"OVERLAPPED_PROMOTION": False, **replacing},
+                          {"OVERLAPPED_PROMOTION": True, **replacing}, replaced)
     failed = 0
     for M, N, K in shapes:
         a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
+
+        def call(k, out):
+            k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias, out=out)
+
         lib_err = {name: rel_error(fn(), ref) for name, fn in libraries.items()}
         for name, (before, after) in kernels.items():
-            outs = []
-            for k in (before, after):
-                out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
-                k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias, out=out)
-                outs.append(out)
-            same = torch.equal(outs[0], outs[1])
-            errs = [rel_error(o, ref) for o in outs]
+            same, errs = poisoned_outputs((before, after), call, M, N, ref)
             ok = same and max(errs) < 2e-2
             failed += not ok
             print(f"{M}x{N}x{K} {name}: {'ok' if ok else 'FAILED'}; bitwise equal {same}; rel. error "

@@ -42,6 +42,31 @@ def operands(kind: str, M: int, N: int, K: int):
     raise ValueError(f"setting_check: no operands for kind {kind!r}")
 
 
+def build_pairs(specs: dict, before: dict, after: dict, differs: set) -> dict:
+    """name -> (kernel under the lower settings `before`, kernel under `after`) for each spec of specs (name -> spec),
+    all in one ninja run; a spec not in differs renders the same source either way (one cache key): built once, run
+    twice."""
+    entries = [(spec, over) for name, spec in specs.items()
+               for over in ((before, after) if name in differs else (before,))]
+    built = iter(build_variants(entries))
+    pairs = {}
+    for name in specs:
+        first = next(built)
+        pairs[name] = (first, next(built) if name in differs else first)
+    return pairs
+
+
+def poisoned_outputs(pair, call, M: int, N: int, ref) -> tuple:
+    """(bit for bit equal, [relative error against ref of each]) of a pair of kernels each run by call(kernel, out)
+    into its own NaN-filled out (an element a kernel leaves unwritten stays NaN: unequal, and a NaN error)."""
+    outs = []
+    for k in pair:
+        out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+        call(k, out)
+        outs.append(out)
+    return torch.equal(outs[0], outs[1]), [rel_error(o, ref) for o in outs]
+
+
 def parse_setting(item: str) -> tuple:
     """NAME=VALUE -> (NAME, VALUE as a Python literal, or the bare word as a string)."""
     name, sep, value = item.partition("=")
@@ -75,13 +100,7 @@ def main() -> int:
     differs = {name for name in specs if renders[name] != shipped[name]}
     print(f"{changed} changes:", ", ".join(sorted(differs)) or "-", "| not:",
           ", ".join(sorted(set(specs) - differs)) or "-", flush=True)
-    entries = [(spec, over) for name, (_, spec) in specs.items()
-               for over in (({}, changed) if name in differs else ({},))]
-    built = iter(build_variants(entries))
-    kernels = {}
-    for name in specs:
-        before = next(built)
-        kernels[name] = (before, next(built) if name in differs else before)
+    kernels = build_pairs({name: spec for name, (_, spec) in specs.items()}, {}, changed, differs)
     failed = 0
     for M, N, K in shapes:
         by_kind = {}
@@ -91,13 +110,7 @@ def main() -> int:
             if kind not in by_kind:
                 by_kind[kind] = operands(kind, M, N, K)
             call, ref = by_kind[kind]
-            outs = []
-            for k in kernels[name]:
-                out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
-                call(k, out)
-                outs.append(out)
-            same = torch.equal(outs[0], outs[1])
-            errs = [rel_error(o, ref) for o in outs]
+            same, errs = poisoned_outputs(kernels[name], call, M, N, ref)
             ok = same and max(errs) < 2e-2
             failed += not ok
             print(f"{M}x{N}x{K} {name}: {'ok' if ok else 'FAILED'}; bitwise equal {same}; rel. error "
