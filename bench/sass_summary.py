@@ -11,13 +11,13 @@ cuobjdump need not come with the CUDA toolkit: `pip download nvidia-cuda-cuobjdu
 it reads sm_90a cubins without a GPU.
 """
 import argparse
-import ast
 import collections
 import re
 
 import tile_probe
 from sass_opcodes import sass
 from tile_probe import build_variants, tile_named
+from tile_probe import parse_setting as setting  # NAME=VALUE, as setting_check.py reads it
 
 # an MMA's operands with A from registers: "R24, R120, gdesc[UR8], R24" (SS: "R24, gdesc[UR8], RZ")
 A_FROM_REGISTERS = re.compile(r"\s*R\d+,\s*R\d+,\s*gdesc")
@@ -41,14 +41,6 @@ def summary(text: str) -> dict:
             "arrives": sum(op == "WARPGROUP.ARRIVE" for op, _ in ops),
             "spill stores in / outside the mainloop": (count("STL", True), count("STL", False)),
             "spill loads in / outside the mainloop": (count("LDL", True), count("LDL", False))}
-
-
-def setting(text: str) -> tuple:
-    name, _, value = text.partition("=")
-    try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return name, value  # a bare word: a string setting such as TAIL_LOADS=all
 
 
 def main():

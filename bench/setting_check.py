@@ -10,7 +10,6 @@ c2x1 cooperative tiles. The default shapes leave rows and columns of the last ti
 experiment/warpgroup-stores; bench/results/h200_setting_check.log).
 """
 import argparse
-import ast
 import sys
 
 import torch
@@ -22,7 +21,7 @@ from cutlassgen.lower import lower, settings
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 import tile_probe
-from tile_probe import bf16_operands, build_variants, fp8_scaled_operands, tile_named
+from tile_probe import bf16_operands, build_variants, fp8_scaled_operands, parse_setting, tile_named
 
 SHAPES = [(1000, 2120, 896), (136, 8200, 512), (256, 8192, 1024), (4096, 4096, 4096), (2048, 8192, 8192)]
 EXTRA_TILES = [tile_named("128x128x128 c1x1 coop"), tile_named("128x128x128 c2x1 coop")]
@@ -65,17 +64,6 @@ def poisoned_outputs(pair, call, M: int, N: int, ref) -> tuple:
         call(k, out)
         outs.append(out)
     return torch.equal(outs[0], outs[1]), [rel_error(o, ref) for o in outs]
-
-
-def parse_setting(item: str) -> tuple:
-    """NAME=VALUE -> (NAME, VALUE as a Python literal, or the bare word as a string)."""
-    name, sep, value = item.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"--setting {item!r}: NAME=VALUE")
-    try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return name, value
 
 
 def main() -> int:

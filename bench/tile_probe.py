@@ -31,6 +31,7 @@ With --ncu each contender instead runs once inside an NVTX range "probe", for
 the order of ncu's reports).
 """
 import argparse
+import ast
 import dataclasses
 import re
 import statistics
@@ -2511,6 +2512,17 @@ def builds_of(group) -> list:
     if key is None:  # values: settings dicts, each one build
         return [(" " + " ".join(f"{k.lower()}={v}" for k, v in settings.items()), settings) for settings in values]
     return [(f" {key.lower()}={v}", {key: v}) for v in values]
+
+
+def parse_setting(item: str) -> tuple:
+    """NAME=VALUE -> (NAME, VALUE as a Python literal, or the bare word as a string)."""
+    name, sep, value = item.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"--setting {item!r}: NAME=VALUE")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
 
 
 def build_variants(entries):
