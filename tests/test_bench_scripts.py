@@ -1,6 +1,7 @@
 """Every bench/ script imports on a machine without a GPU: a name a script takes from another (tile_probe's tile
 helpers, cutlassgen's API) that was renamed or removed fails here, not on the next GPU session."""
 import importlib
+import math
 import pathlib
 
 import pytest
@@ -287,3 +288,19 @@ def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
     for bad in ("PROMOTION_SCHEDULE", "=halves"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_setting(bad)
+
+
+def test_setting_check_finds_one_wrong_element_that_a_norm_would_pass(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    import torch
+
+    from cutlassgen.golden import rel_error
+    from setting_check import worst_element_error
+    ref = torch.linspace(-2.0, 2.0, 65536, dtype=torch.float64).reshape(256, 256)
+    out = ref.clone().bfloat16()
+    assert worst_element_error(out, ref) < 2 ** -8  # bf16 rounding only
+    out[3, 5] = 0.0  # one element of 65536 lost: a norm barely moves, the worst element does
+    assert rel_error(out, ref) < 2e-2
+    assert worst_element_error(out, ref) == pytest.approx(abs(ref[3, 5].item()) / 2.0)
+    out[7, 7] = float("nan")  # an element left unwritten in a NaN-poisoned output
+    assert math.isnan(worst_element_error(out, ref))
