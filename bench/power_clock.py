@@ -6,7 +6,8 @@ in as many cycles but spends more energy per FLOP runs at a lower clock once the
 With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
 `--clock-control none`, bench/device_session.sh power).
 
-Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk] [--seconds S] [--rounds R] [--ncu]
+Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk|anchors] [--shape MxNxK] [--seconds S] [--rounds R]
+     [--ncu]
      (needs an sm90 GPU and nvidia-smi)
 """
 import argparse
@@ -50,8 +51,16 @@ STREAMK_GROUPS = [
     ("fp8 scaled", fp8_scaled, fp8_scaled_contenders,
      {n: t for n, t in STREAMK_FP8_TILES.items() if n.startswith("128x256")}),
 ]
+# --case anchors (session 64): the targets' default tiles as shipped (bf16 128x256 c2x1; exact fp8 128x128 c1x1 and
+# c2x1, the plan's at 8192^3; fast fp8 128x128 pingpong), sustained at the power cap where bench_anchors.py times
+# bursts of 20 calls; --shape for another shape.
+ANCHOR_GROUPS = [
+    ("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, named("128x256x64 c2x1 coop")),
+    ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, named("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")),
+    ("fp8 scaled fast", fp8_scaled, fp8_scaled_contenders, named("128x128x128 c1x1 pingpong", **FAST)),
+]
 CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS), "cluster4": (SHAPE, CLUSTER4_GROUPS),
-         "streamk": (SHAPE, STREAMK_GROUPS)}
+         "streamk": (SHAPE, STREAMK_GROUPS), "anchors": (SHAPE, ANCHOR_GROUPS)}
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
 
 
@@ -99,8 +108,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--ncu", action="store_true")
     ap.add_argument("--case", choices=list(CASES), default="8192")
+    ap.add_argument("--shape", default=None, help="MxNxK instead of the case's shape")
     args = ap.parse_args()
     (M, N, K), groups = CASES[args.case]
+    if args.shape:
+        M, N, K = map(int, args.shape.split("x"))
     specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(groups) for name, t in tiles.items()]
     built = cg.build_many([s for _, _, s in specs])
     flop = 2 * M * N * K

@@ -25,6 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
+     exactpp
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1619,6 +1620,17 @@ ONE_STORE_VARIANTS = (None, ({}, {"EPI_STORE_STAGES": 1},
                              {"BULK_COL_BROADCAST": "always", "BULK_ROW_BROADCAST": "always"}))
 ONE_STORE_SHAPES = [(3072, 5632, 1024), (3072, 5632, 4096), (8192, 8192, 8192), (4096, 14336, 4096),
                     (2048, 8192, 8192), (256, 8192, 8192)]
+# exactpp (session 64): exact fp8's gap is per tile (fp8ksweep: ~0.5-1 us more a tile at eight waves, the k tile
+# level or faster), and at the power cap ours does 5-9% fewer FLOP per cycle than _scaled_mm at 8192^3 and
+# 4096x14336x4096 (power_clock.py --case anchors, h200_power_clock.log run 7). A ping-pong tile hides one warpgroup's
+# epilogue under the other's mainloop; with exact accumulation a warpgroup's 128x128 tile would need 256 accumulator
+# registers, but a 64-row one fits (64x128: 128, 64x192: 192; both 168 registers and no spill, compiled here). Its
+# cost: nothing covers a warpgroup's promotion adds, since ping-pong mainloops take turns. Runs 220-221: 0.53-0.83x
+# the cooperative 128x128 at every shape (session 62's promotion-pair, runs 200-201, had found the same). Not taken.
+EXACT_PP_TILES = named("128x128x128 c1x1 coop", "128x128x128 c2x1 coop", "64x128x128 c1x1 pingpong",
+                       "64x128x128 c2x1 pingpong", "64x192x128 c1x1 pingpong", "64x192x128 c2x1 pingpong")
+EXACT_PP_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),
+                   (3072, 5632, 4096)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2423,6 +2435,7 @@ CASES = {
                      ("EPI_STORE_STAGES", values)) for tile, values in STORE_STAGES_GROUPS],
     "onestore": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, ONE_STORE_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                   ONE_STORE_VARIANTS)],
+    "exactpp": [("fp8 scaled", fp8_scaled, EXACT_PP_TILES, EXACT_PP_SHAPES, fp8_scaled_contenders, "_scaled_mm")],
     "fp8tilecost": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                      FP8_TILE_COST_VARIANTS),
                     ("fp8 plain", fp8_plain, FP8_EPI_EXACT, FP8_TILE_COST_SHAPES, fp8_plain_contenders,
