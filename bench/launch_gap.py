@@ -19,10 +19,12 @@ import torch
 import cutlassgen as cg
 from cutlassgen import dispatch
 from cutlassgen.timing import median_ms
+import bench_anchors
 from library_kernels import kernel_events
 from tile_probe import bias_gelu, bias_gelu_contenders, tile_named
 
-SHAPES = [(16, 8192, 8192), (32, 8192, 8192), (64, 8192, 8192), (32, 14336, 4096), (64, 6144, 4096)]
+# the decode anchors: bench_anchors.py's shapes of at most 64 rows
+SHAPES = [s for s in bench_anchors.SHAPES + bench_anchors.DECODE_SHAPES if s[0] <= 64]
 
 
 def chained_ms(fn, calls: int = 20, reps: int = 15) -> float:
