@@ -3,19 +3,20 @@ run on the same inputs, each into a NaN-poisoned out, and must agree bit for bit
 threads, not math); each is also compared with its float64 reference. Exits 1 on any mismatch.
 
 Run: python bench/setting_check.py --setting NAME=VALUE [--kinds fp8_scaled,bias_gelu] [--shapes MxNxK,...]
-[--tiles NAME,...] [--reordered]
+     [--tiles NAME,...] [--reordered]
 e.g. --setting PROMOTION_SCHEDULE=halves (needs an sm90 GPU). Each kind is a tile_probe.py spec maker; its tiles are
 each shape's shipped tile (tiles.shape_tile), the all-auto default and tile_probe.py's named 128x128x128 c1x1 and
 c2x1 cooperative tiles, or with --tiles only the named tiles. The default shapes leave rows and columns of the last
 tiles empty (M and N not multiples of 128), where predication and TMA clipping matter. Session 63 checked
 lower.WARPGROUP_STORES with it (branch experiment/warpgroup-stores; bench/results/h200_setting_check.log).
 
---reordered is for a setting that adds the same fp32 partial sums in another order (lower.STREAM_K_TAIL), whose output
-may differ in the last bits: instead of bit for bit, each element's error against the float64 reference, as a share
-of the reference's largest magnitude, must stay within twice the shipped build's largest (+1e-3), so that one wrong
-tile among thousands fails where a norm would hide it; and two calls of the changed build must agree bit for bit
-unless STREAM_K_REDUCTION is Nondeterministic. Session 64 checked the tail split with it (branch
-experiment/tail-stream-k), where it found NaN left in the output at 2048x8200x1280.
+--reordered is for a setting that adds the same fp32 partial sums in another order, whose output may differ in the
+last bits (STREAM_K_REDUCTION=Nondeterministic with --tiles naming stream-K tiles): instead of bit for bit, each
+element's error against the float64 reference, as a share of the reference's largest magnitude, must stay within twice
+the shipped build's largest (+1e-3), so that one wrong tile among thousands fails where a norm would hide it; and two
+calls of the changed build must agree bit for bit unless STREAM_K_REDUCTION is Nondeterministic. Session 64 checked
+stream_k_always with it, and the tail split of branch experiment/tail-stream-k (lower.STREAM_K_TAIL there), where it
+found NaN left in the output at 2048x8200x1280.
 """
 import argparse
 import sys
