@@ -304,3 +304,16 @@ def test_setting_check_finds_one_wrong_element_that_a_norm_would_pass(monkeypatc
     assert worst_element_error(out, ref) == pytest.approx(abs(ref[3, 5].item()) / 2.0)
     out[7, 7] = float("nan")  # an element left unwritten in a NaN-poisoned output
     assert math.isnan(worst_element_error(out, ref))
+
+
+def test_streamk_units_finds_the_empty_units_that_lost_tiles_and_none_in_cutlass_own(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    from streamk_units import covers_each_k_tile_once, empty_units, unit_ranges, units_for
+    # session 64's failing tail split: 116 tiles of 10 k tiles over 132 units
+    assert empty_units(116, 10, 132) == 16
+    assert covers_each_k_tile_once(116, 10, 132)
+    # an even split with units a tile's divisor long: 8 units per 64-k-tile tile, nothing moved
+    assert unit_ranges(4, 64, 32)[:3] == [(0, 8), (8, 8), (16, 8)]
+    assert empty_units(4, 64, 32) == 0
+    # CUTLASS's own split of a wave and its tail, with data-parallel tiles after it: never an empty unit
+    assert all(empty_units(t, k, units_for(t, k)) == 0 for t in (132, 136, 200, 263) for k in (9, 10, 16, 64))
