@@ -3,12 +3,13 @@ run on the same inputs, each into a NaN-poisoned out, and must agree bit for bit
 threads, not math); each is also compared with its float64 reference. Exits 1 on any mismatch.
 
 Run: python bench/setting_check.py --setting NAME=VALUE [--kinds fp8_scaled,bias_gelu] [--shapes MxNxK,...]
-     [--tiles NAME,...] [--reordered]
+     [--tiles NAME|plan,...] [--reordered]
 e.g. --setting PROMOTION_SCHEDULE=halves (needs an sm90 GPU). Each kind is a tile_probe.py spec maker; its tiles are
 each shape's shipped tile (tiles.shape_tile), the all-auto default and tile_probe.py's named 128x128x128 c1x1 and
-c2x1 cooperative tiles, or with --tiles only the named tiles. The default shapes leave rows and columns of the last
-tiles empty (M and N not multiples of 128), where predication and TMA clipping matter. Session 63 checked
-lower.WARPGROUP_STORES with it (branch experiment/warpgroup-stores; bench/results/h200_setting_check.log).
+c2x1 cooperative tiles, or with --tiles only the named tiles ("plan" naming each shape's shipped tile). The default
+shapes leave rows and columns of the last tiles empty (M and N not multiples of 128), where predication and TMA
+clipping matter. Session 63 checked lower.WARPGROUP_STORES with it (branch experiment/warpgroup-stores;
+bench/results/h200_setting_check.log).
 
 --reordered is for a setting that adds the same fp32 partial sums in another order, whose output may differ in the
 last bits (STREAM_K_REDUCTION=Nondeterministic with --tiles naming stream-K tiles): instead of bit for bit, each
@@ -64,6 +65,15 @@ def build_pairs(specs: dict, before: dict, after: dict, differs: set) -> dict:
     return pairs
 
 
+def tiles_at(make, M: int, N: int, names: str | None) -> list:
+    """The tiles checked at one shape: names' tiles ("plan": the shape's shipped tile), or by default the shipped tile
+    and EXTRA_TILES."""
+    plan = shape_tile(make(Sm90Tile()), M, N) or Sm90Tile()
+    if names is None:
+        return [plan, *EXTRA_TILES]
+    return [plan if name == "plan" else tile_named(name) for name in names.split(",")]
+
+
 def poisoned_runs(kernels, call, M: int, N: int) -> list:
     """The output of each kernel run by call(kernel, out) into its own NaN-filled out (an element a kernel leaves
     unwritten stays NaN)."""
@@ -105,7 +115,9 @@ def main() -> int:
                     help="NAME=VALUE (a Python literal or a bare word), repeatable")
     ap.add_argument("--kinds", default="fp8_scaled,bias_gelu", help="tile_probe.py spec makers")
     ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
-    ap.add_argument("--tiles", default=None, help="tile_probe.py tile names, NAME,... (default: the plan's and two)")
+    ap.add_argument("--tiles", default=None,
+                    help="tile_probe.py tile names, NAME,... ('plan': each shape's shipped tile; default: the plan's "
+                         "and two)")
     ap.add_argument("--reordered", action="store_true",
                     help="the setting may reorder fp32 sums: check each element, not bit for bit (see above)")
     args = ap.parse_args()
@@ -115,9 +127,7 @@ def main() -> int:
     for kind in args.kinds.split(","):
         make = getattr(tile_probe, kind)
         for M, N, _ in shapes:
-            tiles = ([tile_named(t) for t in args.tiles.split(",")] if args.tiles else
-                     [shape_tile(make(Sm90Tile()), M, N) or Sm90Tile(), *EXTRA_TILES])
-            for tile in tiles:
+            for tile in tiles_at(make, M, N, args.tiles):
                 spec = make(tile)
                 specs[f"{kind} {label(spec)}"] = (kind, spec)
     with settings(**changed):

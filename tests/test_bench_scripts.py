@@ -290,6 +290,21 @@ def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
             parse_setting(bad)
 
 
+def test_setting_check_tiles_name_the_plan_per_shape(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    from cutlassgen import Sm90Tile
+    from cutlassgen.tiles import shape_tile
+    from setting_check import EXTRA_TILES, tiles_at
+    from tile_probe import fp8_scaled, tile_named
+
+    planned = {M: shape_tile(fp8_scaled(Sm90Tile()), M, 8192) for M in (32, 232)}
+    assert planned[32] != planned[232]  # the plan's tile moves with the shape, and "plan" with it
+    for M, tile in planned.items():
+        named = tile_named("128x128x128 c1x1 coop")
+        assert tiles_at(fp8_scaled, M, 8192, "plan,128x128x128 c1x1 coop") == [tile, named]
+        assert tiles_at(fp8_scaled, M, 8192, None) == [tile, *EXTRA_TILES]
+
+
 def test_setting_check_finds_one_wrong_element_that_a_norm_would_pass(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     import torch
