@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp
+     exactpp opaquepipe
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1631,6 +1631,18 @@ EXACT_PP_TILES = named("128x128x128 c1x1 coop", "128x128x128 c2x1 coop", "64x128
                        "64x128x128 c2x1 pingpong", "64x192x128 c1x1 pingpong", "64x192x128 c2x1 pingpong")
 EXACT_PP_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),
                    (3072, 5632, 4096)]
+# opaquepipe (session 66): of session 65's schedules on the 128x128 tile (carryk, runs 223-228), the pipeline object
+# hidden from ptxas alone ("fullopaque" on branch experiment/carry-k-tile) ran at or above "full" in 16 of 18 warm
+# and cold comparisons (-0.6% to +2.1%, 3072x5632x4096 below twice). lower.OPAQUE_PIPELINE off and on: the 128x128
+# tile from one wave to 31, and the plan's tiles at 32-256 rows (ping-pong, swapped, 176-wide). Runs 229-232 (two
+# calls, warm / cold; on against off): +0.2 / +0.2% and 0 / +0.5% in one wave, +1.5 / +1.0% and +0.8 / +0.9% at
+# 3072x5632x1024, +3.6 / +3.4% and +3.4 / +3.3% at 16384x8192x1024, but -0.5 / -0.2% and -0.6 / -0.5% at
+# 3072x5632x4096, -1.0 / -0.2% and -1.6 / -0.7% at 8192^3, -0.5 / -0.5% and -0.4 / -0.7% at 2048x8192^2; +0.4 to
+# +1.4% at 4096x14336x4096 and 256x8192^2; the plan's tiles at 32-256 rows -0.3 to +1.0%; bit for bit the shipped
+# output at 64 tile-shape pairs (setting_check.py). Not taken: it moves time from the anchors' shapes to K = 1024.
+OPAQUE_PIPE_VARIANTS = ("OPAQUE_PIPELINE", (False, True))
+OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024), (3072, 5632, 4096),
+                      (8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2428,6 +2440,10 @@ CASES = {
                   ("fp8 scaled", fp8_scaled_fast, FP8_EPI_FAST, FP8_KSWEEP_SHAPES, fp8_scaled_contenders,
                    "_scaled_mm fast accum")],
     "fastmid": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_MID_SHAPES)],
+    "opaquepipe": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PIPE_SHAPES, fp8_scaled_contenders,
+                    "_scaled_mm", OPAQUE_PIPE_VARIANTS),
+                   *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
+                      "_scaled_mm", OPAQUE_PIPE_VARIANTS) for shape in FULL_DESC_PLAN_SHAPES)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                     "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],

@@ -106,6 +106,13 @@ PROMOTION_MAINLOOPS = {"full": ("full_promotion.hpp", "MainloopFullPromotion"),
                        "halves": ("overlapped_promotion.hpp", "MainloopOverlappedPromotion")}
 PROMOTION_SCHEDULES = tuple(PROMOTION_MAINLOOPS)
 PROMOTION_SCHEDULE = "full"
+# A study setting: whether "full" passes its pipeline object through a shuffle ptxas cannot see through
+# (full_promotion.hpp, opaque_per_thread), so that the stage barriers' base stays in a register through the k-tile
+# loop whatever the code around it. Bit for bit the shipped output; on the 128x128 tile +0.8-3.6% where tiles of
+# 8 k tiles follow each other (K = 1024, 8-62 waves) but -0.2 to -1.6% at 8192^3, 2048x8192^2 and 3072x5632x4096,
+# and -0.3 to +1.0% on the plan's tiles at 32-256 rows (tile_probe.py opaquepipe, probe runs 229-232, session 66).
+# Off: the anchors' shapes lose, and a kernel's mainloop is one for every shape it runs.
+OPAQUE_PIPELINE = False
 
 # sm90, a study setting: how many shared-memory buffers the epilogue stores D from (its TMA store pipeline), or None
 # for CUTLASS's min(subtiles, 2). With as many buffers as subtiles plus one, a tile's last store need not have read its
@@ -118,7 +125,8 @@ EPI_STORE_STAGES = None
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
-            "TAIL_LOADS", "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES", "EPI_STORE_STAGES")
+            "TAIL_LOADS", "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES", "EPI_STORE_STAGES",
+            "OPAQUE_PIPELINE")
 
 
 @contextlib.contextmanager
@@ -347,6 +355,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    # False renders nothing: the other kernels' sources stay as they were
                    overlapped_promotion=promotion,
                    promotion_mainloop=PROMOTION_MAINLOOPS.get(promotion),
+                   opaque_pipeline=OPAQUE_PIPELINE and promotion == "full",
                    kernel_schedule=kernel,
                    epilogue_schedule="cutlass::epilogue::TmaWarpSpecialized" + ("Cooperative" if coop else ""),
                    tile_scheduler="cutlass::gemm::StreamKScheduler" if cfg.scheduler.startswith("stream_k")

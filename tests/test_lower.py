@@ -1,5 +1,7 @@
 """Lowering decisions the templates only spell: swap_ab (D^T = B^T A^T), split-K, stream-K and PDL, checked on the
 context and the rendered source (their numerics are checked on the GPU: tests/gpu_specs.py's sm90_swap_* kernels)."""
+import dataclasses
+
 import pytest
 
 import cutlassgen as cg
@@ -101,6 +103,28 @@ def test_exact_fp8_takes_the_promotion_schedule_on_every_tile_of_its_interval(mo
     monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)
     assert not overlapped(tile((128, 128, 128)))
     assert "_promotion" not in cg.render(tile((128, 128, 128)))
+
+
+def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop():
+    # lower.OPAQUE_PIPELINE (a study setting, off: probe runs 229-232) hides the pipeline object of "full" from ptxas;
+    # off, the source is as before, so the cache keys of kernels built before it still hold.
+    fp8 = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
+                         tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"))
+    fast = fp8.replace(tile=dataclasses.replace(fp8.tile, fp8_fast_accum=True))  # no promotion, nothing to hide
+    k64 = fp8.replace(tile=dataclasses.replace(fp8.tile, cta=(128, 128, 64)))  # CUTLASS's own FP8 mainloop
+    others = [fast, k64, k64.replace(a=Operand("bf16"), b=Operand("bf16", "column"))]
+    shipped = cg.render(fp8)
+    assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in shipped
+    assert "OPAQUE_PIPELINE" not in shipped
+    with cg.lower.settings(OPAQUE_PIPELINE=True):
+        opaque = cg.render(fp8)
+        assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop, true>;" in opaque
+        assert opaque != shipped and cg.lower.lower(fp8)["opaque_pipeline"] is True
+        with cg.lower.settings(PROMOTION_SCHEDULE="halves"):  # the halves' mainloop takes no such parameter
+            assert "MainloopOverlappedPromotion<BuiltMainloop>;" in cg.render(fp8)
+        opaque_others = [cg.render(s) for s in others]
+    # kernels without the full promotion mainloop render the same source under the setting
+    assert opaque_others == [cg.render(s) for s in others]
 
 
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):

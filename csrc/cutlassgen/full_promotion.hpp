@@ -15,6 +15,8 @@
 // wgmma descriptors carried from k tile to k tile (see mma()) up to 2.6% more (probe runs 195-196, session 61).
 // mma() releases every stage it reads, so mma_tail() releases none; shared storage, the producer's load() and Params
 // stay Base's. Python decides where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION and PROMOTION_SCHEDULE).
+//
+// kOpaquePipeline (lower.OPAQUE_PIPELINE): the pipeline object passed through opaque_per_thread() before the loop.
 #include "cute/tensor.hpp"
 
 #include "cutlass/gemm/dispatch_policy.hpp"
@@ -23,7 +25,25 @@
 
 namespace cutlassgen {
 
-template <class Base>
+// value as the thread's own copy: a shuffle from its own lane, which the compiler cannot see through. Applied to the
+// pipeline object, the stage barriers' base stays in a register through the k-tile loop; where ptxas sees it, how it
+// schedules the loop moves with the code around it (an S2UR of SR_CgaCtaId rebuilt in the loop under session 63's
+// warpgroup stores; stage indices in uniform registers around session 65's carried k tile).
+template <class T>
+CUTLASS_DEVICE T opaque_per_thread(T value) {
+  static_assert(sizeof(T) % sizeof(uint32_t) == 0, "whole 32-bit words");
+  uint32_t words[sizeof(T) / sizeof(uint32_t)];
+  memcpy(words, &value, sizeof(T));
+  int const lane = threadIdx.x % 32;
+  CUTLASS_PRAGMA_UNROLL
+  for (int i = 0; i < int(sizeof(T) / sizeof(uint32_t)); ++i) {
+    words[i] = __shfl_sync(0xffffffff, words[i], lane);
+  }
+  memcpy(&value, words, sizeof(T));
+  return value;
+}
+
+template <class Base, bool kOpaquePipeline = false>
 struct MainloopFullPromotion : Base {
   static_assert(kIsPolicy<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8, typename Base::DispatchPolicy>,
                 "full promotion: only CUTLASS 4.2's MainloopSm90TmaGmmaWarpSpecializedFP8 promotes");
@@ -71,6 +91,9 @@ struct MainloopFullPromotion : Base {
     uint32_t desc_a = tCrA0.data().desc_.reg32_[0] + smem_pipe_read.index() * step_a;
     uint32_t desc_b = tCrB0.data().desc_.reg32_[0] + smem_pipe_read.index() * step_b;
 
+    if constexpr (kOpaquePipeline) {
+      pipeline = opaque_per_thread(pipeline);
+    }
     clear(accum);
     auto barrier_token = pipeline.consumer_try_wait(smem_pipe_read);
     CUTLASS_PRAGMA_NO_UNROLL
