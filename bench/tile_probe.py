@@ -1632,14 +1632,15 @@ EXACT_PP_TILES = named("128x128x128 c1x1 coop", "128x128x128 c2x1 coop", "64x128
 EXACT_PP_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),
                    (3072, 5632, 4096)]
 # opaquepipe (session 66): of session 65's schedules on the 128x128 tile (carryk, runs 223-228), the pipeline object
-# hidden from ptxas alone ("fullopaque" on branch experiment/carry-k-tile) ran at or above "full" in 16 of 18 warm
-# and cold comparisons (-0.6% to +2.1%, 3072x5632x4096 below twice). lower.OPAQUE_PIPELINE off and on: the 128x128
-# tile from one wave to 31, and the plan's tiles at 32-256 rows (ping-pong, swapped, 176-wide). Runs 229-232 (two
-# calls, warm / cold; on against off): +0.2 / +0.2% and 0 / +0.5% in one wave, +1.5 / +1.0% and +0.8 / +0.9% at
-# 3072x5632x1024, +3.6 / +3.4% and +3.4 / +3.3% at 16384x8192x1024, but -0.5 / -0.2% and -0.6 / -0.5% at
-# 3072x5632x4096, -1.0 / -0.2% and -1.6 / -0.7% at 8192^3, -0.5 / -0.5% and -0.4 / -0.7% at 2048x8192^2; +0.4 to
-# +1.4% at 4096x14336x4096 and 256x8192^2; the plan's tiles at 32-256 rows -0.3 to +1.0%; bit for bit the shipped
-# output at 64 tile-shape pairs (setting_check.py). Not taken: it moves time from the anchors' shapes to K = 1024.
+# hidden from ptxas alone ("fullopaque" on branch experiment/carry-k-tile) ran at or above "full" in 31 of 36 warm and
+# cold comparisons over three calls (-0.6% to +3.1%; below at 3072x5632x4096 four times, 8192^3 cold once).
+# lower.OPAQUE_PIPELINE off and on: the 128x128 tile from one wave to 31, and the plan's tiles at 32-256 rows
+# (ping-pong, swapped, 176-wide). Runs 229-232 (two calls, warm / cold; on against off): +0.2 / +0.2% and 0 / +0.5% in
+# one wave, +1.5 / +1.0% and +0.8 / +0.9% at 3072x5632x1024, +3.6 / +3.4% and +3.4 / +3.3% at 16384x8192x1024, but -0.5
+# / -0.2% and -0.6 / -0.5% at 3072x5632x4096, -1.0 / -0.2% and -1.6 / -0.7% at 8192^3, -0.5 / -0.5% and -0.4 / -0.7% at
+# 2048x8192^2; +0.4 to +1.4% at 4096x14336x4096 and 256x8192^2; the plan's tiles at 32-256 rows -0.3 to +1.0%; bit for
+# bit the shipped output at 64 tile-shape pairs (setting_check.py). Not taken: it moves time from the anchors' shapes
+# to K = 1024.
 OPAQUE_PIPE_VARIANTS = ("OPAQUE_PIPELINE", (False, True))
 OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024), (3072, 5632, 4096),
                       (8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
