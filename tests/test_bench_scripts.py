@@ -276,6 +276,29 @@ def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
     assert sass_summary.setting("TAIL_LOADS=all") == ("TAIL_LOADS", "all")
 
 
+def test_sass_summary_finds_the_k_tile_loop_and_the_tile_loop_around_it(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    sass_summary = importlib.import_module("sass_summary")
+    lines = ["/*0000*/ S2R R0, SR_TID.X ;",
+             "/*0010*/ @P0 BRA 0x90 ;",                    # forward: no loop
+             "/*0020*/ S2UR UR8, SR_CgaCtaId ;",            # the tile loop's top: per tile, before the k-tile loop
+             "/*0030*/ CS2R R24, SRZ ;",
+             "/*0040*/ SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [R25+URZ], R24 ;",   # the k-tile loop's top
+             "/*0050*/ QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR8], RZ, !UPT ;",
+             "/*0060*/ WARPGROUP.DEPBAR.LE gsb0, 0x0 ;",
+             "/*0070*/ @!P1 BRA 0x40 ;",
+             "/*0080*/ @P2 BRA 0x20 ;",
+             "/*0090*/ @P3 BRA 0x0 ;",                      # around the tile loop: not the shortest
+             "/*00a0*/ EXIT ;"]
+    found = sass_summary.loops("\n".join("        " + line for line in lines))
+    assert (found["k loop"], found["tile loop"]) == ((0x40, 0x70), (0x20, 0x80))
+    assert found["before k loop"] == ["S2UR UR8, SR_CgaCtaId", "CS2R R24, SRZ"]
+    assert found["k loop code"][0].startswith("SYNCS.PHASECHK") and found["k loop code"][-1] == "@!P1 BRA 0x40"
+    sizes = sass_summary.loop_sizes("\n".join(lines))
+    assert sizes == {"k-tile loop instructions": 4, "tile loop instructions": 7, "per tile before the k-tile loop": 2}
+    assert sass_summary.loops("/*0000*/ EXIT ;")["k loop"] is None  # no MMA, no loop
+
+
 def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     import argparse
