@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe
+     exactpp opaquepipe opaquebyk
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1644,6 +1644,13 @@ EXACT_PP_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), 
 OPAQUE_PIPE_VARIANTS = ("OPAQUE_PIPELINE", (False, True))
 OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024), (3072, 5632, 4096),
                       (8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192)]
+# opaquebyk (session 66, not yet run): OPAQUE_PIPELINE = 8 builds both k-tile loops into one kernel and takes the
+# hidden one where a tile has at most 8 k tiles (K <= 1024), per call, to keep opaquepipe's gain there without its
+# losses at K >= 4096. Compiled here (bench/sass_summary.py), the two copies are not the standalone loops: both hold
+# the stage index and the barriers' addresses in uniform registers and release the stage right after the MMA wait (113
+# and 114 instructions; 1528 in all against 1352), a third form, as fullcarryplain's on branch experiment/carry-k-tile.
+# Off against 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first.
+OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, 8))
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2445,6 +2452,10 @@ CASES = {
                     "_scaled_mm", OPAQUE_PIPE_VARIANTS),
                    *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                       "_scaled_mm", OPAQUE_PIPE_VARIANTS) for shape in FULL_DESC_PLAN_SHAPES)],
+    "opaquebyk": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PIPE_SHAPES, fp8_scaled_contenders,
+                   "_scaled_mm", OPAQUE_BY_K_VARIANTS),
+                  ("fp8 scaled", fp8_scaled, named("128x128x128 c2x1 coop"), OPAQUE_PIPE_SHAPES[1:],
+                   fp8_scaled_contenders, "_scaled_mm", OPAQUE_BY_K_VARIANTS)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                     "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],

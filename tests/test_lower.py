@@ -106,8 +106,8 @@ def test_exact_fp8_takes_the_promotion_schedule_on_every_tile_of_its_interval(mo
 
 
 def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop():
-    # lower.OPAQUE_PIPELINE (a study setting, off: probe runs 229-232) hides the pipeline object of "full" from ptxas;
-    # off, the source is as before, so the cache keys of kernels built before it still hold.
+    # lower.OPAQUE_PIPELINE (a study setting, off: probe runs 229-232) hides the pipeline object of "full" from ptxas,
+    # always or up to a k tile count; off, the source is as before, so the cache keys of kernels built before it hold.
     fp8 = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
                          tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"))
     fast = fp8.replace(tile=dataclasses.replace(fp8.tile, fp8_fast_accum=True))  # no promotion, nothing to hide
@@ -118,13 +118,21 @@ def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop()
     assert "OPAQUE_PIPELINE" not in shipped
     with cg.lower.settings(OPAQUE_PIPELINE=True):
         opaque = cg.render(fp8)
-        assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop, true>;" in opaque
-        assert opaque != shipped and cg.lower.lower(fp8)["opaque_pipeline"] is True
+        assert ("using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop, "
+                "cutlassgen::kAlwaysOpaque>;") in opaque
+        assert opaque != shipped
         with cg.lower.settings(PROMOTION_SCHEDULE="halves"):  # the halves' mainloop takes no such parameter
             assert "MainloopOverlappedPromotion<BuiltMainloop>;" in cg.render(fp8)
         opaque_others = [cg.render(s) for s in others]
     # kernels without the full promotion mainloop render the same source under the setting
     assert opaque_others == [cg.render(s) for s in others]
+    # a k tile count: both loops built, the hidden one for tiles of at most that many k tiles (K <= 1024 here)
+    with cg.lower.settings(OPAQUE_PIPELINE=8):
+        assert lower(fp8)["opaque_pipeline"] == "8"
+        assert "cutlassgen::MainloopFullPromotion<BuiltMainloop, 8>;" in cg.render(fp8)
+    for wrong in (0, -1, 2**31 - 1, "yes", 1.5):  # a typo must not pass for one of the loops
+        with cg.lower.settings(OPAQUE_PIPELINE=wrong), pytest.raises(ValueError, match="OPAQUE_PIPELINE = "):
+            lower(fp8)
 
 
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):

@@ -16,7 +16,10 @@
 // mma() releases every stage it reads, so mma_tail() releases none; shared storage, the producer's load() and Params
 // stay Base's. Python decides where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION and PROMOTION_SCHEDULE).
 //
-// kOpaquePipeline (lower.OPAQUE_PIPELINE): the pipeline object passed through opaque_per_thread() before the loop.
+// kOpaqueUpToKTiles (lower.OPAQUE_PIPELINE): where a tile has at most this many k tiles, its k-tile loop runs on the
+// pipeline object passed through opaque_per_thread() (0: never; kAlwaysOpaque: always, and only that loop is built).
+// Between the two each call branches on its k tile count, a value the whole grid shares outside stream-K, into one of
+// two copies of the loop, each scheduled by ptxas on its own.
 #include "cute/tensor.hpp"
 
 #include "cutlass/gemm/dispatch_policy.hpp"
@@ -43,7 +46,9 @@ CUTLASS_DEVICE T opaque_per_thread(T value) {
   return value;
 }
 
-template <class Base, bool kOpaquePipeline = false>
+constexpr int kAlwaysOpaque = 0x7fffffff;
+
+template <class Base, int kOpaqueUpToKTiles = 0>
 struct MainloopFullPromotion : Base {
   static_assert(kIsPolicy<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8, typename Base::DispatchPolicy>,
                 "full promotion: only CUTLASS 4.2's MainloopSm90TmaGmmaWarpSpecializedFP8 promotes");
@@ -91,39 +96,51 @@ struct MainloopFullPromotion : Base {
     uint32_t desc_a = tCrA0.data().desc_.reg32_[0] + smem_pipe_read.index() * step_a;
     uint32_t desc_b = tCrB0.data().desc_.reg32_[0] + smem_pipe_read.index() * step_b;
 
-    if constexpr (kOpaquePipeline) {
-      pipeline = opaque_per_thread(pipeline);
-    }
-    clear(accum);
-    auto barrier_token = pipeline.consumer_try_wait(smem_pipe_read);
-    CUTLASS_PRAGMA_NO_UNROLL
-    for (int k_tile = 0; k_tile < k_tile_count; ++k_tile) {
-      pipeline.consumer_wait(smem_pipe_read, barrier_token);
-      auto it_a = tCrA0.data();
-      auto it_b = tCrB0.data();
-      it_a.desc_.reg32_[0] = desc_a;
-      it_b.desc_.reg32_[0] = desc_b;
-      issue_k_tile(tiled_mma, make_tensor(it_a, tCrA0.layout()), make_tensor(it_b, tCrB0.layout()), partial);
-      bool const wraps = smem_pipe_read.index() == kStages - 1;
-      desc_a = wraps ? desc_a - (kStages - 1) * step_a : desc_a + step_a;
-      desc_b = wraps ? desc_b - (kStages - 1) * step_b : desc_b + step_b;
-      // While the MMAs run: probe the next k tile's stage (the wait at the top then passes at once if it is full).
-      PipelineState next = smem_pipe_read;
-      ++next;
-      if (k_tile + 1 < k_tile_count) {
-        barrier_token = pipeline.consumer_try_wait(next);
+    // The k-tile loop, on the pipeline object as passed or hidden from ptxas (see kOpaqueUpToKTiles above).
+    auto k_tile_loop = [&](auto opaque) {
+      if constexpr (decltype(opaque)::value) {
+        pipeline = opaque_per_thread(pipeline);
       }
-      warpgroup_wait<0>();
-      // The MMAs have read the stage: back to the producer before the adds.
-      pipeline.consumer_release(smem_pipe_read);
-      smem_pipe_read = next;
-      warpgroup_fence_operand(partial);
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < size(partial); ++i) {
-        accum(i) += partial(i);
+      clear(accum);
+      auto barrier_token = pipeline.consumer_try_wait(smem_pipe_read);
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (int k_tile = 0; k_tile < k_tile_count; ++k_tile) {
+        pipeline.consumer_wait(smem_pipe_read, barrier_token);
+        auto it_a = tCrA0.data();
+        auto it_b = tCrB0.data();
+        it_a.desc_.reg32_[0] = desc_a;
+        it_b.desc_.reg32_[0] = desc_b;
+        issue_k_tile(tiled_mma, make_tensor(it_a, tCrA0.layout()), make_tensor(it_b, tCrB0.layout()), partial);
+        bool const wraps = smem_pipe_read.index() == kStages - 1;
+        desc_a = wraps ? desc_a - (kStages - 1) * step_a : desc_a + step_a;
+        desc_b = wraps ? desc_b - (kStages - 1) * step_b : desc_b + step_b;
+        // While the MMAs run: probe the next k tile's stage (the wait at the top then passes at once if it is full).
+        PipelineState next = smem_pipe_read;
+        ++next;
+        if (k_tile + 1 < k_tile_count) {
+          barrier_token = pipeline.consumer_try_wait(next);
+        }
+        warpgroup_wait<0>();
+        // The MMAs have read the stage: back to the producer before the adds.
+        pipeline.consumer_release(smem_pipe_read);
+        smem_pipe_read = next;
+        warpgroup_fence_operand(partial);
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(partial); ++i) {
+          accum(i) += partial(i);
+        }
       }
+      warpgroup_fence_operand(accum);
+    };
+    if constexpr (kOpaqueUpToKTiles == kAlwaysOpaque) {
+      k_tile_loop(cute::true_type{});
+    } else if constexpr (kOpaqueUpToKTiles == 0) {
+      k_tile_loop(cute::false_type{});
+    } else if (k_tile_count <= kOpaqueUpToKTiles) {
+      k_tile_loop(cute::true_type{});
+    } else {
+      k_tile_loop(cute::false_type{});
     }
-    warpgroup_fence_operand(accum);
   }
 
   // mma() has released every stage it read; Base's would leave the last to this.
