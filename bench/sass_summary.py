@@ -25,11 +25,10 @@ from tile_probe import parse_setting as setting  # NAME=VALUE, as setting_check.
 
 # an MMA's operands with A from registers: "R24, R120, gdesc[UR8], R24" (SS: "R24, gdesc[UR8], RZ")
 A_FROM_REGISTERS = re.compile(r"\s*R\d+,\s*R\d+,\s*gdesc")
-INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][\w.]*)([^;]*);")
-
-
+PREDICATE = r"(?:@!?U?P\w+\s+)?"
+INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+" + PREDICATE + r"([A-Z][\w.]*)([^;]*);")  # opcode, operands
+ADDRESSED = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(" + PREDICATE + r"[A-Z][^;]*);")  # address, whole instruction
 BRANCH_TARGET = re.compile(r"\bBRA(?:\.\w+)* (?:\w+, )?(0x[0-9a-f]+)")
-ADDRESSED = re.compile(r"/\*([0-9a-f]{4,})\*/\s+((?:@!?U?P\w+\s+)?[A-Z][^;]*);")
 
 
 def loops(text: str) -> dict:
@@ -104,10 +103,12 @@ def main():
         print(label)
         for key, value in summary(text).items():
             print(f"    {key}: {value}")
-        if not variant:  # each tile's build with the defaults, which its variants are diffed against
-            shipped = (label, loops(text))
-        elif args.diff:
-            print(loop_diff(shipped, (label, loops(text))))
+        if args.diff:
+            found = (label, loops(text))
+            if not variant:  # each tile's build with the defaults, which its variants are diffed against
+                shipped = found
+            else:
+                print(loop_diff(shipped, found))
 
 
 def loop_diff(before: tuple, after: tuple) -> str:
