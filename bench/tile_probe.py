@@ -1649,8 +1649,8 @@ OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024
 # losses at K >= 4096. Compiled here (bench/sass_summary.py), the two copies are not the standalone loops: both hold
 # the stage index and the barriers' addresses in uniform registers and release the stage right after the MMA wait (113
 # and 114 instructions; 1528 in all against 1352), a third form, as fullcarryplain's on branch experiment/carry-k-tile.
-# Off against 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first.
-OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, 8))
+# Off, on and 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first.
+OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, True, 8))
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
