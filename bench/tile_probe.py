@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe opaquebyk
+     exactpp opaquepipe opaquebyk opaquek
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1651,6 +1651,12 @@ OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024
 # and 114 instructions; 1528 in all against 1352), a third form, as fullcarryplain's on branch experiment/carry-k-tile.
 # Off, on and 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first.
 OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, True, 8))
+# opaquek (session 67): opaquebyk (runs 233-234) had the int form's combined kernel lose the hidden loop's gain at
+# K = 1024, which the standalone loop (on) kept on both 128x128 tiles (+1.3 to +6.5%). Where in K does on lead off?
+# A K sweep of both tiles at 8 and 30 waves, to set the K up to which a per-shape plan would take it. Runs 235-236
+# (warm / cold, on against off): c1x1 +0.9 to +7.5% / +0.8 to +7.1% at K <= 2048, +0.2 and -3.1% / 0 and +1.6% at
+# 3072; c2x1 +1.7 to +6.2% / +0.4 to +6.4% at K <= 2048, +1.1 and +2.6% / +1.6 and -0.4% at 3072.
+OPAQUE_K_SHAPES = [(m, n, k) for m, n in ((3072, 5632), (16384, 8192)) for k in (256, 512, 768, 1024, 1536, 2048, 3072)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2456,6 +2462,8 @@ CASES = {
                    "_scaled_mm", OPAQUE_BY_K_VARIANTS),
                   ("fp8 scaled", fp8_scaled, named("128x128x128 c2x1 coop"), OPAQUE_PIPE_SHAPES[1:],
                    fp8_scaled_contenders, "_scaled_mm", OPAQUE_BY_K_VARIANTS)],
+    "opaquek": [("fp8 scaled", fp8_scaled, named(tile), OPAQUE_K_SHAPES, fp8_scaled_contenders, "_scaled_mm",
+                 OPAQUE_PIPE_VARIANTS) for tile in ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                     "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],
