@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe opaquebyk opaquek
+     exactpp opaquepipe opaquebyk opaquek opaqueplan
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1657,6 +1657,12 @@ OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, True, 8))
 # (warm / cold, on against off): c1x1 +0.9 to +7.5% / +0.8 to +7.1% at K <= 2048, +0.2 and -3.1% / 0 and +1.6% at
 # 3072; c2x1 +1.7 to +6.2% / +0.4 to +6.4% at K <= 2048, +1.1 and +2.6% / +1.6 and -0.4% at 3072.
 OPAQUE_K_SHAPES = [(m, n, k) for m, n in ((3072, 5632), (16384, 8192)) for k in (256, 512, 768, 1024, 1536, 2048, 3072)]
+# opaqueplan (session 67): the per-shape plan with Sm90Tile.opaque_pipeline on exact fp8's 128x128 cooperative tiles
+# up to K = 2048 (tiles.OPAQUE_PIPELINE_MAX_K, from opaquek's runs 235-236) beside the same tile's shipped loop, through
+# the DispatchKernel: at 241-256 rows (one wave at N = 8192), 384-512 rows, and 1024-8192 rows at K = 512-2048; at
+# 4096x8192x3072 both run the shipped loop.
+OPAQUE_PLAN_SHAPES = [(256, 8192, 1024), (248, 6144, 2048), (384, 8192, 1024), (512, 4096, 2048), (1024, 8192, 1024),
+                      (2048, 8192, 2048), (4096, 4096, 512), (8192, 8192, 1024), (4096, 14336, 2048), (4096, 8192, 3072)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2464,6 +2470,7 @@ CASES = {
                    fp8_scaled_contenders, "_scaled_mm", OPAQUE_BY_K_VARIANTS)],
     "opaquek": [("fp8 scaled", fp8_scaled, named(tile), OPAQUE_K_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                  OPAQUE_PIPE_VARIANTS) for tile in ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")],
+    "opaqueplan": [fp8_beside_plan(fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PLAN_SHAPES)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                     "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],

@@ -26,11 +26,12 @@ RECORD_VERSION = 1
 
 
 def tile_is_auto(spec: GemmSpec) -> bool:
-    """True when every field a tuning varies is left to cutlassgen (so a tuned choice may replace it)."""
+    """True when every field a tuning or the per-shape plan varies is left to cutlassgen (so a tuned choice may
+    replace it)."""
     t = spec.tile
     if isinstance(t, Sm90Tile):
         return t.cta == AUTO and t.cluster == AUTO and t.mainloop == "auto" and t.stages == AUTO and \
-            t.scheduler == "persistent"
+            t.scheduler == "persistent" and not t.opaque_pipeline
     return t.threadblock == AUTO and t.warp == AUTO and t.stages == AUTO
 
 
@@ -109,18 +110,21 @@ def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float]]:
 
 class DispatchKernel:
     """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
-    kernel's. `.choose(M, N)` says which kernel a call with M rows and N columns runs. The record is a tuning
-    record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min) from heuristic_record()."""
+    kernel's. `.choose(M, N, K)` says which kernel a call with M rows, N columns and depth K runs. The record is a
+    tuning record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min and for K <= k_max)
+    from heuristic_record()."""
 
     def __init__(self, default, record: dict, kernels: list):
         self.default = default
-        if record.get("limits"):  # a heuristic record: in choose() order, with its own limits and n_min
+        if record.get("limits"):  # a heuristic record: in choose() order, with its own limits, n_min and k_max
             self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
+            self.k_maxes = [w.get("k_max", 0) for w in record["winners"]]
         else:
             entries = tuned_entries(record["winners"])
             record = {**record, "winners": [record["winners"][i] for i, _, _ in entries]}
             kernels = [kernels[i] for i, _, _ in entries]
             self.limits, self.n_mins = [lim for _, lim, _ in entries], [n for _, _, n in entries]
+            self.k_maxes = [0] * len(entries)
         self.record = record
         self.kernels = kernels
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
@@ -128,14 +132,15 @@ class DispatchKernel:
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
         return getattr(self.__dict__["default"], name)
 
-    def choose(self, M: int, N: int | None = None):
-        """The first entry whose M limit holds M and whose n_min N reaches (N None: entries without an n_min);
-        above every limit, the last entry N reaches; none: the default kernel."""
+    def choose(self, M: int, N: int | None = None, K: int | None = None):
+        """The first entry whose M limit holds M, whose n_min N reaches (N None: entries without an n_min) and whose
+        k_max K does not pass (K None: entries without a k_max); above every limit, the last such entry; none: the
+        default kernel."""
         if not self._gpu_checked:
             self._check_gpu()
         chosen = self.default
-        for limit, n_min, kernel in zip(self.limits, self.n_mins, self.kernels):
-            if (0 if N is None else N) < n_min:
+        for limit, n_min, k_max, kernel in zip(self.limits, self.n_mins, self.k_maxes, self.kernels):
+            if (0 if N is None else N) < n_min or (k_max and (K is None or K > k_max)):
                 continue
             if M <= limit:
                 return kernel
@@ -151,18 +156,19 @@ class DispatchKernel:
             warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
                           f"{self.record['gpu']}, not on this {name}; running the default tile (re-run tune here)",
                           stacklevel=4)
-            self.kernels, self.limits, self.n_mins = [], [], []
+            self.kernels, self.limits, self.n_mins, self.k_maxes = [], [], [], []
 
     def __call__(self, a, b, c=None, *, out=None, **inputs):
         shape_a, shape_b = getattr(a, "shape", None), getattr(b, "shape", None)
-        M = shape_a[0] if shape_a is not None and len(shape_a) == 2 else None
+        M, K = shape_a if shape_a is not None and len(shape_a) == 2 else (None, None)
         N = shape_b[1] if shape_b is not None and len(shape_b) == 2 else None
-        kernel = self.choose(M, N if isinstance(N, int) else None) if isinstance(M, int) else self.default
+        kernel = (self.choose(M, N if isinstance(N, int) else None, K if isinstance(K, int) else None)
+                  if isinstance(M, int) else self.default)
         return kernel(a, b, c, out=out, **inputs)
 
     def __repr__(self):
-        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}: {w['label']}"
-                          for lim, n, w in zip(self.limits, self.n_mins, self.record["winners"]))
+        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k}' if k else ''}: {w['label']}"
+                          for lim, n, k, w in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"]))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 
 
@@ -203,29 +209,42 @@ def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, i
     return sizes
 
 
+def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int]:
+    """(M bucket, n_min, k_max) of a problem in the per-shape plan: tiles.shape_class, and k_max the depth up to which
+    its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this K; else 0)."""
+    from .tiles import OPAQUE_PIPELINE_MAX_K, shape_class, shape_tile
+
+    tile = shape_tile(spec, M, N, K)
+    deep = getattr(tile, "opaque_pipeline", False)
+    return (*shape_class(M, N, spec.resolved_path), OPAQUE_PIPELINE_MAX_K if deep else 0)
+
+
 def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
-    """The per-shape plan for shapes: one entry per M bucket and N class (tiles.shape_class) that they fall in,
+    """The per-shape plan for shapes: one entry per M bucket, N class and K class (plan_class) that they fall in,
     with its tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged; within a
-    bucket the widest N class ("n_min") comes first. An M between the buckets used goes to the next larger one;
-    above all of them, to the last. None when every shape keeps the default tile."""
-    from .tiles import BUCKET_UPPER, shape_class, shape_tile
+    bucket the widest N class ("n_min") comes first, and within a class the entry for K up to k_max before the one
+    for any K. A call that no entry of its bucket takes (an M between the buckets used, an N below the classes, a K
+    above the k_max) goes to the next larger one; above all of them, to the last. None when every shape keeps the
+    default tile."""
+    from .tiles import BUCKET_UPPER, shape_tile
     from .tuning import label
 
     first = {}
     for M, N, K in check_shapes(shapes, spec):
-        first.setdefault(shape_class(M, N, spec.resolved_path), [M, N, K])
+        first.setdefault(plan_class(spec, M, N, K), [M, N, K])
     winners, limits = [], []
-    for bucket, n_min in sorted(first, key=lambda c: (c[0], -c[1])):
-        M, N, _ = first[(bucket, n_min)]
-        tile = shape_tile(spec, M, N)
+    for bucket, n_min, k_max in sorted(first, key=lambda c: (c[0], -c[1], not c[2])):
+        M, N, K = first[(bucket, n_min, k_max)]
+        tile = shape_tile(spec, M, N, K)
         as_dict = None if tile is None else tile_to_dict(tile)
         upper = BUCKET_UPPER[bucket]
-        if winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min:
+        if (winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min
+                and winners[-1].get("k_max", 0) == k_max):
             limits[-1] = upper
             continue
-        winners.append({"shape": first[(bucket, n_min)], "tile": as_dict,
+        winners.append({"shape": [M, N, K], "tile": as_dict,
                         "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
-                        **({"n_min": n_min} if n_min else {})})
+                        **({"n_min": n_min} if n_min else {}), **({"k_max": k_max} if k_max else {})})
         limits.append(upper)
     if all(w["tile"] is None for w in winners):
         return None
@@ -271,9 +290,10 @@ def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
 
     if not tile_is_auto(spec):
         return None
-    tile = shape_tile(spec, M, N)
+    tile = shape_tile(spec, M, N, K)
     if tile is None:
         return None
-    return (f"{spec.name or spec.key}: M={M}, N={N} runs the default tile; build(spec, shapes=[({M}, {N}, "
+    depth = f", K={K}" if getattr(tile, "opaque_pipeline", False) else ""  # K chose it
+    return (f"{spec.name or spec.key}: M={M}, N={N}{depth} runs the default tile; build(spec, shapes=[({M}, {N}, "
             f"{K}), ...]) adds the per-shape tile {label(spec.replace(tile=tile))} for it, or `cutlassgen tune` picks "
             "one on this GPU (README: Tile defaults)")

@@ -113,7 +113,9 @@ PROMOTION_SCHEDULE = "full"
 # and -0.3 to +1.0% on the plan's tiles at 32-256 rows (tile_probe.py opaquepipe, probe runs 229-232, session 66).
 # Off: the anchors' shapes lose, and a kernel's mainloop is one for every shape it runs. An int N instead builds
 # both loops and takes the hidden one where a tile has at most N k tiles (K <= 128 N), chosen per call; compiled so,
-# ptxas schedules both copies in a third form (tile_probe.py opaquebyk, not yet timed).
+# ptxas schedules both copies in a third form, which lost the hidden loop's gain at K = 1024 (tile_probe.py opaquebyk,
+# runs 233-234). What ships instead is a tile field, Sm90Tile.opaque_pipeline (which renders as True does here), that
+# the per-shape plan sets where K <= 2048 (tiles.OPAQUE_PIPELINE_MAX_K, runs 235-236).
 OPAQUE_PIPELINE = False
 
 # sm90, a study setting: how many shared-memory buffers the epilogue stores D from (its TMA store pipeline), or None
@@ -362,6 +364,11 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                                            if narrow_tma or tail_operand is not None else None)
         promotion = _overlapped_promotion(spec, cfg)
         opaque = _opaque_pipeline()  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is
+        if spec.tile.opaque_pipeline:  # validation let it through for exact fp8 of CTA K 128 only
+            if promotion != "full":  # only a study setting turns "full" away from such a tile
+                raise ValueError(f"Sm90Tile(opaque_pipeline=True) needs the \"full\" promotion mainloop; the study "
+                                 f"settings give this tile {promotion or 'CUTLASS'}'s")
+            opaque = "cutlassgen::kAlwaysOpaque"
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,
                    extended_mma_shapes=cfg.cta[1] not in WGMMA_BASE_N,

@@ -100,6 +100,11 @@ class Sm90Tile:
     # programmatic dependent launch: the kernel may be scheduled while the previous kernel on the stream finishes,
     # and waits (griddepcontrol.wait) before touching global memory; saves the launch gap between back-to-back kernels
     pdl: bool = False
+    # exact fp8 only (fp8 operands without fp8_fast_accum, CTA K 128: csrc/cutlassgen/full_promotion.hpp): the k-tile
+    # loop's pipeline state passes through a shuffle ptxas cannot see through, and ptxas schedules the loop otherwise.
+    # Same output bit for bit; on the H200 +0.4-7.5% on the 128x128 cooperative tiles at K <= 2048, mixed from 3072
+    # (bench/tile_probe.py opaquek). The per-shape plan sets it there (tiles.OPAQUE_PIPELINE_MAX_K).
+    opaque_pipeline: bool = False
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
@@ -112,12 +117,13 @@ class Sm90Tile:
                         _int_or_auto("tile.stages", self.stages, 2), choose("tile.raster", self.raster, RASTERS),
                         _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum),
                         _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab),
-                        _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)), _bool("tile.pdl", self.pdl))
+                        _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)), _bool("tile.pdl", self.pdl),
+                        _bool("tile.opaque_pipeline", self.opaque_pipeline))
 
 
 # Tile fields added after specs were keyed, with their defaults: left out of to_dict() while at the default, so that
 # every spec written before them keeps its key (and its cache entries and tuning records).
-_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False}
+_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False, "opaque_pipeline": False}
 
 
 def tile_to_dict(tile) -> dict:

@@ -1049,11 +1049,47 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
     return Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages, swizzle=spec.tile.swizzle)
 
 
-def shape_tile(spec: GemmSpec, M: int, N: int | None = None):
-    """The tile the per-shape heuristic picks for an M x N problem of an all-"auto" spec (N None: the M bucket's own
-    tile, that of N below every N class), or None for the spec's own default (sm90: M > 256 but for M > 512 at
-    N >= WIDE_N; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or int8, A or
-    B aligned to less than 16 bytes; either: a tile these rules cannot make valid)."""
+# Exact fp8 on the 128x128 cooperative tiles (the default above 256 rows, the plan's at 241-256 rows from N = 4608):
+# with Sm90Tile.opaque_pipeline ptxas schedules full_promotion.hpp's k-tile loop otherwise, which ran ahead of the
+# shipped loop at every K timed from 256 to 2048, warm and cold, c1x1 and c2x1, at 3072x5632 and 16384x8192 (+0.4 to
+# +7.5%; tile_probe.py opaquek, runs 235-236), and mixed from there (-3.1 to +2.6% at 3072; -1.6 to +1.4% at 4096 and
+# 8192, opaquepipe, runs 229-232). The plan takes it up to this K; the other exact-fp8 tiles were timed at K = 4096
+# only (-0.3 to +1.0%) and keep the shipped loop.
+OPAQUE_PIPELINE_MAX_K = 2048
+
+
+def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
+    """tile (None: the spec's default) with opaque_pipeline set, as an explicit tile, where a problem of depth K takes
+    it (OPAQUE_PIPELINE_MAX_K: exact fp8, K at most that, the tile 128x128x128 cooperative, unswapped, persistent);
+    else tile unchanged."""
+    if K > OPAQUE_PIPELINE_MAX_K or spec.resolved_path != "sm90" or not promotes_accumulators(spec):
+        return tile
+    shaped = spec if tile is None else dataclasses.replace(spec, tile=tile)
+    cfg = resolve(shaped)
+    if (tuple(cfg.cta) != (128, 128, 128) or cfg.mainloop != "cooperative" or cfg.swap_ab
+            or cfg.scheduler != "persistent" or shaped.tile.opaque_pipeline):
+        return tile
+    # cta, cluster and mainloop as resolved (the rest stays the tile's own), so that the variant is the same kernel
+    # but for its k-tile loop, and is labelled as such
+    opaque = dataclasses.replace(shaped.tile, cta=cfg.cta, cluster=cfg.cluster, mainloop=cfg.mainloop,
+                                 opaque_pipeline=True)
+    try:
+        return dataclasses.replace(spec, tile=opaque).tile
+    except SpecError:  # not expected: the same tile, validated above, but for the flag
+        return tile
+
+
+def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):
+    """The tile the per-shape heuristic picks for an M x N (x K) problem of an all-"auto" spec (N None: the M bucket's
+    own tile, that of N below every N class; K None: as at a large K), or None for the spec's own default (sm90:
+    M > 256 but for M > 512 at N >= WIDE_N, and for exact fp8 at K <= OPAQUE_PIPELINE_MAX_K; sm80 path: M 257-512,
+    M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or int8, A or B aligned to less than 16 bytes;
+    either: a tile these rules cannot make valid)."""
+    tile = _shape_tile_mn(spec, M, N)
+    return tile if K is None else opaque_pipeline_tile(spec, tile, K)
+
+
+def _shape_tile_mn(spec: GemmSpec, M: int, N: int | None):
     bucket, n_min = shape_class(M, N, spec.resolved_path)
     if spec.resolved_path != "sm90":
         tile = _sm80_bucket_tile(spec, bucket, n_min)

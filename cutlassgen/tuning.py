@@ -15,7 +15,7 @@ import warnings
 
 from .dtypes import DTYPES
 from .errors import SpecError
-from .spec import GemmSpec, Sm80Tile, Sm90Tile
+from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
 from .tiles import DECODE_M, resolve  # shapes with M at most DECODE_M get the decode space
 
 
@@ -172,8 +172,8 @@ def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | No
 
     baselines = [spec]
     if tile_is_auto(spec):
-        for M, N, _ in shapes:
-            tile = shape_tile(spec, M, N)
+        for M, N, K in shapes:
+            tile = shape_tile(spec, M, N, K)
             if tile is not None:
                 baselines.append(dataclasses.replace(spec, tile=tile))
     out, seen = [], set()
@@ -194,11 +194,17 @@ def label(spec: GemmSpec) -> str:
     t = spec.tile
     if tile_is_auto(spec):
         return "default (auto)"
+
+    def dims(v) -> str:  # a tile may leave some fields "auto" and set others
+        return v if v == AUTO else "x".join(map(str, v))
+
     if spec.resolved_path == "sm90":
-        return (f"{'swap ' if t.swap_ab else ''}{'x'.join(map(str, t.cta))} c{t.cluster[0]}x{t.cluster[1]} {t.mainloop}"
-                f"{SCHEDULER_LABELS[t.scheduler]}{f' split{t.split_k}' if t.split_k > 1 else ''}"
-                f"{'' if t.epilogue_tile == 'auto' else ' epi' + 'x'.join(map(str, t.epilogue_tile))}")
-    return f"{'x'.join(map(str, t.threadblock))} w{'x'.join(map(str, t.warp[:2]))} s{t.stages}"
+        cluster = "cluster auto" if t.cluster == AUTO else f"c{t.cluster[0]}x{t.cluster[1]}"
+        return (f"{'swap ' if t.swap_ab else ''}{dims(t.cta)} {cluster} {t.mainloop}{SCHEDULER_LABELS[t.scheduler]}"
+                f"{f' split{t.split_k}' if t.split_k > 1 else ''}"
+                f"{'' if t.epilogue_tile == AUTO else ' epi' + dims(t.epilogue_tile)}"
+                f"{' opaque' if t.opaque_pipeline else ''}")
+    return f"{dims(t.threadblock)} w{dims(t.warp[:2] if t.warp != AUTO else AUTO)} s{t.stages}"
 
 
 @dataclasses.dataclass

@@ -1,8 +1,8 @@
 """The per-shape GPU tests' specs, shapes and the tiles the plan must pick at them (tests/test_gpu_integration.py).
 
-Each expect_* function takes tile_of(M, N) -> the tile that runs an M x N call. The GPU tests pass the built
-DispatchKernel's choice; tests/test_dispatch.py passes tiles.shape_tile on any machine, so a plan change that moves
-one of these tiles, or a shape its kernel would refuse, fails there before a GPU session spends a call on it (the
+Each expect_* function takes tile_of(M, N, K=None) -> the tile that runs an M x N (x K) call. The GPU tests pass
+the built DispatchKernel's choice; tests/test_dispatch.py passes tiles.shape_tile on any machine, so a plan change that
+moves one of these tiles, or a shape its kernel would refuse, fails there before a GPU session spends a call on it (the
 GPU suite lost calls to both in sessions 24, 25 and 29).
 """
 import cutlassgen as cg
@@ -285,12 +285,32 @@ def expect_sm80_int8_tiles(tile_of) -> None:
         (32, 64, 128), (64, 64, 128), (64, 128, 128), (128, 128, 64), (128, 256, 64)]
 
 
+# Exact fp8 by K: the 128x128 cooperative tiles (the default above 256 rows, and at 241-256 rows from N = 4608) with
+# Sm90Tile.opaque_pipeline up to K = 2048 (tiles.OPAQUE_PIPELINE_MAX_K), without it from there; at 250 rows both K
+# classes, so that the deeper one finds the bucket's own tile
+FP8_DEEP_SHAPES = [(600, 2000, 1024), (300, 2000, 512), (1000, 3000, 4096), (250, 6000, 2048), (250, 6000, 4096)]
+
+
+def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
+    coop128 = ((128, 128, 128), (1, 1, 1), "cooperative", False)
+    for M, N, K in FP8_DEEP_SHAPES + [(600, 2000, 2064)]:
+        tile = tile_of(M, N, K)
+        deep = K <= 2048
+        if M > 256 and not deep:
+            assert tile == spec.tile, (M, N, K)  # the default kernel
+            continue
+        assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline) == (*coop128, deep), \
+            (M, N, K)
+
+
 def cases() -> dict:
     """name -> (spec, shapes, expect(tile_of)) for every per-shape GPU test, as tests/test_dispatch.py checks them."""
     sm80_bf16 = bf16_bias_gelu(arch=80, name="sm80_per_shape_dispatch")
+    fp8_deep = fp8_scaled("fp8_deep_dispatch")
     return {
         "bf16": (bf16_bias_gelu(), BF16_SHAPES, expect_bf16_tiles),
         "fp8": (fp8_scaled("fp8_per_shape_dispatch"), FP8_SHAPES, expect_fp8_tiles),
+        "fp8_deep": (fp8_deep, FP8_DEEP_SHAPES, lambda tile_of: expect_fp8_deep_tiles(tile_of, fp8_deep)),
         "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
                      expect_fp8_fast_tiles),
         "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),

@@ -835,6 +835,79 @@ def test_heuristic_record_merges_buckets_and_sends_gaps_up():
     assert "M<=32: swap 64x32x128" in repr(k)
 
 
+FP8_EXACT = cg.GemmSpec(arch=90, name="dispatch_fp8", a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"),
+                        d=cg.Operand("bf16"), epilogue=[cg.Multiply("per_row", "scale_a", "fp32"),
+                                                        cg.Multiply("per_col", "scale_b", "fp32")])
+
+
+def test_exact_fp8_takes_the_opaque_loop_on_its_128x128_tiles_up_to_k_2048():
+    """tiles.OPAQUE_PIPELINE_MAX_K (probe runs 235-236): the default 128x128 cooperative tile of exact fp8, made
+    explicit, with opaque_pipeline set; never for fast accumulation, other operands or the swapped token tiles."""
+    from cutlassgen.tiles import OPAQUE_PIPELINE_MAX_K, resolve, shape_tile
+    from cutlassgen.tuning import label
+
+    default = resolve(FP8_EXACT)
+    tile = shape_tile(FP8_EXACT, 4096, 8192, OPAQUE_PIPELINE_MAX_K)
+    assert tile.opaque_pipeline and (tile.cta, tile.cluster, tile.mainloop) == (default.cta, default.cluster,
+                                                                                  "cooperative")
+    # the same kernel but for the loop: the config resolves the same, the rendered source differs
+    assert resolve(FP8_EXACT.replace(tile=tile)) == default
+    assert shape_tile(FP8_EXACT, 4096, 8192, OPAQUE_PIPELINE_MAX_K + 16) is None  # the default kernel
+    assert shape_tile(FP8_EXACT, 4096, 8192) is None  # K unknown: as deep
+    assert shape_tile(FP8_EXACT, 250, 6000, 1024).opaque_pipeline  # the plan's own 128x128 tile at 241-256 rows
+    assert not shape_tile(FP8_EXACT, 64, 8192, 1024).opaque_pipeline  # a swapped token tile keeps the loop
+    fast = FP8_EXACT.replace(tile=cg.Sm90Tile(fp8_fast_accum=True))
+    assert shape_tile(fast, 4096, 8192, 1024) is None and shape_tile(SPEC, 4096, 8192, 1024) is None
+    assert not shape_tile(fast, 250, 6000, 1024).opaque_pipeline
+    assert "opaque" in label(FP8_EXACT.replace(tile=tile))
+
+
+def test_heuristic_record_splits_a_bucket_by_k_and_dispatches_on_it():
+    shapes = [(4096, 8192, 1024), (4096, 8192, 8192), (250, 6000, 2048)]
+    rec = dispatch.heuristic_record(FP8_EXACT, shapes)
+    # the 241-256 rows' entry for K <= 2048 only, then the large-M bucket's, the one for K <= 2048 first
+    assert [(w.get("k_max", 0), w["tile"] and w["tile"].get("opaque_pipeline", False)) for w in rec["winners"]] == [
+        (2048, True), (2048, True), (0, None)]
+    assert rec["limits"] == [256, float("inf"), float("inf")]
+    variants = dispatch.heuristic_variants(FP8_EXACT, rec)
+    k = dispatch.with_heuristic(_fake_kernel(FP8_EXACT), rec, [_fake_kernel(v) for v in variants])
+    assert k.choose(4096, 8192, 1024).spec.tile.opaque_pipeline
+    assert k.choose(4096, 8192, 2064).spec is FP8_EXACT and k.choose(4096, 8192).spec is FP8_EXACT  # K unknown: deep
+    # 241-256 rows have no entry for deeper K: those calls go up to the next bucket's, as an undeclared N would
+    assert k.choose(250, 6000, 8192).spec is FP8_EXACT and k.choose(250, 6000).spec is FP8_EXACT
+    assert "M<=inf K<=2048: 128x128x128 c1x1 cooperative opaque" in repr(k)
+    # only a shallow shape declared: deeper K finds the default kernel
+    shallow = dispatch.heuristic_record(FP8_EXACT, [(384, 8192, 1024)])
+    assert [w.get("k_max", 0) for w in shallow["winners"]] == [2048]
+    k = dispatch.with_heuristic(_fake_kernel(FP8_EXACT), shallow, [_fake_kernel(v) for v in
+                                                                   dispatch.heuristic_variants(FP8_EXACT, shallow)])
+    assert k.choose(384, 8192, 1024).spec.tile.opaque_pipeline and k.choose(384, 8192, 4096).spec is FP8_EXACT
+    # the call takes K from a's columns
+    seen = []
+    k.choose = lambda M, N=None, K=None: seen.append((M, N, K)) or (lambda *a, **kw: None)
+    k(types.SimpleNamespace(shape=(4096, 1024)), types.SimpleNamespace(shape=(1024, 8192)))
+    assert seen == [(4096, 8192, 1024)]
+
+
+def test_the_build_memo_and_the_hint_tell_k_classes_apart():
+    from cutlassgen.jit import _buckets_of
+
+    assert _buckets_of(FP8_EXACT, [(4096, 8192, 1024)]) != _buckets_of(FP8_EXACT, [(4096, 8192, 4096)])
+    assert _buckets_of(SPEC, [(4096, 8192, 1024)]) == _buckets_of(SPEC, [(4096, 8192, 4096)])
+    msg = dispatch.per_shape_hint(FP8_EXACT, 4096, 8192, 1024)
+    assert "M=4096, N=8192, K=1024 runs the default tile" in msg and "128x128x128 c1x1 cooperative opaque" in msg
+    assert dispatch.per_shape_hint(FP8_EXACT, 4096, 8192, 4096) is None
+
+
+def test_an_opaque_tile_is_a_chosen_tile_and_labels_name_auto_fields():
+    from cutlassgen.tuning import label
+
+    opaque = FP8_EXACT.replace(tile=cg.Sm90Tile(opaque_pipeline=True))
+    assert not dispatch.tile_is_auto(opaque)  # the plan and tune leave it as given
+    assert label(opaque) == "auto cluster auto auto opaque"
+    assert label(SPEC.replace(tile=cg.Sm90Tile(stages=4))) == "auto cluster auto auto"
+
+
 @pytest.mark.parametrize("bad", [[], [(0, 8192, 8192)], [(32, 8192)], ["32x8192x8192"], None, [(32.5, "a", 1)]])
 def test_bad_shapes_are_spec_errors(bad):
     with pytest.raises(cg.SpecError, match="shapes"):
@@ -967,7 +1040,7 @@ def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name):
 
     spec, shapes, expect = per_shape_cases.cases()[name]
     assert dispatch.check_shapes(shapes, spec) == shapes
-    expect(lambda M, N: shape_tile(spec, M, N) or spec.tile)
+    expect(lambda M, N, K=None: shape_tile(spec, M, N, K) or spec.tile)
     variants = dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
     assert variants  # each test runs per-shape tiles besides the default
     for variant in variants:

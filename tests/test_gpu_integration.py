@@ -138,6 +138,25 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=5)
 
 
+def _fp8_scaled_inputs(M, N, K, g) -> dict:
+    """a, b and the vLLM epilogue's scales and bias for cases.fp8_scaled, drawn from generator g."""
+    import torch
+
+    return dict(a=torch.randn(M, K, generator=g, device="cuda").to(torch.float8_e4m3fn),
+                b=(torch.randn(N, K, generator=g, device="cuda") * 0.5).to(torch.float8_e4m3fn).t(),
+                scale_a=torch.rand(M, generator=g, device="cuda") / K ** 0.5 + 0.01,
+                scale_b=torch.rand(N, generator=g, device="cuda") + 0.5,
+                bias=torch.randn(N, generator=g, device="cuda").bfloat16())
+
+
+def _poisoned_run(kernel, x: dict):
+    import torch
+
+    out = torch.full((x["a"].shape[0], x["b"].shape[1]), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(x["a"], x["b"], scale_a=x["scale_a"], scale_b=x["scale_b"], bias=x["bias"], out=out)
+    return out
+
+
 def _check_fp8_scaled_dispatch(k, spec, shapes, seed: int):
     """Each shape through the dispatching kernel k into a poisoned out, against the reference."""
     import torch
@@ -147,16 +166,32 @@ def _check_fp8_scaled_dispatch(k, spec, shapes, seed: int):
 
     g = torch.Generator(device="cuda").manual_seed(seed)
     for M, N, K in shapes:
-        assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
-        a = torch.randn(M, K, generator=g, device="cuda").to(torch.float8_e4m3fn)
-        b = (torch.randn(N, K, generator=g, device="cuda") * 0.5).to(torch.float8_e4m3fn).t()
-        scale_a = torch.rand(M, generator=g, device="cuda") / K ** 0.5 + 0.01
-        scale_b = torch.rand(N, generator=g, device="cuda") + 0.5
-        bias = torch.randn(N, generator=g, device="cuda").bfloat16()
-        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
-        k(a, b, scale_a=scale_a, scale_b=scale_b, bias=bias, out=out)
-        want = cg.reference(spec, a, b, scale_a=scale_a, scale_b=scale_b, bias=bias)
-        assert rel_error(out, want) < REL_ERR["bf16"], (M, N)
+        assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
+        x = _fp8_scaled_inputs(M, N, K, g)
+        out = _poisoned_run(k, x)
+        assert rel_error(out, cg.reference(spec, **x)) < REL_ERR["bf16"], (M, N, K)
+
+
+def test_fp8_exact_dispatch_takes_the_opaque_loop_up_to_k_2048(cache_dir):
+    """Exact fp8 by K: the 128x128 cooperative tiles with Sm90Tile.opaque_pipeline up to K = 2048 and without it
+    above, each shape against the reference into a poisoned out; where K picked the opaque loop, its output bit for
+    bit that of the same tile's shipped loop (the kernel K = 4096 takes at that M and N) on the same inputs."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+
+    spec, shapes, expect = cases.cases()["fp8_deep"]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    expect(lambda M, N, K=None: k.choose(M, N, K).spec.tile)
+    _check_fp8_scaled_dispatch(k, spec, shapes, seed=7)
+    g = torch.Generator(device="cuda").manual_seed(8)
+    for M, N, K in [s for s in shapes if s[2] <= 2048]:
+        opaque, shipped = k.choose(M, N, K), k.choose(M, N, 4096)
+        assert opaque.spec.tile.opaque_pipeline and not shipped.spec.tile.opaque_pipeline, (M, N, K)
+        x = _fp8_scaled_inputs(M, N, K, g)
+        assert torch.equal(_poisoned_run(opaque, x), _poisoned_run(shipped, x)), (M, N, K)
 
 
 def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir):

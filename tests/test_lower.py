@@ -135,6 +135,21 @@ def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop()
             lower(fp8)
 
 
+def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
+    # Sm90Tile.opaque_pipeline, what the per-shape plan sets for exact fp8 at K <= 2048: the setting's "always" form
+    # for that tile alone; its source differs from the shipped tile's in that line only
+    fp8 = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
+                         tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"))
+    opaque = fp8.replace(tile=dataclasses.replace(fp8.tile, opaque_pipeline=True))
+    assert lower(opaque)["opaque_pipeline"] == "cutlassgen::kAlwaysOpaque"
+    with cg.lower.settings(OPAQUE_PIPELINE=True):
+        as_setting = cg.render(fp8)
+    differ = [(x, y) for x, y in zip(cg.render(opaque).splitlines(), as_setting.splitlines()) if x != y]
+    assert differ and all(opaque.key in x or "cgspec" in x for x, _ in differ), differ  # the spec it names, embeds
+    with cg.lower.settings(PROMOTION_SCHEDULE="halves"), pytest.raises(ValueError, match="opaque_pipeline=True"):
+        lower(opaque)  # only a study setting can take "full" away from such a tile
+
+
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     # Measured on the H200 (bench/results/h200_tile_probe.log runs 40-41): faster for swapped decode tiles, no gain for
     # unswapped ones, which keep CUTLASS's mainloop as built. (The fitted last token box, which also takes the

@@ -135,8 +135,8 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
     dispatch: when `cutlassgen tune` recorded winners for this all-"auto" spec on this arch, return a
     DispatchKernel that runs the tuned tile for each call's M (see dispatch.py); False: always the default tile.
     shapes: the (M, N, K) problems the kernel will serve. For an all-"auto" spec without a tuning record, the
-    per-shape tile of each M bucket (and, sm90, N class) they fall in (tiles.shape_tile) is compiled in the same
-    ninja run as the default, and a DispatchKernel picks among them by M and N.
+    per-shape tile of each M bucket (and, sm90, N class and K class) they fall in (tiles.shape_tile) is compiled in
+    the same ninja run as the default, and a DispatchKernel picks among them by M, N and K.
     """
     from .. import dispatch as by_shape
 
@@ -163,10 +163,9 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
 
 
 def _buckets_of(spec: GemmSpec, shapes) -> tuple:
-    from ..dispatch import check_shapes
-    from ..tiles import shape_class
+    from ..dispatch import check_shapes, plan_class
 
-    return tuple(sorted({shape_class(M, N, spec.resolved_path) for M, N, _ in check_shapes(shapes, spec)}))
+    return tuple(sorted({plan_class(spec, M, N, K) for M, N, K in check_shapes(shapes, spec)}))
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
