@@ -23,7 +23,7 @@ def per_shape_cases(*shapes, beside: dict | None = None) -> list:
     """bf16 bias+gelu cases showing the tile the all-"auto" spec runs at each shape (the spec's default where the
     per-shape rules name none), and the tiles of `beside` (name -> tile) next to it."""
     return [((M, N, K), "bf16 bias+gelu", bias_gelu,
-             {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N) or Sm90Tile(), **(beside or {})},
+             {"per-shape tile": shape_tile(bias_gelu(Sm90Tile()), M, N, K) or Sm90Tile(), **(beside or {})},
              bias_gelu_contenders)
             for M, N, K in shapes]
 
@@ -31,11 +31,11 @@ def per_shape_cases(*shapes, beside: dict | None = None) -> list:
 def fp8_per_shape_cases(*shapes) -> list:
     """fp8 scaled cases showing the tile the all-"auto" spec runs at each shape with exact and with fast
     accumulation, beside torch._scaled_mm's two accumulations (fp8_scaled_contenders times both)."""
-    def planned(M, N, fast):
+    def planned(M, N, K, fast):
         auto = Sm90Tile(fp8_fast_accum=fast)
-        return shape_tile(fp8_scaled(auto), M, N) or auto
+        return shape_tile(fp8_scaled(auto), M, N, K) or auto
     return [((M, N, K), "fp8 scaled", fp8_scaled,
-             {"per-shape tile": planned(M, N, False), "per-shape tile, fast accum": planned(M, N, True)},
+             {"per-shape tile": planned(M, N, K, False), "per-shape tile, fast accum": planned(M, N, K, True)},
              fp8_scaled_contenders)
             for M, N, K in shapes]
 

@@ -62,13 +62,13 @@ def main() -> int:
         out_dtype = getattr(torch, storage(spec.d.dtype).torch)
         for M, N, K in shapes:
             # build() returns a plain Kernel where every shape runs the spec's default tile
-            chosen = k.choose(M, N).spec if hasattr(k, "choose") else k.spec
+            chosen = k.choose(M, N, K).spec if hasattr(k, "choose") else k.spec
             torch.manual_seed(M + N + K)
             (a, b), inputs = random_inputs(spec, M, N, K)
             out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
             k(a, b, **inputs, out=out)
             rel = rel_error(out, cg.reference(spec, a, b, **inputs))  # NaN (a row left unwritten) fails too
-            ok = chosen.tile == (shape_tile(spec, M, N) or spec.tile) and rel < REL_ERR[spec.d.dtype]
+            ok = chosen.tile == (shape_tile(spec, M, N, K) or spec.tile) and rel < REL_ERR[spec.d.dtype]
             failed += not ok
             print(f"{name} {M}x{N}x{K}: {label(chosen)}, rel err {rel:.1e} {'ok' if ok else 'FAILED'}", flush=True)
     return 1 if failed else 0

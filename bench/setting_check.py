@@ -65,10 +65,10 @@ def build_pairs(specs: dict, before: dict, after: dict, differs: set) -> dict:
     return pairs
 
 
-def tiles_at(make, M: int, N: int, names: str | None) -> list:
+def tiles_at(make, M: int, N: int, K: int, names: str | None) -> list:
     """The tiles checked at one shape: names' tiles ("plan": the shape's shipped tile), or by default the shipped tile
     and EXTRA_TILES."""
-    plan = shape_tile(make(Sm90Tile()), M, N) or Sm90Tile()
+    plan = shape_tile(make(Sm90Tile()), M, N, K) or Sm90Tile()
     if names is None:
         return [plan, *EXTRA_TILES]
     return [plan if name == "plan" else tile_named(name) for name in names.split(",")]
@@ -126,8 +126,8 @@ def main() -> int:
     specs = {}
     for kind in args.kinds.split(","):
         make = getattr(tile_probe, kind)
-        for M, N, _ in shapes:
-            for tile in tiles_at(make, M, N, args.tiles):
+        for M, N, K in shapes:
+            for tile in tiles_at(make, M, N, K, args.tiles):
                 spec = make(tile)
                 specs[f"{kind} {label(spec)}"] = (kind, spec)
     with settings(**changed):

@@ -1660,7 +1660,9 @@ OPAQUE_K_SHAPES = [(m, n, k) for m, n in ((3072, 5632), (16384, 8192)) for k in 
 # opaqueplan (session 67): the per-shape plan with Sm90Tile.opaque_pipeline on exact fp8's 128x128 cooperative tiles
 # up to K = 2048 (tiles.OPAQUE_PIPELINE_MAX_K, from opaquek's runs 235-236) beside the same tile's shipped loop, through
 # the DispatchKernel: at 241-256 rows (one wave at N = 8192), 384-512 rows, and 1024-8192 rows at K = 512-2048; at
-# 4096x8192x3072 both run the shipped loop.
+# 4096x8192x3072 both run the shipped loop. Runs 237-238 (warm / cold, plan against the tile): +2.0 / +2.9% and
+# +1.7 / +1.9% at 241-256 rows, +1.8 / +3.6% and +0.6 / +2.1% at 384-512 rows, +1.8 to +4.1% / +1.8 to +4.7% at
+# 1024-8192 rows (8192x8192x1024 +3.9 / +4.2%, 4096x4096x512 +4.1 / +4.7%), -0.1 / 0.0% at K = 3072.
 OPAQUE_PLAN_SHAPES = [(256, 8192, 1024), (248, 6144, 2048), (384, 8192, 1024), (512, 4096, 2048), (1024, 8192, 1024),
                       (2048, 8192, 2048), (4096, 4096, 512), (8192, 8192, 1024), (4096, 14336, 2048), (4096, 8192, 3072)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,

@@ -320,12 +320,13 @@ def test_setting_check_tiles_name_the_plan_per_shape(monkeypatch):
     from setting_check import EXTRA_TILES, tiles_at
     from tile_probe import fp8_scaled, tile_named
 
-    planned = {M: shape_tile(fp8_scaled(Sm90Tile()), M, 8192) for M in (32, 232)}
-    assert planned[32] != planned[232]  # the plan's tile moves with the shape, and "plan" with it
-    for M, tile in planned.items():
+    planned = {(M, K): shape_tile(fp8_scaled(Sm90Tile()), M, 8192, K) for M in (32, 232, 256) for K in (1024, 4096)}
+    assert planned[32, 4096] != planned[232, 4096]  # the plan's tile moves with the shape, and "plan" with it
+    assert planned[256, 1024] != planned[256, 4096]  # and with K (Sm90Tile.opaque_pipeline)
+    for (M, K), tile in planned.items():
         named = tile_named("128x128x128 c1x1 coop")
-        assert tiles_at(fp8_scaled, M, 8192, "plan,128x128x128 c1x1 coop") == [tile, named]
-        assert tiles_at(fp8_scaled, M, 8192, None) == [tile, *EXTRA_TILES]
+        assert tiles_at(fp8_scaled, M, 8192, K, "plan,128x128x128 c1x1 coop") == [tile, named]
+        assert tiles_at(fp8_scaled, M, 8192, K, None) == [tile, *EXTRA_TILES]
 
 
 def test_setting_check_finds_one_wrong_element_that_a_norm_would_pass(monkeypatch):
