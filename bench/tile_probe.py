@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe opaquebyk opaquek opaqueplan
+     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1665,6 +1665,11 @@ OPAQUE_K_SHAPES = [(m, n, k) for m, n in ((3072, 5632), (16384, 8192)) for k in 
 # 1024-8192 rows (8192x8192x1024 +3.9 / +4.2%, 4096x4096x512 +4.1 / +4.7%), -0.1 / 0.0% at K = 3072.
 OPAQUE_PLAN_SHAPES = [(256, 8192, 1024), (248, 6144, 2048), (384, 8192, 1024), (512, 4096, 2048), (1024, 8192, 1024),
                       (2048, 8192, 2048), (4096, 4096, 512), (8192, 8192, 1024), (4096, 14336, 2048), (4096, 8192, 3072)]
+# opaquetokens (session 67): the plan's other exact-fp8 tiles (swapped and ping-pong token tiles, 176-wide) at
+# K = 1024 and 2048 (MoE experts, small models), OPAQUE_PIPELINE off and on: opaquepipe timed them at K = 4096 only
+# (-0.3% to +1.0%, runs 229-232).
+OPAQUE_TOKEN_SHAPES = [(m, n, k) for m, n in ((32, 8192), (64, 6144), (112, 9216), (128, 4096), (200, 4096),
+                                              (232, 8192), (256, 11008)) for k in (1024, 2048)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2473,6 +2478,8 @@ CASES = {
     "opaquek": [("fp8 scaled", fp8_scaled, named(tile), OPAQUE_K_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                  OPAQUE_PIPE_VARIANTS) for tile in ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")],
     "opaqueplan": [fp8_beside_plan(fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PLAN_SHAPES)],
+    "opaquetokens": [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
+                      "_scaled_mm", OPAQUE_PIPE_VARIANTS) for shape in OPAQUE_TOKEN_SHAPES],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
                     "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],
