@@ -1667,7 +1667,9 @@ OPAQUE_PLAN_SHAPES = [(256, 8192, 1024), (248, 6144, 2048), (384, 8192, 1024), (
                       (2048, 8192, 2048), (4096, 4096, 512), (8192, 8192, 1024), (4096, 14336, 2048), (4096, 8192, 3072)]
 # opaquetokens (session 67): the plan's other exact-fp8 tiles (swapped and ping-pong token tiles, 176-wide) at
 # K = 1024 and 2048 (MoE experts, small models), OPAQUE_PIPELINE off and on: opaquepipe timed them at K = 4096 only
-# (-0.3% to +1.0%, runs 229-232).
+# (-0.3% to +1.0%, runs 229-232). Runs 239-240 (warm / cold, by median time, on against off): -1.8% to +0.1% / -1.0%
+# to +0.8%; warm equal at every K = 1024 shape and 0.4-1.8% less time at six of seven at 2048, cold within 1% either
+# way (the 176-wide tile 0.3-0.8% slower). Not taken: about level, and each would be one more kernel to build.
 OPAQUE_TOKEN_SHAPES = [(m, n, k) for m, n in ((32, 8192), (64, 6144), (112, 9216), (128, 4096), (200, 4096),
                                               (232, 8192), (256, 11008)) for k in (1024, 2048)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
