@@ -1649,7 +1649,10 @@ OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024
 # losses at K >= 4096. Compiled here (bench/sass_summary.py), the two copies are not the standalone loops: both hold
 # the stage index and the barriers' addresses in uniform registers and release the stage right after the MMA wait (113
 # and 114 instructions; 1528 in all against 1352), a third form, as fullcarryplain's on branch experiment/carry-k-tile.
-# Off, on and 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first.
+# Off, on and 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first. Runs
+# 233-234 (session 67): at K = 1024 the combined kernel lost the hidden loop's gain (8 -0.9% to +1.0% against off, on
+# +1.3 to +6.5%); at K >= 4096, where 8 runs its plain copy, c1x1 +0.1% to +2.8% and c2x1 -0.3% to -2.4%. Again at
+# K >= 4096 with 15 rounds (runs 243-244, --shapes): c1x1 -0.5% to +3.0% (11 of 12 ahead), c2x1 -0.3% to -2.0%.
 OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, True, 8))
 # opaquek (session 67): opaquebyk (runs 233-234) had the int form's combined kernel lose the hidden loop's gain at
 # K = 1024, which the standalone loop (on) kept on both 128x128 tiles (+1.3 to +6.5%). Where in K does on lead off?
