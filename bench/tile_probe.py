@@ -1651,7 +1651,7 @@ OPAQUE_PIPE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 1024), (16384, 8192, 1024
 # and 114 instructions; 1528 in all against 1352), a third form, as fullcarryplain's on branch experiment/carry-k-tile.
 # Off, on and 8, at the shapes of opaquepipe; check with setting_check.py --setting OPAQUE_PIPELINE=8 first. Runs
 # 233-234 (session 67): at K = 1024 the combined kernel lost the hidden loop's gain (8 -0.9% to +1.0% against off, on
-# +1.3 to +6.5%); at K >= 4096, where 8 runs its plain copy, c1x1 +0.1% to +2.8% and c2x1 -0.3% to -2.4%. Again at
+# +1.3 to +6.5%); at K >= 4096, where 8 runs its plain copy, c1x1 +0.1% to +2.8% and c2x1 -2.4% to +0.1%. Again at
 # K >= 4096 with 15 rounds (runs 243-244, --shapes): c1x1 -0.5% to +3.0% (11 of 12 ahead), c2x1 -0.3% to -2.0%.
 OPAQUE_BY_K_VARIANTS = ("OPAQUE_PIPELINE", (False, True, 8))
 # opaquek (session 67): opaquebyk (runs 233-234) had the int form's combined kernel lose the hidden loop's gain at
