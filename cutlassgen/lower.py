@@ -366,8 +366,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         opaque = _opaque_pipeline()  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is
         if spec.tile.opaque_pipeline:  # validation let it through for exact fp8 of CTA K 128 only
             if promotion != "full":  # only a study setting turns "full" away from such a tile
-                raise ValueError(f"Sm90Tile(opaque_pipeline=True) needs the \"full\" promotion mainloop; the study "
-                                 f"settings give this tile {promotion or 'CUTLASS'}'s")
+                raise ValueError("Sm90Tile(opaque_pipeline=True) needs the \"full\" promotion mainloop; the study "
+                                 "settings (OVERLAPPED_PROMOTION, PROMOTION_SCHEDULE, PROMOTION_TILES) give this tile "
+                                 + (f"the {promotion!r} schedule" if promotion else "CUTLASS's FP8 mainloop"))
             opaque = "cutlassgen::kAlwaysOpaque"
         ctx.update(scalar_broadcast="Sm90ScalarBroadcast<float, Stride<_0, _0, int64_t>>", cta=cfg.cta,
                    cluster=cfg.cluster, epi_tile=cfg.epilogue_tile, mainloop=cfg.mainloop,

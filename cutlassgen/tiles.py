@@ -1049,12 +1049,13 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
     return Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages, swizzle=spec.tile.swizzle)
 
 
-# Exact fp8 on the 128x128 cooperative tiles (the default above 256 rows, the plan's at 241-256 rows from N = 4608):
-# with Sm90Tile.opaque_pipeline ptxas schedules full_promotion.hpp's k-tile loop otherwise, which ran ahead of the
-# shipped loop at every K timed from 256 to 2048, warm and cold, c1x1 and c2x1, at 3072x5632 and 16384x8192 (+0.4 to
-# +7.5%; tile_probe.py opaquek, runs 235-236), and mixed from there (-3.1 to +2.6% at 3072; -1.6 to +1.4% at 4096 and
-# 8192, opaquepipe, runs 229-232). The plan takes it up to this K; the other exact-fp8 tiles were timed at K = 4096
-# only (-0.3 to +1.0%) and keep the shipped loop.
+# Exact fp8 on the 128x128 cooperative tiles (the default above 256 rows; the plan's at 241-256 rows from N = 4608 to
+# 8448 and from 12673): with Sm90Tile.opaque_pipeline ptxas schedules full_promotion.hpp's k-tile loop otherwise,
+# which ran ahead of the shipped loop at every K timed from 256 to 2048, warm and cold, c1x1 and c2x1, at 3072x5632
+# and 16384x8192 (+0.4 to +7.5%; tile_probe.py opaquek, runs 235-236), and mixed from there (-3.1 to +2.6% at 3072;
+# -1.6 to +1.4% at 4096 and 8192, opaquepipe, runs 229-232). The plan takes it up to this K (through the plan +0.6 to
+# +4.7%, opaqueplan, runs 237-238); the other exact-fp8 tiles ran about level with it at K = 1024-2048 (-1.8 to +0.8%
+# in time, opaquetokens, runs 239-240) and keep the shipped loop.
 OPAQUE_PIPELINE_MAX_K = 2048
 
 
