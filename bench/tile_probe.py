@@ -1667,7 +1667,8 @@ OPAQUE_K_SHAPES = [(m, n, k) for m, n in ((3072, 5632), (16384, 8192)) for k in 
 # +1.7 / +1.9% at 241-256 rows, +1.8 / +3.6% and +0.6 / +2.1% at 384-512 rows, +1.8 to +4.1% / +1.8 to +4.7% at
 # 1024-8192 rows (8192x8192x1024 +3.9 / +4.2%, 4096x4096x512 +4.1 / +4.7%), -0.1 / 0.0% at K = 3072.
 OPAQUE_PLAN_SHAPES = [(256, 8192, 1024), (248, 6144, 2048), (384, 8192, 1024), (512, 4096, 2048), (1024, 8192, 1024),
-                      (2048, 8192, 2048), (4096, 4096, 512), (8192, 8192, 1024), (4096, 14336, 2048), (4096, 8192, 3072)]
+                      (2048, 8192, 2048), (4096, 4096, 512), (8192, 8192, 1024), (4096, 14336, 2048),
+                      (4096, 8192, 3072)]
 # opaquetokens (session 67): the plan's other exact-fp8 tiles (swapped and ping-pong token tiles, 176-wide) at
 # K = 1024 and 2048 (MoE experts, small models), OPAQUE_PIPELINE off and on: opaquepipe timed them at K = 4096 only
 # (-0.3% to +1.0%, runs 229-232). Runs 239-240 (warm / cold, by median time, on against off): -1.8% to +0.1% / -1.0%
