@@ -21,7 +21,7 @@ from cutlassgen import dispatch
 from cutlassgen.timing import median_ms
 import bench_anchors
 from library_kernels import kernel_events
-from tile_probe import bias_gelu, bias_gelu_contenders, tile_named
+from tile_probe import bias_gelu, bias_gelu_contenders, parse_shapes, tile_named
 
 # the decode anchors: bench_anchors.py's shapes of at most 64 rows
 SHAPES = [s for s in bench_anchors.SHAPES + bench_anchors.DECODE_SHAPES if s[0] <= 64]
@@ -58,10 +58,10 @@ def kernel_ms(fn, calls: int = 20) -> float:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shapes", default=None, help="e.g. 32x8192x8192,64x6144x4096 (default: the decode anchors)")
+    ap.add_argument("--shapes", type=parse_shapes, default=None, help="e.g. 32x8192x8192,64x6144x4096 (default: the decode anchors)")
     ap.add_argument("--tiles", default="", help="tile_probe.py tile names, ';'-separated, timed beside the plan")
     args = ap.parse_args()
-    shapes = SHAPES if args.shapes is None else [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
+    shapes = SHAPES if args.shapes is None else args.shapes
     spec = cg.load_spec(pathlib.Path(__file__).resolve().parent.parent / "examples/specs/bias_gelu_bf16_sm90.toml")
     tile_names = [t for t in args.tiles.split(";") if t]
     # the per-shape tiles (as `auto+shapes` in the bench) and the named tiles, in one parallel build

@@ -16,7 +16,7 @@ import cutlassgen as cg
 from cutlassgen import Sm90Tile
 from cutlassgen.tiles import shape_tile
 from tile_probe import (DECODE_TILES, M256_BF16_TILES, M256_FP8_TILES, PREFILL_TILES, bias_gelu, bias_gelu_contenders,
-                        fp8_scaled, fp8_scaled_contenders, named, run_in_probe_range)
+                        fp8_scaled, fp8_scaled_contenders, named, parse_shapes, run_in_probe_range)
 
 
 def per_shape_cases(*shapes, beside: dict | None = None) -> list:
@@ -133,11 +133,11 @@ def kernels_of(fn) -> list:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
-    ap.add_argument("--shapes", default=None, help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
+    ap.add_argument("--shapes", type=parse_shapes, default=None, help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
     ap.add_argument("--libraries-only", action="store_true", help="only the libraries' kernels (nothing to compile)")
     ap.add_argument("--what", default=None, help="only the cases whose kind contains this, e.g. 'fp8 scaled'")
     args = ap.parse_args()
-    only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
+    only = None if args.shapes is None else set(args.shapes)
     cases = [c for c in CASES if (only is None or c[0] in only) and (args.what is None or args.what in c[1])]
     missing = sorted((only or set()) - {c[0] for c in CASES})
     if missing:  # a shape outside CASES would otherwise print nothing at all

@@ -24,6 +24,7 @@ from cutlassgen.dtypes import storage  # noqa: E402
 from cutlassgen.golden import rel_error  # noqa: E402
 from cutlassgen.tiles import shape_tile  # noqa: E402
 from cutlassgen.tuning import label, random_inputs  # noqa: E402
+from tile_probe import parse_shapes  # noqa: E402
 from tolerances import REL_ERR  # noqa: E402
 
 
@@ -43,7 +44,10 @@ def parse(args: list) -> list:
         name, _, shapes = arg.partition("=")
         if name not in cases or not shapes:
             sys.exit(f"usage: CASE=MxNxK[,MxNxK...] with CASE one of {', '.join(cases)}; got {arg!r}")
-        plans.append((name, cases[name], [tuple(map(int, s.split("x"))) for s in shapes.split(",")]))
+        try:
+            plans.append((name, cases[name], parse_shapes(shapes)))
+        except argparse.ArgumentTypeError as e:
+            sys.exit(f"{arg!r}: {e}")
     return plans
 
 

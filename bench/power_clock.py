@@ -21,7 +21,8 @@ import torch
 
 import cutlassgen as cg
 from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, FAST, STREAMK_BF16_TILES, STREAMK_FP8_TILES,
-                        bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, named, run_in_probe_range)
+                        bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, named, parse_shapes,
+                        run_in_probe_range)
 
 SHAPE = (8192, 8192, 8192)
 # Runs 1-2 of this script (bench/results/h200_power_clock.log) compared tiles at swizzle 1, then the swizzle and
@@ -108,11 +109,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--ncu", action="store_true")
     ap.add_argument("--case", choices=list(CASES), default="8192")
-    ap.add_argument("--shape", default=None, help="MxNxK instead of the case's shape")
+    ap.add_argument("--shape", type=parse_shapes, default=None, help="MxNxK instead of the case's shape")
     args = ap.parse_args()
     (M, N, K), groups = CASES[args.case]
     if args.shape:
-        M, N, K = map(int, args.shape.split("x"))
+        if len(args.shape) != 1:
+            ap.error("--shape: one MxNxK")
+        (M, N, K), = args.shape
     specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(groups) for name, t in tiles.items()]
     built = cg.build_many([s for _, _, s in specs])
     flop = 2 * M * N * K

@@ -18,7 +18,7 @@ from cutlassgen.lower import (PROMOTION_SCHEDULE, PROMOTION_SCHEDULES, PROMOTION
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 from setting_check import build_pairs, poisoned_outputs
-from tile_probe import fp8_scaled, fp8_scaled_operands
+from tile_probe import fp8_scaled, fp8_scaled_operands, parse_shapes
 
 # K = 128 x (1, 3, 4, 7, 9, 13, 32): every remainder branch, a whole group, and an anchor K
 SHAPES = [(256, 8192, 128), (256, 8192, 384), (200, 4096, 512), (1000, 2048, 896), (256, 8192, 1152),
@@ -29,13 +29,13 @@ TILES = [Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative"
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
+    ap.add_argument("--shapes", type=parse_shapes, default=None, help="MxNxK,... (default: SHAPES)")
     ap.add_argument("--schedule", choices=PROMOTION_SCHEDULES, default=PROMOTION_SCHEDULE,
                     help="lower.PROMOTION_SCHEDULE of the replacing builds (default: the module's)")
     ap.add_argument("--tiles", choices=PROMOTION_TILE_MODES, default=PROMOTION_TILES,
                     help="lower.PROMOTION_TILES of the replacing builds (default: the module's)")
     args = ap.parse_args()
-    shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
+    shapes = args.shapes or SHAPES
     # each shape's plan tile (exact accumulation) and the fixed tiles, each built with the setting off and on
     specs = {}
     for M, N, _ in shapes:

@@ -31,7 +31,7 @@ from cutlassgen.lower import lower, settings
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 import tile_probe
-from tile_probe import bf16_operands, build_variants, fp8_scaled_operands, parse_setting, tile_named
+from tile_probe import bf16_operands, build_variants, fp8_scaled_operands, parse_setting, parse_shapes, tile_named
 
 SHAPES = [(1000, 2120, 896), (136, 8200, 512), (256, 8192, 1024), (4096, 4096, 4096), (2048, 8192, 8192)]
 EXTRA_TILES = [tile_named("128x128x128 c1x1 coop"), tile_named("128x128x128 c2x1 coop")]
@@ -114,7 +114,7 @@ def main() -> int:
     ap.add_argument("--setting", action="append", required=True, type=parse_setting,
                     help="NAME=VALUE (a Python literal or a bare word), repeatable")
     ap.add_argument("--kinds", default="fp8_scaled,bias_gelu", help="tile_probe.py spec makers")
-    ap.add_argument("--shapes", default=None, help="MxNxK,... (default: SHAPES)")
+    ap.add_argument("--shapes", type=parse_shapes, default=None, help="MxNxK,... (default: SHAPES)")
     ap.add_argument("--tiles", default=None,
                     help="tile_probe.py tile names, NAME,... ('plan': each shape's shipped tile; default: the plan's "
                          "and two)")
@@ -122,7 +122,7 @@ def main() -> int:
                     help="the setting may reorder fp32 sums: check each element, not bit for bit (see above)")
     args = ap.parse_args()
     changed = dict(args.setting)
-    shapes = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else SHAPES
+    shapes = args.shapes or SHAPES
     specs = {}
     for kind in args.kinds.split(","):
         make = getattr(tile_probe, kind)

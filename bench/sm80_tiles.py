@@ -32,6 +32,7 @@ from cutlassgen.errors import SpecError
 from cutlassgen.golden import reference, rel_error
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush
 from cutlassgen.tuning import random_inputs
+from tile_probe import parse_shapes
 
 # Names are parsed into tiles, so a name cannot drift from its tile: "TBMxTBNxK wWMxWN sS" (S: stages; "auto" when
 # left out). K is in elements (bf16: 32 = 64 bytes, the default's; 64 = 128 bytes; int8: 64 = 64 bytes). The first
@@ -111,14 +112,14 @@ def library_contenders(spec_name: str, args: list) -> dict:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spec", choices=sorted(TILES), default="bf16")
-    ap.add_argument("--shapes", default=None, help="comma-separated MxNxK (default: SHAPES)")
+    ap.add_argument("--shapes", type=parse_shapes, default=None, help="comma-separated MxNxK (default: SHAPES)")
     ap.add_argument("--names", default=None, help="comma-separated tile names (default: TILES of --spec)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--warm", action="store_true", help="leave L2 warm between timed runs")
     args = ap.parse_args()
     print("command: python bench/sm80_tiles.py " + " ".join(f"'{a}'" if " " in a else a for a in sys.argv[1:]),
           flush=True)
-    shapes = SHAPES if args.shapes is None else [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")]
+    shapes = SHAPES if args.shapes is None else args.shapes
     names = TILES[args.spec] if args.names is None else tuple(n.strip() for n in args.names.split(","))
     default_name = TILES[args.spec][0]
     base = base_spec(args.spec)

@@ -2585,6 +2585,17 @@ def builds_of(group) -> list:
     return [(f" {key.lower()}={v}", {key: v}) for v in values]
 
 
+def parse_shapes(text: str) -> list:
+    """"MxNxK,MxNxK,..." -> [(M, N, K), ...] (the bench scripts' --shapes), each three positive integers."""
+    try:
+        shapes = [tuple(int(x) for x in item.lower().split("x")) for item in text.split(",")]
+    except ValueError:
+        shapes = []
+    if not shapes or any(len(s) != 3 or min(s) <= 0 for s in shapes):
+        raise argparse.ArgumentTypeError(f"{text!r}: MxNxK[,MxNxK...], three positive integers each")
+    return shapes
+
+
 def parse_setting(item: str) -> tuple:
     """NAME=VALUE -> (NAME, VALUE as a Python literal, or the bare word as a string)."""
     name, sep, value = item.partition("=")
@@ -2615,7 +2626,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--settle-ms", type=float, default=0.0,
                     help="back-to-back runs before each contender's timed runs (session 6 probe: 0 and 50)")
-    ap.add_argument("--shapes", default=None, help="only these shapes of the cases, e.g. 256x8192x8192,8192x8192x8192")
+    ap.add_argument("--shapes", type=parse_shapes, default=None,
+                    help="only these shapes of the cases, e.g. 256x8192x8192,8192x8192x8192")
     ap.add_argument("--cold", action="store_true",
                     help="read a 512 MiB buffer before every timed call, outside its events (cutlassgen.timing."
                          "l2_flush: L2 holds nothing of the operands, as in a model between two calls of one layer)")
@@ -2623,7 +2635,7 @@ def main():
     ap.add_argument("--build-only", action="store_true",
                     help="compile the kernels and stop (e.g. before an ncu run, which should not profile the compile)")
     args = ap.parse_args()
-    only = None if args.shapes is None else {tuple(map(int, s.split("x"))) for s in args.shapes.split(",")}
+    only = None if args.shapes is None else set(args.shapes)
     # with --shapes, only the groups that time one of them are built
     groups = [g for c in (args.cases or CASES) for g in CASES[c] if only is None or only & set(g[3])]
     # (group, name, spec, lower settings): a group with a 7th field builds each tile once per value of its setting

@@ -20,7 +20,7 @@ import statistics
 import torch
 
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
-from tile_probe import bias_gelu, bias_gelu_contenders, build_variants, named
+from tile_probe import bias_gelu, bias_gelu_contenders, build_variants, named, parse_shapes
 
 # variant -> the policy (a cutlassgen.lower.L2_POLICY name) of the weights' loads and of the activations' loads.
 # "normal" is CuTe's EVICT_NORMAL, whose priority field reads evict_unchanged; "true normal" is the policy
@@ -50,13 +50,12 @@ def load_hints(variant: str) -> dict:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
-    ap.add_argument("--shapes", default=None, help="only these of SHAPES, e.g. 64x6144x4096,256x8192x8192")
+    ap.add_argument("--shapes", type=parse_shapes, default=None, help="only these of SHAPES, e.g. 64x6144x4096,256x8192x8192")
     ap.add_argument("--variants", default=None, help="only these of VARIANTS, comma-separated (the first is the "
                     "baseline the others are compared with)")
     args = ap.parse_args()
     variants = list(VARIANTS) if args.variants is None else args.variants.split(",")
-    shapes = SHAPES if args.shapes is None else {s: SHAPES[s] for s in
-                                                 (tuple(map(int, x.split("x"))) for x in args.shapes.split(","))}
+    shapes = SHAPES if args.shapes is None else {s: SHAPES[s] for s in args.shapes}
     entries = [(t, v) for t in dict.fromkeys(shapes.values()) for v in variants]
     built = build_variants([(bias_gelu(TILES[t]), {"LOAD_HINTS": load_hints(v)}) for t, v in entries])
     kernels = dict(zip(entries, built))  # every variant of every tile, compiled in one ninja run

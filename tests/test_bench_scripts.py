@@ -313,6 +313,19 @@ def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
             parse_setting(bad)
 
 
+def test_bench_scripts_read_shapes_or_say_what_is_wrong(monkeypatch):
+    """tile_probe.parse_shapes, the --shapes reader of tile_probe.py, setting_check.py, library_kernels.py and the
+    others: a bad list is an argparse error naming it, not a traceback."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import argparse
+
+    from tile_probe import parse_shapes
+    assert parse_shapes("256x8192x8192,8192X8192X1024") == [(256, 8192, 8192), (8192, 8192, 1024)]
+    for bad in ("", "256x8192", "256x8192x8192,", "0x8192x8192", "256x8192xK", "256x8192x8192x1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="MxNxK"):
+            parse_shapes(bad)
+
+
 def test_setting_check_tiles_name_the_plan_per_shape(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     from cutlassgen import Sm90Tile
