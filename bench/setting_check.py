@@ -68,10 +68,12 @@ def build_pairs(specs: dict, before: dict, after: dict, differs: set) -> dict:
 def tiles_at(make, M: int, N: int, K: int, names: str | None) -> list:
     """The tiles checked at one shape: names' tiles ("plan": the shape's shipped tile), or by default the shipped tile
     and EXTRA_TILES."""
-    plan = shape_tile(make(Sm90Tile()), M, N, K) or Sm90Tile()
+    def plan():
+        return shape_tile(make(Sm90Tile()), M, N, K) or Sm90Tile()
+
     if names is None:
-        return [plan, *EXTRA_TILES]
-    return [plan if name == "plan" else tile_named(name) for name in names.split(",")]
+        return [plan(), *EXTRA_TILES]
+    return [plan() if name == "plan" else tile_named(name) for name in names.split(",")]
 
 
 def poisoned_runs(kernels, call, M: int, N: int) -> list:
