@@ -1,12 +1,12 @@
 """Dispatch by problem size. `cutlassgen.tune` records, per spec, target arch and GPU, which tile won at which
-problem size; `build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M on
-each call. Without a record, `build(spec, shapes=...)` dispatches over the built-in per-shape tiles instead
-(`tiles.shape_tile`), one kernel per M bucket (and N class) those shapes fall in.
+problem size; `build(spec)` of an all-"auto" spec then returns a DispatchKernel that picks the tuned kernel by M (N,
+K) on each call. Without a record, `build(spec, shapes=...)` dispatches over the built-in per-shape tiles instead
+(`tiles.shape_tile`), one kernel per M bucket (and N class, and for exact fp8 K class) those shapes fall in.
 
 A record lives in <cache>/tuning/<spec key>-sm<arch>.json. It holds the GPU's name: on another GPU the record is
 ignored (with one warning) and the default kernel runs. Buckets split at the geometric mean of neighbouring tuned
 M's, so a record tuned at M = 32 and M = 4096 sends M <= 362 to the first winner and larger M to the second; shapes
-tuned at one M and several N split the same way in N.
+tuned at one M and several N split the same way in N, and at one M and N and several K in K.
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def write_record(spec: GemmSpec, target_arch: int, gpu: str, winners: list[dict]
     path = record_path(spec, target_arch)
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"version": RECORD_VERSION, "spec_key": spec.key, "target_arch": target_arch, "gpu": gpu,
-            "winners": sorted(winners, key=lambda w: (w["shape"][0], -w["shape"][1]))}
+            "winners": sorted(winners, key=lambda w: (w["shape"][0], -w["shape"][1], w["shape"][2]))}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")  # unique per writer
     with os.fdopen(fd, "w") as f:
         f.write(json.dumps(body, indent=1))
@@ -92,19 +92,23 @@ def bucket_limits(ms: list[int]) -> list[float]:
     return [math.sqrt(lo * hi) for lo, hi in zip(ms, ms[1:])] + [math.inf]
 
 
-def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float]]:
-    """(index into winners, M limit, n_min) per tuned shape, in the order choose() tries them: by M, and within one
-    M (shapes tuned at several N, e.g. a model's layers at one batch size) the widest N first, each taking the N
-    from the geometric mean with the next narrower one up."""
+def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float, float]]:
+    """(index into winners, M limit, n_min, k_max) per tuned shape, in the order choose() tries them: by M, within one
+    M (shapes tuned at several N, e.g. a model's layers at one batch size) the widest N first, each taking the N from
+    the geometric mean with the next narrower one up, and within one M and N (tuned at several K) the shallowest K
+    first, each taking the K up to the geometric mean with the next deeper one (k_max; 0 for the deepest: any K)."""
     ms = sorted({w["shape"][0] for w in winners})
     limit_of = dict(zip(ms, bucket_limits(ms)))
-    order = sorted(range(len(winners)), key=lambda i: (winners[i]["shape"][0], -winners[i]["shape"][1]))
+    order = sorted(range(len(winners)), key=lambda i: (winners[i]["shape"][0], -winners[i]["shape"][1],
+                                                       winners[i]["shape"][2]))
     entries = []
-    for pos, i in enumerate(order):
-        M, N = winners[i]["shape"][:2]
-        after = order[pos + 1] if pos + 1 < len(order) else None
-        narrower = winners[after]["shape"][1] if after is not None and winners[after]["shape"][0] == M else None
-        entries.append((i, limit_of[M], 0 if narrower is None else math.sqrt(N * narrower)))
+    for i in order:
+        M, N, K = winners[i]["shape"][:3]
+        narrower = max((w["shape"][1] for w in winners if w["shape"][0] == M and w["shape"][1] < N), default=None)
+        deeper = min((w["shape"][2] for w in winners if tuple(w["shape"][:2]) == (M, N) and w["shape"][2] > K),
+                     default=None)
+        entries.append((i, limit_of[M], 0 if narrower is None else math.sqrt(N * narrower),
+                        0 if deeper is None else math.sqrt(K * deeper)))
     return entries
 
 
@@ -121,10 +125,10 @@ class DispatchKernel:
             self.k_maxes = [w.get("k_max", 0) for w in record["winners"]]
         else:
             entries = tuned_entries(record["winners"])
-            record = {**record, "winners": [record["winners"][i] for i, _, _ in entries]}
-            kernels = [kernels[i] for i, _, _ in entries]
-            self.limits, self.n_mins = [lim for _, lim, _ in entries], [n for _, _, n in entries]
-            self.k_maxes = [0] * len(entries)
+            record = {**record, "winners": [record["winners"][i] for i, *_ in entries]}
+            kernels = [kernels[i] for i, *_ in entries]
+            self.limits, self.n_mins = [lim for _, lim, _, _ in entries], [n for _, _, n, _ in entries]
+            self.k_maxes = [k for *_, k in entries]
         self.record = record
         self.kernels = kernels
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
@@ -167,7 +171,7 @@ class DispatchKernel:
         return kernel(a, b, c, out=out, **inputs)
 
     def __repr__(self):
-        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k}' if k else ''}: {w['label']}"
+        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}: {w['label']}"
                           for lim, n, k, w in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"]))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 

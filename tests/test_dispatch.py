@@ -102,8 +102,8 @@ def test_shapes_tuned_at_one_m_and_several_n_split_by_n(cache_dir):
                {"shape": [4096, 4096, 4096], "tile": dispatch.tile_to_dict(LARGE), "label": "large"},
                {"shape": [32, 14336, 4096], "tile": dispatch.tile_to_dict(wide), "label": "wide"}]
     entries = dispatch.tuned_entries(winners)
-    assert [(winners[i]["label"], round(lim, 3), round(n)) for i, lim, n in entries] == [
-        ("wide", 362.039, 7663), ("narrow", 362.039, 0), ("large", float("inf"), 0)]
+    assert [(winners[i]["label"], round(lim, 3), round(n), k) for i, lim, n, k in entries] == [
+        ("wide", 362.039, 7663, 0), ("narrow", 362.039, 0, 0), ("large", float("inf"), 0, 0)]
     dispatch.write_record(SPEC, 90, "NVIDIA H200", winners)
     k = dispatch.tuned(_fake_kernel(SPEC), 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs])
     k._gpu_checked = True
@@ -113,6 +113,27 @@ def test_shapes_tuned_at_one_m_and_several_n_split_by_n(cache_dir):
     assert k.choose(4096, 14336).spec.tile == LARGE and k.choose(4096, 1024).spec.tile == LARGE
     assert "M<=362 N>=7663: wide" in repr(k)
     dispatch.record_path(SPEC, 90).unlink()
+
+
+def test_shapes_tuned_at_one_m_and_n_and_several_k_split_by_k(cache_dir):
+    """One layer tuned at several K (exact fp8's winner may be an opaque_pipeline tile at K <= 2048 and not above):
+    each K keeps its own winner, split at the geometric mean of neighbouring K's; K unknown takes the deepest."""
+    opaque = cg.Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative", opaque_pipeline=True)
+    plain = dataclasses.replace(opaque, opaque_pipeline=False)
+    winners = [{"shape": [4096, 8192, 8192], "tile": dispatch.tile_to_dict(plain), "label": "plain"},
+               {"shape": [4096, 8192, 1024], "tile": dispatch.tile_to_dict(opaque), "label": "opaque"},
+               {"shape": [32, 8192, 1024], "tile": dispatch.tile_to_dict(SMALL), "label": "small"}]
+    entries = dispatch.tuned_entries(winners)
+    assert [(winners[i]["label"], n, round(k)) for i, _, n, k in entries] == [
+        ("small", 0, 0), ("opaque", 0, 2896), ("plain", 0, 0)]
+    dispatch.write_record(FP8_EXACT, 90, "NVIDIA H200", winners)
+    k = dispatch.tuned(_fake_kernel(FP8_EXACT), 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs])
+    k._gpu_checked = True
+    assert k.choose(4096, 8192, 1024).spec.tile == opaque and k.choose(2048, 8192, 2896).spec.tile == opaque
+    assert k.choose(4096, 8192, 2912).spec.tile == plain and k.choose(4096, 8192).spec.tile == plain
+    assert k.choose(32, 8192, 8192).spec.tile == SMALL  # one K tuned at that M: every K
+    assert "M<=inf K<=2896: opaque" in repr(k)
+    dispatch.record_path(FP8_EXACT, 90).unlink()
 
 
 def test_a_record_from_another_gpu_falls_back_to_the_default(cache_dir, monkeypatch):
