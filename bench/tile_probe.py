@@ -2260,6 +2260,13 @@ def scaled_mm_like(make) -> str:
     return "_scaled_mm fast accum" if make is fp8_scaled_fast else "_scaled_mm"
 
 
+def fp8_shipped_each(shapes: list, *builds) -> list:
+    """One exact-fp8 group per shape: the tile the plan ships there, against _scaled_mm (builds: a lower setting to
+    build each tile once per value of, as builds_of reads it)."""
+    return [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders, "_scaled_mm",
+             *builds) for shape in shapes]
+
+
 def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
     """An fp8 scaled group (make: fp8_scaled, or fp8_scaled_fast for the plan with fast accumulation too): tiles
     beside the per-shape plan and torch._scaled_mm, whose accumulation (exact or fast) is the anchor."""
@@ -2475,8 +2482,7 @@ CASES = {
     "fastmid": [fp8_beside_plan(fp8_scaled_fast, FAST_DEFAULT_TILES, FAST_MID_SHAPES)],
     "opaquepipe": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PIPE_SHAPES, fp8_scaled_contenders,
                     "_scaled_mm", OPAQUE_PIPE_VARIANTS),
-                   *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
-                      "_scaled_mm", OPAQUE_PIPE_VARIANTS) for shape in FULL_DESC_PLAN_SHAPES)],
+                   *fp8_shipped_each(FULL_DESC_PLAN_SHAPES, OPAQUE_PIPE_VARIANTS)],
     "opaquebyk": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PIPE_SHAPES, fp8_scaled_contenders,
                    "_scaled_mm", OPAQUE_BY_K_VARIANTS),
                   ("fp8 scaled", fp8_scaled, named("128x128x128 c2x1 coop"), OPAQUE_PIPE_SHAPES[1:],
@@ -2484,11 +2490,9 @@ CASES = {
     "opaquek": [("fp8 scaled", fp8_scaled, named(tile), OPAQUE_K_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                  OPAQUE_PIPE_VARIANTS) for tile in ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")],
     "opaqueplan": [fp8_beside_plan(fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PLAN_SHAPES)],
-    "opaquetokens": [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
-                      "_scaled_mm", OPAQUE_PIPE_VARIANTS) for shape in OPAQUE_TOKEN_SHAPES],
+    "opaquetokens": fp8_shipped_each(OPAQUE_TOKEN_SHAPES, OPAQUE_PIPE_VARIANTS),
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
-                 *(("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
-                    "_scaled_mm") for shape in FULL_DESC_PLAN_SHAPES)],
+                 *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                      ("EPI_STORE_STAGES", values)) for tile, values in STORE_STAGES_GROUPS],
     "onestore": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, ONE_STORE_SHAPES, fp8_scaled_contenders, "_scaled_mm",
@@ -2507,8 +2511,7 @@ CASES = {
                    ("fp8 plain", fp8_plain, FP8_EPI_EXACT, FP8_ORDER_SHAPES, fp8_plain_contenders, "_scaled_mm plain"),
                    ("fp8 plain", fp8_plain, FP8_EPI_FAST, FP8_ORDER_SHAPES, fp8_plain_contenders,
                     "_scaled_mm plain fast accum")],
-    "fullwide": [("fp8 scaled", fp8_scaled, shipped_tiles(fp8_scaled, [shape]), [shape], fp8_scaled_contenders,
-                  "_scaled_mm", FULL_WIDE_VARIANTS) for shape in FULL_WIDE_SHAPES],
+    "fullwide": fp8_shipped_each(FULL_WIDE_SHAPES, FULL_WIDE_VARIANTS),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
     "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),

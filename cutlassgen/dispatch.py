@@ -216,10 +216,10 @@ def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, i
 def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int]:
     """(M bucket, n_min, k_max) of a problem in the per-shape plan: tiles.shape_class, and k_max the depth up to which
     its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this K; else 0)."""
-    from .tiles import OPAQUE_PIPELINE_MAX_K, shape_class, shape_tile
+    from .tiles import OPAQUE_PIPELINE_MAX_K, may_take_opaque_pipeline, shape_class, shape_tile
 
-    tile = shape_tile(spec, M, N, K)
-    deep = getattr(tile, "opaque_pipeline", False)
+    # build() keys its memo by these classes on every call: the tile is worked out only where K can matter
+    deep = may_take_opaque_pipeline(spec, K) and getattr(shape_tile(spec, M, N, K), "opaque_pipeline", False)
     return (*shape_class(M, N, spec.resolved_path), OPAQUE_PIPELINE_MAX_K if deep else 0)
 
 

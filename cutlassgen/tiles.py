@@ -1059,11 +1059,17 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
 OPAQUE_PIPELINE_MAX_K = 2048
 
 
+def may_take_opaque_pipeline(spec: GemmSpec, K: int) -> bool:
+    """Whether a problem of depth K of spec can take opaque_pipeline at all (exact fp8 on sm90, K at most
+    OPAQUE_PIPELINE_MAX_K): a cheap test before the tile's own."""
+    return K <= OPAQUE_PIPELINE_MAX_K and spec.resolved_path == "sm90" and promotes_accumulators(spec)
+
+
 def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
     """tile (None: the spec's default) with opaque_pipeline set, as an explicit tile, where a problem of depth K takes
-    it (OPAQUE_PIPELINE_MAX_K: exact fp8, K at most that, the tile 128x128x128 cooperative, unswapped, persistent);
-    else tile unchanged."""
-    if K > OPAQUE_PIPELINE_MAX_K or spec.resolved_path != "sm90" or not promotes_accumulators(spec):
+    it (may_take_opaque_pipeline, and the tile 128x128x128 cooperative, unswapped, persistent); else tile
+    unchanged."""
+    if not may_take_opaque_pipeline(spec, K):
         return tile
     shaped = spec if tile is None else dataclasses.replace(spec, tile=tile)
     cfg = resolve(shaped)
