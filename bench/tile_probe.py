@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens
+     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -45,6 +45,11 @@ from cutlassgen.golden import rel_error
 from cutlassgen.tiles import shape_tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 from cutlassgen.tuning import label
+
+
+# A pseudo-setting of build_variants: {CLONE: n} builds the kernel again from its source and a trailing comment, so that
+# two loaded modules of one kernel show how far apart identical code times (the spread a difference must beat).
+CLONE = "CLONE"
 
 
 # A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
@@ -1676,6 +1681,13 @@ OPAQUE_PLAN_SHAPES = [(256, 8192, 1024), (248, 6144, 2048), (384, 8192, 1024), (
 # way (the 176-wide tile 0.3-0.8% slower). Not taken: about level, and each would be one more kernel to build.
 OPAQUE_TOKEN_SHAPES = [(m, n, k) for m, n in ((32, 8192), (64, 6144), (112, 9216), (128, 4096), (200, 4096),
                                               (232, 8192), (256, 11008)) for k in (1024, 2048)]
+# opaqueclone (session 68): OPAQUE_PIPELINE = 8's plain copy (ptxas's third loop form) ran ahead of the shipped loop on
+# exact fp8's default tile, 128x128 c1x1, at K >= 4096 in 23 of 24 comparisons (opaquebyk, runs 233-234 and 243-244;
+# about +0.9%), but session 64 had identical kernels 1-2% apart at 8192^3 (tailsk, runs 218-219). Each build twice (the
+# second a clone: the same code under another cache key), to see whether 8's lead beats the spread of identical code.
+OPAQUE_CLONE_BUILDS = (None, ({}, {CLONE: 1}, {"OPAQUE_PIPELINE": 8}, {"OPAQUE_PIPELINE": 8, CLONE: 1}))
+OPAQUE_CLONE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 4096), (8192, 8192, 8192), (4096, 14336, 4096),
+                       (2048, 8192, 8192), (16384, 8192, 4096)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2491,6 +2503,8 @@ CASES = {
                  OPAQUE_PIPE_VARIANTS) for tile in ("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")],
     "opaqueplan": [fp8_beside_plan(fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_PLAN_SHAPES)],
     "opaquetokens": fp8_shipped_each(OPAQUE_TOKEN_SHAPES, OPAQUE_PIPE_VARIANTS),
+    "opaqueclone": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_CLONE_SHAPES,
+                     fp8_scaled_contenders, "_scaled_mm", OPAQUE_CLONE_BUILDS)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
@@ -2584,7 +2598,7 @@ def builds_of(group) -> list:
         return [("", {})]
     key, values = group[6]
     if key is None:  # values: settings dicts, each one build
-        return [(" " + " ".join(f"{k.lower()}={v}" for k, v in settings.items()), settings) for settings in values]
+        return [("".join(f" {k.lower()}={v}" for k, v in settings.items()), settings) for settings in values]
     return [(f" {key.lower()}={v}", {key: v}) for v in values]
 
 
@@ -2617,8 +2631,15 @@ def build_variants(entries):
 
     jobs = []
     for spec, settings in entries:
+        settings = dict(settings)
+        clone = settings.pop(CLONE, None)
         with lower.settings(**settings):
-            jobs.append(jit.plan(spec).with_cache_key())
+            job = jit.plan(spec)
+        if clone is not None:  # the same code under another cache key: a second module of an identical kernel
+            source = f"{job.source}\n// tile_probe.py clone {clone}\n"
+            job = dataclasses.replace(job, source=source,
+                                      source_key=jit.source_key(source, job.target_arch, spec.resolved_path))
+        jobs.append(job.with_cache_key())
     paths = jit._compile_missing(jobs, None, None, None)
     return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]
 
