@@ -264,7 +264,7 @@ struct MainloopLoadHints : Base {
       first_row = (kTailOnA ? int(m) : int(n)) * kTailRows;
       // Not a tile wholly past the end (a cluster's spare CTA where the token tiles are fewer than its width): its
       // box would bring nothing, and counting a whole tile plus the rows past it off the barrier underflows it.
-      fitted = params.tail_extent && first_row < params.tail_extent && first_row + kTailRows > params.tail_extent;
+      fitted = first_row < params.tail_extent && first_row + kTailRows > params.tail_extent;  // false at extent 0
     }
     CUTLASS_PRAGMA_NO_UNROLL
     for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {

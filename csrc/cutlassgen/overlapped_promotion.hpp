@@ -15,9 +15,9 @@
 // with its default interval: the output is the same bit for bit (bench/promotion_check.py). On the H200 4-9% faster
 // than Base's at the anchor shapes (bench/tile_probe.py overlappromo, session 55). mma() releases every stage it
 // reads, so mma_tail() releases none; shared storage, the producer's load() and Params stay Base's. Python decides
-// where it applies (cutlassgen/lower.py, OVERLAPPED_PROMOTION: the 128x128 tile; wider ones spilled with it), and
-// since session 57 only with PROMOTION_SCHEDULE "halves": full_promotion.hpp, Base in cuBLASLt's order, ran 1-4%
-// faster (probe run 168) and is the default.
+// where it applies (cutlassgen/lower.py: OVERLAPPED_PROMOTION, PROMOTION_TILES), since session 57 only with
+// PROMOTION_SCHEDULE "halves": full_promotion.hpp, Base in cuBLASLt's order, ran 1-4% faster (probe run 168) and is
+// the default.
 //
 // Measured and not kept: two full-width partial accumulators taking turns by k tile need a third accumulator set;
 // at 128x128 cooperative ptxas spilled 744-1268 bytes and the kernels ran 15-20% slower than Base's.
