@@ -1,6 +1,6 @@
 """Generated kernels against the anchors of ANCHORS.md, in one process, on the same inputs.
 
-Run: python bench/bench_anchors.py [--compile] [--cold] [--out results.md]   (needs an sm90 GPU)
+Run: python bench/bench_anchors.py [--compile] [--cold] [--out results.md] [--build-only]   (needs an sm90 GPU)
 Times are device-event timings after warm-up (cutlassgen.timing.median_ms: the host's launch time is hidden behind
 a GPU spin), median of 20 runs, then the median of 7 rounds that interleave every contender of a shape in a
 shuffled order (a new seed per shape). 15 rounds since session 6 (7 before): two copies of the same kernel measured
@@ -152,6 +152,8 @@ def main():
     ap.add_argument("--compile", action="store_true", help="also time torch.compile(max-autotune-no-cudagraphs)")
     ap.add_argument("--cold", action="store_true",
                     help="flush L2 before every timed run (default: warm, as ANCHORS.md)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="compile the kernels and stop (a GPU session builds them beside its test suite's)")
     args = ap.parse_args()
     flush = l2_flush() if args.cold else None
     table = specs()
@@ -175,6 +177,8 @@ def main():
         kernels[(kind, "auto+shapes")] = dispatch.with_heuristic(default, plans[kind][1], variants)
         print(f"per-shape heuristic, {kind}:", kernels[(kind, "auto+shapes")], flush=True)
     tuned = cg.build(auto)
+    if args.build_only:
+        return
     if isinstance(tuned, DispatchKernel):
         print("tuned dispatch:", tuned, flush=True)
         kernels[("bias_gelu", "tuned")] = tuned
