@@ -115,8 +115,20 @@ PROMOTION_SCHEDULE = "full"
 # both loops and takes the hidden one where a tile has at most N k tiles (K <= 128 N), chosen per call; compiled so,
 # ptxas schedules both copies in a third form, which lost the hidden loop's gain at K = 1024 (tile_probe.py opaquebyk,
 # runs 233-234). What ships instead is a tile field, Sm90Tile.opaque_pipeline (which renders as True does here), that
-# the per-shape plan sets where K <= 2048 (tiles.OPAQUE_PIPELINE_MAX_K, runs 235-236).
-OPAQUE_PIPELINE = False
+# the per-shape plan sets where K <= 2048 (tiles.OPAQUE_PIPELINE_MAX_K, runs 235-236), and BOTH_LOOPS_TILE's rule
+# below. None (the default) applies that rule; False builds the plain loop alone on every tile.
+OPAQUE_PIPELINE = None
+
+# Exact fp8's unswapped 128x128x128 c1x1 cooperative persistent tile (the default above 256 rows) is built with both
+# k-tile loops, the hidden one taken where a tile has at most BOTH_LOOPS_UP_TO_K_TILES k tiles: beside it ptxas
+# schedules the plain loop in a third form, which ran ahead of the plain loop built alone at K >= 4096 in 23 of 24
+# comparisons over two calls (runs 233-234, 243-244) and then in all 48 against a second module of each kernel
+# (tile_probe.py opaqueclone, runs 245-246: +0.1 to +1.0% worst copy against best, warm and cold). On the c2x1 tile
+# the same form ran behind (-2.4 to +0.1%), so it stays c1x1's. It is ptxas's schedule (CUDA 13.0), not a mechanism:
+# a new nvcc may undo it. At K <= 2048 the per-shape plan takes the hidden loop alone (Sm90Tile.opaque_pipeline).
+BOTH_LOOPS_TILE = {"cta": (128, 128, 128), "cluster": (1, 1, 1), "mainloop": "cooperative", "swap_ab": False,
+                   "scheduler": "persistent"}
+BOTH_LOOPS_UP_TO_K_TILES = 8
 
 # sm90, a study setting: how many shared-memory buffers the epilogue stores D from (its TMA store pipeline), or None
 # for CUTLASS's min(subtiles, 2). With as many buffers as subtiles plus one, a tile's last store need not have read its
@@ -185,17 +197,22 @@ def _overlapped_promotion(spec: GemmSpec, cfg) -> str | bool:
     return PROMOTION_SCHEDULE if takes else False
 
 
-def _opaque_pipeline() -> str | None:
-    """full_promotion.hpp's kOpaqueUpToKTiles for OPAQUE_PIPELINE, or None (the template's default, rendered as
-    nothing)."""
+def _opaque_pipeline(cfg) -> str | None:
+    """full_promotion.hpp's kOpaqueUpToKTiles for OPAQUE_PIPELINE and the tile cfg, or None (the template's default,
+    rendered as nothing)."""
     value = OPAQUE_PIPELINE
+    if value is None:
+        takes = all(tuple(getattr(cfg, f)) == v if isinstance(v, tuple) else getattr(cfg, f) == v
+                    for f, v in BOTH_LOOPS_TILE.items())
+        return str(BOTH_LOOPS_UP_TO_K_TILES) if takes else None
     if value is False:
         return None
     if value is True:
         return "cutlassgen::kAlwaysOpaque"
     if isinstance(value, int) and 0 < value < 2**31 - 1:
         return str(value)
-    raise ValueError(f"cutlassgen.lower.OPAQUE_PIPELINE = {value!r}: False, True or a k-tile count from 1")
+    raise ValueError(f"cutlassgen.lower.OPAQUE_PIPELINE = {value!r}: None (BOTH_LOOPS_TILE's rule), False, True or a "
+                     "k-tile count from 1")
 
 
 def _load_hints(swap_ab: bool) -> tuple | None:
@@ -363,7 +380,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL")
                                            if narrow_tma or tail_operand is not None else None)
         promotion = _overlapped_promotion(spec, cfg)
-        opaque = _opaque_pipeline()  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is
+        opaque = _opaque_pipeline(cfg)  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is
         if spec.tile.opaque_pipeline:  # validation let it through for exact fp8 of CTA K 128 only
             if promotion != "full":  # only a study setting turns "full" away from such a tile
                 raise ValueError("Sm90Tile(opaque_pipeline=True) needs the \"full\" promotion mainloop; the study "

@@ -340,12 +340,13 @@ def test_tile_probe_clone_builds_the_same_source_under_another_cache_key(monkeyp
     group = tile_probe.CASES["opaqueclone"][0]
     spec = group[1](tile_probe.tile_named("128x128x128 c1x1 coop"))
     builds = tile_probe.builds_of(group)
-    assert [name for name, _ in builds] == ["", " clone=1", " opaque_pipeline=8", " opaque_pipeline=8 clone=1"]
+    assert [name for name, _ in builds] == [" opaque_pipeline=False", " opaque_pipeline=False clone=1",
+                                            " opaque_pipeline=8", " opaque_pipeline=8 clone=1"]
     sources = tile_probe.build_variants([(spec, settings) for _, settings in builds])
     assert sources[1].startswith(sources[0]) and sources[1] != sources[0]  # the same code, a comment added
     assert sources[3].startswith(sources[2]) and sources[2] != sources[0]  # the setting still applies under a clone
     assert len({job.key for job in compiled}) == 4  # four cache entries: none of them served for another
-    assert builds[1][1] == {tile_probe.CLONE: 1}  # build_variants took its own copy, not the case's dict
+    assert builds[1][1] == {"OPAQUE_PIPELINE": False, tile_probe.CLONE: 1}  # build_variants took a copy
 
 
 def test_setting_check_tiles_name_the_plan_per_shape(monkeypatch):

@@ -7,6 +7,7 @@ import pytest
 import cutlassgen as cg
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, StoreAux
 from cutlassgen.lower import lower
+from cutlassgen.tiles import resolve
 
 
 def spec(**tile):
@@ -64,7 +65,7 @@ def test_exact_fp8_takes_the_promotion_schedule_on_every_tile_of_its_interval(mo
                               tile=Sm90Tile(cta=cta, **{"cluster": (1, 1, 1), "mainloop": "cooperative", **kw}))
 
     assert overlapped(tile((128, 128, 128))) == "full" == overlapped(tile((128, 128, 128), cluster=(2, 1, 1)))
-    src = cg.render(tile((128, 128, 128)))
+    src = cg.render(tile((128, 128, 128), cluster=(2, 1, 1)))
     assert '#include "cutlassgen/full_promotion.hpp"' in src and "overlapped_promotion.hpp" not in src
     assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in src
     assert overlapped(tile((128, 192, 128))) == "full" == overlapped(tile((192, 48, 128), mainloop="pingpong"))
@@ -89,7 +90,7 @@ def test_exact_fp8_takes_the_promotion_schedule_on_every_tile_of_its_interval(mo
     # under load_hints.hpp's loads (here the fitted last token box of every unswapped tile) it is their Base
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "all")
     hinted = cg.render(tile((128, 128, 128)))
-    assert "using PromotingMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in hinted
+    assert "using PromotingMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop, 8>;" in hinted
     assert "cutlassgen::MainloopLoadHints<PromotingMainloop, " in hinted
     monkeypatch.setattr(cg.lower, "PROMOTION_SCHEDULE", "halves")
     halves = cg.render(tile((128, 128, 128)))
@@ -113,7 +114,9 @@ def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop()
     fast = fp8.replace(tile=dataclasses.replace(fp8.tile, fp8_fast_accum=True))  # no promotion, nothing to hide
     k64 = fp8.replace(tile=dataclasses.replace(fp8.tile, cta=(128, 128, 64)))  # CUTLASS's own FP8 mainloop
     others = [fast, k64, k64.replace(a=Operand("bf16"), b=Operand("bf16", "column"))]
-    shipped = cg.render(fp8)
+    with cg.lower.settings(OPAQUE_PIPELINE=False):  # the plain loop alone, every tile's before session 68
+        shipped = cg.render(fp8)
+        assert [cg.render(s) for s in others] == [cg.render(s) for s in others]
     assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in shipped
     assert "OPAQUE_PIPELINE" not in shipped
     with cg.lower.settings(OPAQUE_PIPELINE=True):
@@ -130,9 +133,29 @@ def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop()
     with cg.lower.settings(OPAQUE_PIPELINE=8):
         assert lower(fp8)["opaque_pipeline"] == "8"
         assert "cutlassgen::MainloopFullPromotion<BuiltMainloop, 8>;" in cg.render(fp8)
-    for wrong in (0, -1, 2**31 - 1, "yes", 1.5):  # a typo must not pass for one of the loops
+    for wrong in (0, -1, 2**31 - 1, "yes", 1.5, "None"):  # a typo must not pass for one of the loops
         with cg.lower.settings(OPAQUE_PIPELINE=wrong), pytest.raises(ValueError, match="OPAQUE_PIPELINE = "):
             lower(fp8)
+
+
+def test_exact_fp8s_c1x1_128x128_tile_builds_both_loops_and_no_other_tile_does():
+    # lower.BOTH_LOOPS_TILE (session 68, runs 245-246): the default OPAQUE_PIPELINE (None) builds the exact-fp8
+    # default tile, 128x128x128 c1x1 cooperative persistent unswapped, as OPAQUE_PIPELINE = 8 does; its neighbours
+    # (c2x1, where that form ran behind; ping-pong; stream-K; swapped) keep the plain loop alone
+    tile = Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative")
+    fp8 = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"), tile=tile)
+    assert cg.lower.OPAQUE_PIPELINE is None and lower(fp8)["opaque_pipeline"] == "8"
+    assert "cutlassgen::MainloopFullPromotion<BuiltMainloop, 8>;" in cg.render(fp8)
+    auto = fp8.replace(tile=Sm90Tile())  # the spec's default tile, resolved: the same kernel
+    assert resolve(auto).cta == (128, 128, 128) and lower(auto)["opaque_pipeline"] == "8"
+    for other in (dict(cluster=(2, 1, 1)), dict(mainloop="pingpong", cta=(64, 128, 128)), dict(scheduler="stream_k"),
+                  dict(swap_ab=True, mainloop="pingpong", cta=(64, 128, 128)), dict(cta=(128, 192, 128))):
+        neighbour = fp8.replace(tile=dataclasses.replace(tile, **other))
+        assert lower(neighbour)["opaque_pipeline"] is None, other
+    with cg.lower.settings(OPAQUE_PIPELINE=False):
+        assert lower(fp8)["opaque_pipeline"] is None
+    fast = fp8.replace(tile=dataclasses.replace(tile, fp8_fast_accum=True))  # no promotion mainloop to build it into
+    assert "MainloopFullPromotion" not in cg.render(fast)
 
 
 def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
