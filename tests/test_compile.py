@@ -30,8 +30,9 @@ def test_fp8_token_tile_in_steps_of_8_builds_through_the_epilogue_builders_imple
 
 
 def test_exact_fp8_builds_through_the_full_promotion_mainloop(ci_kernels):
+    # its 128x128x128 c1x1 cooperative tile holds both k-tile loops (lower.BOTH_LOOPS_TILE), the hidden one too
     k = ci_kernels["sm90_fp8_exact"]
-    assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in k.source
+    assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop, 8>;" in k.source
     assert k.build_info["resources"]["spill_store_bytes"] == 0  # CUTLASS's registers: nothing spills
 
 
