@@ -25,7 +25,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone
+     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1691,6 +1691,15 @@ OPAQUE_TOKEN_SHAPES = [(m, n, k) for m, n in ((32, 8192), (64, 6144), (112, 9216
 OPAQUE_CLONE_BUILDS = (None, tuple({"OPAQUE_PIPELINE": v, **clone} for v in (False, 8) for clone in ({}, {CLONE: 1})))
 OPAQUE_CLONE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 4096), (8192, 8192, 8192), (4096, 14336, 4096),
                        (2048, 8192, 8192), (16384, 8192, 4096)]
+# clonespread (session 68): opaqueclone had two modules of identical code up to 2% apart. Four modules each of the
+# default (both loops on this tile, lower.BOTH_LOOPS_TILE) and of the plain loop alone, at the shapes where the copies
+# spread most: how wide is the spread between identical kernels, and does the rule's lead hold over four of each?
+# Runs 247-248 (warm / cold, median of four modules against median of four): +1.7 / +1.1% at 8192^3, +1.0 / +2.4% at
+# 16384x8192x4096, +0.8 / +0.6% at 4096x14336x4096; the default ahead in 91 of 96 module pairs; the modules of one
+# build 0.2-1.8% apart.
+CLONE_SPREAD_BUILDS = (None, tuple({**setting, **({CLONE: i} if i else {})}
+                                   for setting in ({}, {"OPAQUE_PIPELINE": False}) for i in range(4)))
+CLONE_SPREAD_SHAPES = [(8192, 8192, 8192), (16384, 8192, 4096), (4096, 14336, 4096)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2508,6 +2517,8 @@ CASES = {
     "opaquetokens": fp8_shipped_each(OPAQUE_TOKEN_SHAPES, OPAQUE_PIPE_VARIANTS),
     "opaqueclone": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), OPAQUE_CLONE_SHAPES,
                      fp8_scaled_contenders, "_scaled_mm", OPAQUE_CLONE_BUILDS)],
+    "clonespread": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), CLONE_SPREAD_SHAPES,
+                     fp8_scaled_contenders, "_scaled_mm", CLONE_SPREAD_BUILDS)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",

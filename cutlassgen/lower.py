@@ -123,7 +123,8 @@ OPAQUE_PIPELINE = None
 # k-tile loops, the hidden one taken where a tile has at most BOTH_LOOPS_UP_TO_K_TILES k tiles: beside it ptxas
 # schedules the plain loop in a third form, which ran ahead of the plain loop built alone at K >= 4096 in 23 of 24
 # comparisons over two calls (runs 233-234, 243-244) and then in all 48 against a second module of each kernel
-# (tile_probe.py opaqueclone, runs 245-246: +0.1 to +1.0% worst copy against best, warm and cold). On the c2x1 tile
+# (tile_probe.py opaqueclone, runs 245-246: +0.1 to +1.0% worst copy against best, warm and cold); over four modules
+# each, +0.6 to +2.4% median against median and ahead in 91 of 96 pairs (clonespread, runs 247-248). On the c2x1 tile
 # the same form ran behind (-2.4 to +0.1%), so it stays c1x1's. It is ptxas's schedule (CUDA 13.0), not a mechanism:
 # a new nvcc may undo it. At K <= 2048 the per-shape plan takes the hidden loop alone (Sm90Tile.opaque_pipeline).
 BOTH_LOOPS_TILE = {"cta": (128, 128, 128), "cluster": (1, 1, 1), "mainloop": "cooperative", "swap_ab": False,
