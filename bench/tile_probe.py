@@ -1686,8 +1686,8 @@ OPAQUE_TOKEN_SHAPES = [(m, n, k) for m, n in ((32, 8192), (64, 6144), (112, 9216
 # about +0.9%), but session 64 had identical kernels 1-2% apart at 8192^3 (tailsk, runs 218-219). Each build twice (the
 # second a clone: the same code under another cache key), to see whether 8's lead beats the spread of identical code.
 # Runs 245-246 (warm / cold): 8 ahead in all 48 comparisons of a copy of 8 with a copy of the plain loop, +0.1 to
-# +1.0% worst against best; the plain loop's copies 0-2.0% apart, 8's 0-1.7%. Taken: lower.BOTH_LOOPS_TILE (so "off" is
-# OPAQUE_PIPELINE=False since then, no setting the rule).
+# +1.0% worst against best; the plain loop's copies 0-2.0% apart, 8's 0-1.7%. Taken: lower.BOTH_LOOPS_TILE (since
+# then the plain loop alone is OPAQUE_PIPELINE=False, and no setting means the rule).
 OPAQUE_CLONE_BUILDS = (None, tuple({"OPAQUE_PIPELINE": v, **clone} for v in (False, 8) for clone in ({}, {CLONE: 1})))
 OPAQUE_CLONE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 4096), (8192, 8192, 8192), (4096, 14336, 4096),
                        (2048, 8192, 8192), (16384, 8192, 4096)]

@@ -116,7 +116,6 @@ def test_opaque_pipeline_setting_renders_only_into_the_full_promotion_mainloop()
     others = [fast, k64, k64.replace(a=Operand("bf16"), b=Operand("bf16", "column"))]
     with cg.lower.settings(OPAQUE_PIPELINE=False):  # the plain loop alone, every tile's before session 68
         shipped = cg.render(fp8)
-        assert [cg.render(s) for s in others] == [cg.render(s) for s in others]
     assert "using CollectiveMainloop = cutlassgen::MainloopFullPromotion<BuiltMainloop>;" in shipped
     assert "OPAQUE_PIPELINE" not in shipped
     with cg.lower.settings(OPAQUE_PIPELINE=True):
