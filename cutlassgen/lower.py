@@ -14,7 +14,8 @@ from . import epilogue as epi
 from .arch import WGMMA_BASE_N
 from .dtypes import DTYPES
 from .spec import GemmSpec
-from .tiles import Sm80Config, alignment, is_fp8, kernel_vector_kind, promotes_accumulators, resolve
+from .tiles import (Sm80Config, alignment, is_fp8, is_unswapped_coop128, kernel_vector_kind, promotes_accumulators,
+                    resolve)
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -127,8 +128,7 @@ OPAQUE_PIPELINE = None
 # each, +0.6 to +2.4% median against median and ahead in 91 of 96 pairs (clonespread, runs 247-248). On the c2x1 tile
 # the same form ran behind (-2.4 to +0.1%), so it stays c1x1's. It is ptxas's schedule (CUDA 13.0), not a mechanism:
 # a new nvcc may undo it. At K <= 2048 the per-shape plan takes the hidden loop alone (Sm90Tile.opaque_pipeline).
-BOTH_LOOPS_TILE = {"cta": (128, 128, 128), "cluster": (1, 1, 1), "mainloop": "cooperative", "swap_ab": False,
-                   "scheduler": "persistent"}
+BOTH_LOOPS_TILE = ((1, 1, 1), "persistent")  # the cluster and scheduler of that tile (tiles.is_unswapped_coop128)
 BOTH_LOOPS_UP_TO_K_TILES = 8
 
 # sm90, a study setting: how many shared-memory buffers the epilogue stores D from (its TMA store pipeline), or None
@@ -189,7 +189,7 @@ def _overlapped_promotion(spec: GemmSpec, cfg) -> str | bool:
     if PROMOTION_TILES not in PROMOTION_TILE_MODES:
         raise ValueError(f"cutlassgen.lower.PROMOTION_TILES = {PROMOTION_TILES!r}: one of "
                          + ", ".join(PROMOTION_TILE_MODES))
-    coop128 = cfg.mainloop == "cooperative" and not cfg.swap_ab and tuple(cfg.cta) == (128, 128, 128)
+    coop128 = is_unswapped_coop128(cfg)
     # both mainloops promote once per k tile, which must then be CUTLASS's interval (4 wgmma k-blocks, CTA K 128);
     # the halves split the tile's N into two wgmma N
     fits = cfg.cta[2] == 128 and (PROMOTION_SCHEDULE != "halves" or cfg.cta[1] % 16 == 0)
@@ -203,8 +203,7 @@ def _opaque_pipeline(cfg) -> str | None:
     rendered as nothing)."""
     value = OPAQUE_PIPELINE
     if value is None:
-        takes = all(tuple(getattr(cfg, f)) == v if isinstance(v, tuple) else getattr(cfg, f) == v
-                    for f, v in BOTH_LOOPS_TILE.items())
+        takes = is_unswapped_coop128(cfg) and (tuple(cfg.cluster), cfg.scheduler) == BOTH_LOOPS_TILE
         return str(BOTH_LOOPS_UP_TO_K_TILES) if takes else None
     if value is False:
         return None

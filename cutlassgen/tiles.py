@@ -1059,6 +1059,12 @@ def _sm80_bucket_tile(spec: GemmSpec, bucket: int, n_min: int):
 OPAQUE_PIPELINE_MAX_K = 2048
 
 
+def is_unswapped_coop128(cfg: Sm90Config) -> bool:
+    """The unswapped 128x128x128 cooperative tile: exact fp8's default, on which its mainloop variants are measured
+    and ruled (lower's promotion tiles and both-loops rule, opaque_pipeline_tile)."""
+    return tuple(cfg.cta) == (128, 128, 128) and cfg.mainloop == "cooperative" and not cfg.swap_ab
+
+
 def may_take_opaque_pipeline(spec: GemmSpec, K: int) -> bool:
     """Whether a problem of depth K of spec can take opaque_pipeline at all (exact fp8 on sm90, K at most
     OPAQUE_PIPELINE_MAX_K): a cheap test before the tile's own."""
@@ -1073,8 +1079,7 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
         return tile
     shaped = spec if tile is None else dataclasses.replace(spec, tile=tile)
     cfg = resolve(shaped)
-    if (tuple(cfg.cta) != (128, 128, 128) or cfg.mainloop != "cooperative" or cfg.swap_ab
-            or cfg.scheduler != "persistent" or shaped.tile.opaque_pipeline):
+    if not is_unswapped_coop128(cfg) or cfg.scheduler != "persistent" or shaped.tile.opaque_pipeline:
         return tile
     # cta, cluster and mainloop as resolved (the rest stays the tile's own), so that the variant is the same kernel
     # but for its k-tile loop, and is labelled as such
