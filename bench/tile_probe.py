@@ -1700,6 +1700,24 @@ OPAQUE_CLONE_SHAPES = [(1536, 1408, 8192), (3072, 5632, 4096), (8192, 8192, 8192
 CLONE_SPREAD_BUILDS = (None, tuple({**setting, **({CLONE: i} if i else {})}
                                    for setting in ({}, {"OPAQUE_PIPELINE": False}) for i in range(4)))
 CLONE_SPREAD_SHAPES = [(8192, 8192, 8192), (16384, 8192, 4096), (4096, 14336, 4096)]
+# exactwide (session 69): exact fp8's tile above 256 rows has been 128x128 (nvjet's exact tile too); each of its
+# consumer warpgroups holds 64 accumulators and a 64-register partial sum. 128x192 (96 + 96, 168 registers and no
+# spill under setmaxnreg's 232, compiled here) shares each k tile's A among 1.5x the columns, so a tile's fixed costs
+# (epilogue, tile switch) and the shared-memory reads per MMA shrink; the adds per MMA stay. Wide tiles beside the
+# default, two modules of each (CLONE), at the anchors' shapes and two of eight-plus waves.
+EXACT_WIDE_TILES = named("128x128x128 c1x1 coop", "128x160x128 c1x1 coop", "128x176x128 c1x1 coop",
+                         "128x192x128 c1x1 coop", "128x192x128 c1x1 coop epi128x64", "128x192x128 c2x1 coop")
+EXACT_WIDE_BUILDS = (None, ({}, {CLONE: 1}))
+EXACT_WIDE_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (3072, 5632, 4096),
+                     (16384, 8192, 4096), (6144, 12288, 4096)]
+# exactwidesweep (session 69): runs 249-250 had 128x192 ahead where N >= 12288 and behind at N = 5632 and 8192. The
+# wide tiles beside the plan (the default, or its opaque tile at K <= 2048) over N at 4096 rows, over M and over K at
+# N = 14336, and at the down projection's 4096x4096x14336: where a rule would start and stop.
+EXACT_WIDE_SWEEP_TILES = named("128x128x128 c1x1 coop", "128x160x128 c1x1 coop", "128x192x128 c1x1 coop",
+                               "128x192x128 c1x1 coop epi128x64", "128x208x128 c1x1 coop")
+EXACT_WIDE_SWEEP_SHAPES = [*((4096, n, 4096) for n in (6144, 8192, 10240, 11008, 12288, 14336, 16384, 28672)),
+                           *((m, 14336, 4096) for m in (384, 512, 1024, 2048, 8192)),
+                           *((4096, 14336, k) for k in (1024, 2048, 8192)), (4096, 4096, 14336)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2519,6 +2537,9 @@ CASES = {
                      fp8_scaled_contenders, "_scaled_mm", OPAQUE_CLONE_BUILDS)],
     "clonespread": [("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), CLONE_SPREAD_SHAPES,
                      fp8_scaled_contenders, "_scaled_mm", CLONE_SPREAD_BUILDS)],
+    "exactwide": [("fp8 scaled", fp8_scaled, EXACT_WIDE_TILES, EXACT_WIDE_SHAPES, fp8_scaled_contenders, "_scaled_mm",
+                   EXACT_WIDE_BUILDS)],
+    "exactwidesweep": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_SWEEP_TILES, EXACT_WIDE_SWEEP_SHAPES)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
