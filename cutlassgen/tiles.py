@@ -217,8 +217,9 @@ DECODE_M = 64  # at most this many rows: memory-bound on the weights, and swap_a
 # The largest M of each bucket; the last is unbounded. From 65 rows on sm90 fits its swapped token tiles to M (a token
 # tile's rows past M cost time, _bucket_tiles); the sm80 path's tiles span several of these buckets (SM80_TILES),
 # which a dispatch plan merges.
+EXACT_WIDE_M = 2048  # above it exact fp8 at N >= WIDE_N takes a 192-wide tile (_own_n_classes)
 BUCKET_UPPER = (16, 32, 40, 48, DECODE_M, 80, 96, 112, 120, 128, 144, 160, 168, 176, 192, 208, 224, 240, 256, 512,
-                None)
+                EXACT_WIDE_M, None)
 # Buckets of 8 rows cut from the 16-row one above them (the value), whose tiles and N classes they take but where their
 # narrow columns (NARROW_COLUMNS) differ, and 161-168's three columns from N = 4225 (_own_n_classes): a swapped tile's
 # time rises as its last token column empties, in the mainloop (tile_probe.py lastcol, run 126: three 64-wide columns
@@ -351,6 +352,7 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
         # 379 / 440 vs 304 / 309, run 53).
         256: {"cta": (64, 128, k_main), **_SWAP},
         512: None,  # larger M: the spec's default tile; above 512 rows an N class changes it (_n_classes)
+        EXACT_WIDE_M: None,
         None: None,
     }
     # 161-176 and 225-240 are buckets of their own only for the one column (_n_classes); below its N they run the
@@ -460,8 +462,20 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   2048x28672x4096 723 / 726 vs 687 / 723, 4096x12288x4096 709 / 738 vs 706 / 736. At M = 512 it lost
 #   (512x14336x4096 596 / 621 vs 615 / 631), hence its own bucket; at N <= 8192 the default is as fast or faster
 #   (default vs pingpong: 8192^3 701 / 735 vs 693 / 734, 4096x4096x14336 762 / 777 vs 753 / 764). fp8 with
-#   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29); fp8 without it keeps the
-#   default: its promotion buffer would double the 128x128 accumulators one warpgroup holds.
+#   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29). fp8 without it cannot take it
+#   (its promotion buffer would double the 128x128 accumulators one warpgroup holds); see the next rule.
+# - M > EXACT_WIDE_M, N >= WIDE_N, fp8 without fast accumulation: 128x192 cooperative, no cluster, 128x64 epilogue
+#   subtiles (96 accumulators and a 96-register promotion buffer a thread; 168 registers, no spill; four stages).
+#   Each k tile's A serves 1.5x the columns, so a tile's fixed costs and the shared-memory reads per MMA shrink; the
+#   promotion adds per MMA stay. Against the 128x128 default, warm / cold (tile_probe.py exactwide and
+#   exactwidesweep, runs 249-252): 4096x14336x4096 +5.4 / +5.0% (1332 / 1372 vs 1264 / 1307; _scaled_mm 1329 /
+#   1365), 4096x12288 +5.8 / +5.6%, 4096x16384 +4.3 / +4.8%, 4096x28672 +4.0 / +5.9%, 6144x12288 +3.8 / +3.1%,
+#   8192x14336 +2.6 / +1.9%, at K = 1024 and 2048 +6.3 / +6.1% and +6.1 / +6.2% against the opaque tile there
+#   (4096x14336x2048 1185 / 1209 vs _scaled_mm 1187 / 1208), at K = 8192 +2.2 / +0.5%. Fewer rows make fewer
+#   waves, where a wider tile's last wave costs more: 1024x14336x4096 -0.7 / -1.0%, 512x14336 -6.5 / -6.0%
+#   (2048x14336 +2.4 / +0.9%). Below WIDE_N it depends on the shape beyond what a class can tell (4096x8192x4096
+#   +3.2 / +2.1%, 8192^3 -1.8 / -0.6%, 16384x8192x4096 -1.7 / -0.6%, 2048x8192^2 -5.3 / -5.7%, 3072x5632x4096 -3.4
+#   / -4.5%): those keep the default.
 MID_N = 4608
 LARGE_N = 7168
 WIDE_N = 12288
@@ -856,6 +870,9 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         swapped = (replaced[0], ({"cta": (128, 120, k_main), **two_columns}, coop_128[1]))
         return tuple(swapped if c == replaced else c for c in classes)
     mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1)})
+    pingpong_128 = {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong", "scheduler": "persistent"}
+    # where a spec's promotion buffer turns the pingpong tile away (exact fp8), above EXACT_WIDE_M rows
+    exact_wide = {"cta": (128, 192, k_main), **coop, "cluster": (1, 1, 1), "epilogue_tile": (128, 64)}
     token_40 = {"cta": (64, 40, k_decode), "cluster": (4, 1, 1)}
     token_40_c2 = {**token_40, "cluster": (2, 1, 1)}
     return {32: ((WIDE_N, {"cluster": (2, 1, 1)}),),
@@ -900,8 +917,8 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
                   *fitted_then_one_column(240, (128, 48))),
             256: (*three_columns((no_cluster_column(88),), coop_128, eight_bit_until=MID_N),
                   *fitted_then_one_column(256)),
-            None: ((WIDE_N, {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong",
-                             "scheduler": "persistent"}),)}
+            EXACT_WIDE_M: ((WIDE_N, pingpong_128),),
+            None: ((WIDE_N, (pingpong_128, exact_wide) if fp8 else pingpong_128),)}
 
 
 @functools.cache  # as _bucket_tiles
@@ -1094,9 +1111,9 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):
     """The tile the per-shape heuristic picks for an M x N (x K) problem of an all-"auto" spec (N None: the M bucket's
     own tile, that of N below every N class; K None: as at a large K), or None for the spec's own default (sm90:
-    M > 256 but for M > 512 at N >= WIDE_N, and for exact fp8 at K <= OPAQUE_PIPELINE_MAX_K; sm80 path: M 257-512,
-    M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or int8, A or B aligned to less than 16 bytes;
-    either: a tile these rules cannot make valid)."""
+    M > 256 but for M > 512 at N >= WIDE_N (exact fp8: M > EXACT_WIDE_M), and for exact fp8 at K <=
+    OPAQUE_PIPELINE_MAX_K; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or
+    int8, A or B aligned to less than 16 bytes; either: a tile these rules cannot make valid)."""
     tile = _shape_tile_mn(spec, M, N)
     return tile if K is None else opaque_pipeline_tile(spec, tile, K)
 

@@ -287,8 +287,11 @@ def expect_sm80_int8_tiles(tile_of) -> None:
 
 # Exact fp8 by K: the 128x128 cooperative tiles (the default above 256 rows, and at 241-256 rows from N = 4608) with
 # Sm90Tile.opaque_pipeline up to K = 2048 (tiles.OPAQUE_PIPELINE_MAX_K), without it from there; at 250 rows both K
-# classes, so that the deeper one finds the bucket's own tile
-FP8_DEEP_SHAPES = [(600, 2000, 1024), (300, 2000, 512), (1000, 3000, 4096), (250, 6000, 2048), (250, 6000, 4096)]
+# classes, so that the deeper one finds the bucket's own tile. Above tiles.EXACT_WIDE_M rows from N = 12288, the
+# 128x192 cooperative tile with 128x64 epilogue subtiles at any K; 2100x12304 leaves both its last row of tiles and
+# its last column (16 of 192) mostly past the edge.
+FP8_DEEP_SHAPES = [(600, 2000, 1024), (300, 2000, 512), (1000, 3000, 4096), (250, 6000, 2048), (250, 6000, 4096),
+                   (2100, 12304, 4096)]
 
 
 def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
@@ -296,6 +299,10 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
     for M, N, K in FP8_DEEP_SHAPES + [(600, 2000, 2064)]:
         tile = tile_of(M, N, K)
         deep = K <= 2048
+        if M > 2048 and N >= 12288:
+            assert (tile.cta, tile.cluster, tile.mainloop, tile.epilogue_tile, tile.opaque_pipeline) == (
+                (128, 192, 128), (1, 1, 1), "cooperative", (128, 64), False), (M, N, K)
+            continue
         if M > 256 and not deep:
             assert tile == spec.tile, (M, N, K)  # the default kernel
             continue

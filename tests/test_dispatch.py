@@ -269,9 +269,9 @@ def test_shape_tiles_follow_the_buckets():
     assert shape_tile(SPEC, 257) is None and shape_tile(SPEC, 10**6) is None  # the default tile
     assert [shape_bucket(M) for M in (1, 16, 17, 32, 33, 40, 41, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113, 120, 121,
                                       128, 129, 144, 145, 160, 161, 168, 169, 176, 177, 192, 193, 208, 209, 224, 225,
-                                      240, 241, 256, 257, 512, 513)] == [
+                                      240, 241, 256, 257, 512, 513, 2048, 2049)] == [
         0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16,
-        16, 17, 17, 18, 18, 19, 19, 20]
+        16, 17, 17, 18, 18, 19, 19, 20, 20, 21]
     # neighbouring buckets with one tile (161-176 and 177-192 below LARGE_N) make one entry
     plan = dispatch.heuristic_record(SPEC, [(170, 4096, 8192), (190, 4096, 8192), (250, 4096, 8192)])
     assert [w["shape"][0] for w in plan["winners"]] == [170, 250] and plan["limits"] == [192, math.inf]
@@ -312,7 +312,11 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
             assert wide is None, arch
     assert [shape_tile(sm80, M).stages for M in (32, 64, 128, 256)] == [6, 5, 3, 5]  # on an A100's 164 KiB per SM
     assert shape_class(32, 14336, "sm80") == (1, 0) and shape_class(600, 14336, "sm80") == (
+        BUCKET_UPPER.index(None) - 1, SM80_WIDE_N) and shape_class(4096, 14336, "sm80") == (
         BUCKET_UPPER.index(None), SM80_WIDE_N)
+    # one 128x256 tile over M > 512: the two sm90 buckets there make one plan entry
+    plan = dispatch.heuristic_record(sm80, [(600, 14336, 4096), (4096, 14336, 4096)])
+    assert len(plan["winners"]) == 1 and plan["limits"] == [math.inf]
     narrow = sm80.replace(a=cg.Operand("fp16", alignment=2))  # its small copies took a stack frame: not timed
     assert shape_tile(narrow, 32) is None and shape_tile(sm80.replace(b=cg.Operand("fp16", "column", alignment=4)),
                                                          32) is None
@@ -740,9 +744,12 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
         assert shape_tile(SPEC, M, WIDE_N - 1) is None and shape_tile(SPEC, M) is None, M  # the default tile
     last = BUCKET_UPPER.index(None)
     assert shape_class(4096, 14336) == (last, WIDE_N) and shape_class(4096, 8192) == (last, 0)
-    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (last - 1, 0)  # measured slower at 512
+    assert shape_tile(SPEC, 512, 14336) is None and shape_class(512, 14336) == (last - 2, 0)  # measured slower at 512
+    assert shape_class(2048, 14336) == (last - 1, WIDE_N)  # exact fp8's EXACT_WIDE_M; one entry for bf16, below
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
-    assert shape_tile(fp8, 4096, 14336) is None  # the promotion buffer: 128x128 accumulators twice per warpgroup
+    # the promotion buffer turns 128x128 pingpong away (128x128 accumulators twice per warpgroup): the default up to
+    # EXACT_WIDE_M rows, 128x192 cooperative above them
+    assert shape_tile(fp8, 2048, 14336) is None and shape_tile(fp8, 600, 14336) is None
     # cooperative there: two warpgroups share them (one 128x256 column with the buffer: 256 accumulators a thread)
     assert shape_tile(fp8, 256, 14336).cta == (128, 128, 128)
     fast = fp8.replace(tile={"fp8_fast_accum": True})
@@ -756,10 +763,33 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
     assert k.choose(8192).spec is SPEC  # N unknown: the default
     # no shape off the spec's own tile: no record, no variants, the default kernel itself (exact fp8 above 256 rows)
     exact = fp8.replace(tile=cg.Sm90Tile())
-    assert dispatch.heuristic_record(exact, [(8192, 8192, 8192), (4096, 14336, 4096)]) is None
+    assert dispatch.heuristic_record(exact, [(8192, 8192, 8192), (2048, 14336, 4096)]) is None
     assert dispatch.heuristic_variants(exact, None) == []
     default = _fake_kernel(exact)
     assert dispatch.with_heuristic(default, None, []) is default
+
+
+def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
+    from cutlassgen.tiles import EXACT_WIDE_M, OPAQUE_PIPELINE_MAX_K, WIDE_N, shape_tile
+
+    exact = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
+    for M, N, K in ((EXACT_WIDE_M + 1, WIDE_N, 4096), (4096, 14336, 4096), (8192, 28672, 8192), (4096, 14336, 1024)):
+        tile = shape_tile(exact, M, N, K)
+        assert (tile.cta, tile.cluster, tile.mainloop, tile.scheduler, tile.epilogue_tile) == (
+            (128, 192, 128), (1, 1, 1), "cooperative", "persistent", (128, 64)), (M, N, K)
+        assert not tile.swap_ab and not tile.fp8_fast_accum and not tile.opaque_pipeline, (M, N, K)
+    # fewer rows (fewer waves, where the wider tile's last wave costs more) and narrower weights keep the default;
+    # below EXACT_WIDE_M a shallow K keeps the opaque 128x128 tile
+    assert shape_tile(exact, EXACT_WIDE_M, 14336, 4096) is None and shape_tile(exact, 4096, WIDE_N - 1, 4096) is None
+    assert shape_tile(exact, EXACT_WIDE_M, 14336, OPAQUE_PIPELINE_MAX_K).opaque_pipeline
+    # one plan entry per side of EXACT_WIDE_M at N >= WIDE_N, dispatched by M
+    rec = dispatch.heuristic_record(exact, [(1024, 14336, 4096), (4096, 14336, 4096), (4096, 8192, 4096)])
+    assert [(w["shape"][0], w["tile"] and w["tile"]["cta"]) for w in rec["winners"]] == [
+        (1024, None), (4096, [128, 192, 128]), (4096, None)]
+    k = dispatch.with_heuristic(_fake_kernel(exact), rec, [_fake_kernel(v) for v in
+                                                           dispatch.heuristic_variants(exact, rec)])
+    assert k.choose(2049, 14336, 4096).spec.tile.cta == (128, 192, 128) and k.choose(2048, 14336, 4096).spec is exact
+    assert k.choose(4096, 8192, 4096).spec is exact and k.choose(600, 12288, 8192).spec is exact
 
 
 def test_m_33_to_64_tiles_follow_four_n_classes():

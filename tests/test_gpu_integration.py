@@ -174,8 +174,9 @@ def _check_fp8_scaled_dispatch(k, spec, shapes, seed: int):
 
 def test_fp8_exact_dispatch_takes_the_opaque_loop_up_to_k_2048(cache_dir):
     """Exact fp8 by K: the 128x128 cooperative tiles with Sm90Tile.opaque_pipeline up to K = 2048 and without it
-    above, each shape against the reference into a poisoned out; where K picked the opaque loop, its output bit for
-    bit that of the same tile's shipped loop (the kernel K = 4096 takes at that M and N) on the same inputs."""
+    above, and the 128x192 tile above 2048 rows at wide N, each shape against the reference into a poisoned out;
+    where K picked the opaque loop, its output bit for bit that of the same tile's shipped loop (the kernel K = 4096
+    takes at that M and N) on the same inputs."""
     import torch
 
     import cutlassgen as cg
