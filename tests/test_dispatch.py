@@ -790,6 +790,16 @@ def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
                                                            dispatch.heuristic_variants(exact, rec)])
     assert k.choose(2049, 14336, 4096).spec.tile.cta == (128, 192, 128) and k.choose(2048, 14336, 4096).spec is exact
     assert k.choose(4096, 8192, 4096).spec is exact and k.choose(600, 12288, 8192).spec is exact
+    # the split is exact fp8's alone: other specs' plans keep one bucket above 512 rows, so a call at rows between
+    # two planned shapes takes its N class's tile as before the split (bf16 at 1024x14336: 128x128 pingpong)
+    for other in (SPEC, exact.replace(tile={"fp8_fast_accum": True})):
+        rec = dispatch.heuristic_record(other, [(2048, 8192, 8192), (4096, 14336, 4096)])
+        assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, 0] and rec["limits"] == [math.inf] * 2
+        k = dispatch.with_heuristic(_fake_kernel(other), rec, [_fake_kernel(v) for v in
+                                                               dispatch.heuristic_variants(other, rec)])
+        for M, N in ((1024, 14336), (600, 12288), (4096, 14336)):
+            assert k.choose(M, N, 4096).spec.tile.mainloop == "pingpong", (other.a.dtype, M, N)
+        assert k.choose(2048, 8192, 4096).spec is other
 
 
 def test_m_33_to_64_tiles_follow_four_n_classes():
