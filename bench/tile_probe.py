@@ -1718,6 +1718,16 @@ EXACT_WIDE_SWEEP_TILES = named("128x128x128 c1x1 coop", "128x160x128 c1x1 coop",
 EXACT_WIDE_SWEEP_SHAPES = [*((4096, n, 4096) for n in (6144, 8192, 10240, 11008, 12288, 14336, 16384, 28672)),
                            *((m, 14336, 4096) for m in (384, 512, 1024, 2048, 8192)),
                            *((4096, 14336, k) for k in (1024, 2048, 8192)), (4096, 4096, 14336)]
+# exactwideraster (session 69): below N = 12288 runs 249-252 had 128x192 ahead at 4096x8192x4096 but behind at 8192^3
+# and 16384x8192x4096, where its 43 columns leave the auto swizzle at 1 (auto_swizzle.hpp pads nothing), and 128x208
+# (40 columns: swizzle 8; 128x16 epilogue subtiles, 208 = 13 x 16) ahead at 4096x4096x14336 and 4096x14336x8192. The
+# wide tiles under each raster and a padded swizzle of 2, at N = 4096 and 8192.
+EXACT_WIDE_RASTER_TILES = named("128x128x128 c1x1 coop", "128x192x128 c1x1 coop epi128x64",
+                                "128x192x128 c1x1 coop epi128x64 along_m", "128x192x128 c1x1 coop epi128x64 along_n",
+                                "128x192x128 c1x1 coop epi128x64 swizzle2", "128x208x128 c1x1 coop",
+                                "128x208x128 c1x1 coop along_m")
+EXACT_WIDE_RASTER_SHAPES = [(8192, 8192, 8192), (16384, 8192, 4096), (8192, 8192, 4096), (4096, 8192, 8192),
+                            (4096, 4096, 14336), (8192, 4096, 14336), (4096, 8192, 4096)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2540,6 +2550,8 @@ CASES = {
     "exactwide": [("fp8 scaled", fp8_scaled, EXACT_WIDE_TILES, EXACT_WIDE_SHAPES, fp8_scaled_contenders, "_scaled_mm",
                    EXACT_WIDE_BUILDS)],
     "exactwidesweep": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_SWEEP_TILES, EXACT_WIDE_SWEEP_SHAPES)],
+    "exactwideraster": [("fp8 scaled", fp8_scaled, EXACT_WIDE_RASTER_TILES, EXACT_WIDE_RASTER_SHAPES,
+                         fp8_scaled_contenders, "_scaled_mm")],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
