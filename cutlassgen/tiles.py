@@ -467,15 +467,16 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 # - M > EXACT_WIDE_M, N >= WIDE_N, fp8 without fast accumulation: 128x192 cooperative, no cluster, 128x64 epilogue
 #   subtiles (96 accumulators and a 96-register promotion buffer a thread; 168 registers, no spill; four stages).
 #   Each k tile's A serves 1.5x the columns, so a tile's fixed costs and the shared-memory reads per MMA shrink; the
-#   promotion adds per MMA stay. Against the 128x128 default, warm / cold (tile_probe.py exactwide and
-#   exactwidesweep, runs 249-252): 4096x14336x4096 +5.4 / +5.0% (1332 / 1372 vs 1264 / 1307; _scaled_mm 1329 /
-#   1365), 4096x12288 +5.8 / +5.6%, 4096x16384 +4.3 / +4.8%, 4096x28672 +4.0 / +5.9%, 6144x12288 +3.8 / +3.1%,
-#   8192x14336 +2.6 / +1.9%, at K = 1024 and 2048 +6.3 / +6.1% and +6.1 / +6.2% against the opaque tile there
-#   (4096x14336x2048 1185 / 1209 vs _scaled_mm 1187 / 1208), at K = 8192 +2.2 / +0.5%. Fewer rows make fewer
-#   waves, where a wider tile's last wave costs more: 1024x14336x4096 -0.7 / -1.0%, 512x14336 -6.5 / -6.0%
-#   (2048x14336 +2.4 / +0.9%). Below WIDE_N it depends on the shape beyond what a class can tell (4096x8192x4096
-#   +3.2 / +2.1%, 8192^3 -1.8 / -0.6%, 16384x8192x4096 -1.7 / -0.6%, 2048x8192^2 -5.3 / -5.7%, 3072x5632x4096 -3.4
-#   / -4.5%): those keep the default.
+#   promotion adds per MMA stay. Against the plan's kernel (the default, or its opaque form at K <= 2048), warm /
+#   cold (tile_probe.py exactwidesweep, runs 251-252): 4096x14336x4096 +5.1 / +5.3% (1332 / 1372 vs 1267 / 1303;
+#   _scaled_mm 1329 / 1365), 4096x12288 +5.9 / +5.6%, 4096x16384 +4.5 / +5.5%, 4096x28672 +4.4 / +6.4%, at K = 1024
+#   and 2048 +6.3 / +6.1% and +6.1 / +6.2% (4096x14336x2048 1185 / 1209 vs _scaled_mm 1187 / 1208); under 1% at
+#   8192x14336x4096 (+0.9 / +0.4%) and K = 8192 (+0.6 / +0.4%), where the explicit 128x128 tile, the same code in
+#   another module, ran 0.1-1.7% slower than the plan's. 6144x12288x4096 against two modules of 128x128 (exactwide,
+#   runs 249-250): +3.4 to +4.0% / +2.8 to +3.4%. Fewer rows make fewer waves, where a wider tile's last wave costs
+#   more: 1024x14336x4096 -0.6 / -1.0%, 512x14336 -6.1 / -5.9% (2048x14336 +2.4 / +0.8%). Below WIDE_N it depends
+#   on the shape beyond what a class can tell (against 128x128: 4096x8192x4096 +3.2 / +2.1%, 8192^3 -1.8 / -0.6%,
+#   16384x8192x4096 -1.5 / -2.7%, 2048x8192^2 -5.1 / -5.6%, 3072x5632x4096 -3.4 / -4.5%): those keep the default.
 MID_N = 4608
 LARGE_N = 7168
 WIDE_N = 12288
