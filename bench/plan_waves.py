@@ -10,7 +10,7 @@ weights, an unswapped one's last column tile): runs 136-139 had three unswapped 
 weight tiles run 1.13-1.29x slower in some runs at N = 9216, whose last weight tile holds 32 of its 224 columns. The
 flagged regions are where a probe case should time the plan next (wave7168, fillcheck, band161).
 
-Run: python bench/plan_waves.py [--dtype bf16|e4m3] [--m FIRST:LAST:STEP] [--n FIRST:LAST:STEP] [--sms 132]
+Run: python bench/plan_waves.py [--dtype bf16|e4m3|e4m3-exact] [--m FIRST:LAST:STEP] [--n FIRST:LAST:STEP] [--sms 132]
      [--tail 0.25] [--low 0.6] [--fill 0.75] [--weight-fill 0.3]
 """
 import argparse
@@ -20,13 +20,16 @@ import math
 from cutlassgen import GemmSpec, Sm90Tile
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
-from tile_probe import bias_gelu, fp8_scaled_fast
+from tile_probe import bias_gelu, fp8_scaled, fp8_scaled_fast
+
+SPECS = {"bf16": bias_gelu, "e4m3": fp8_scaled_fast, "e4m3-exact": fp8_scaled}
 
 
 def spec_of(dtype: str) -> GemmSpec:
-    """The all-"auto" spec whose plan is walked: tile_probe.py's bf16 bias+gelu, or its fp8 scaled with fast
-    accumulation."""
-    return bias_gelu(Sm90Tile()) if dtype == "bf16" else fp8_scaled_fast(Sm90Tile())
+    """The all-"auto" spec whose plan is walked: tile_probe.py's bf16 bias+gelu, its fp8 scaled with fast
+    accumulation, or the same accumulating exactly (whose tiles differ: token tiles that hold the promotion buffer,
+    and 128x192 above tiles.EXACT_WIDE_M rows at wide N)."""
+    return SPECS[dtype](Sm90Tile())
 
 
 def ctas_of(tile: Sm90Tile, M: int, N: int) -> int:
@@ -92,7 +95,7 @@ def _range(text: str) -> range:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dtype", choices=("bf16", "e4m3"), default="bf16")
+    ap.add_argument("--dtype", choices=tuple(SPECS), default="bf16")
     ap.add_argument("--m", type=_range, default=_range("65:256:1"), help="FIRST:LAST:STEP (default 65:256:1)")
     ap.add_argument("--n", type=_range, default=_range("1024:16384:128"), help="FIRST:LAST:STEP")
     ap.add_argument("--sms", type=int, default=132, help="the H200's 132")
