@@ -1728,6 +1728,13 @@ EXACT_WIDE_RASTER_TILES = named("128x128x128 c1x1 coop", "128x192x128 c1x1 coop 
                                 "128x208x128 c1x1 coop along_m")
 EXACT_WIDE_RASTER_SHAPES = [(8192, 8192, 8192), (16384, 8192, 4096), (8192, 8192, 4096), (4096, 8192, 8192),
                             (4096, 4096, 14336), (8192, 4096, 14336), (4096, 8192, 4096)]
+# exactdeepk (session 69, not yet run): runs 251-254 had 128x208 +2.4 to +3.4% at the down projection's N = 4096,
+# K = 14336 (4096 and 8192 rows) in two calls. Where does a deep-K class for it hold: over M at N = 4096, K = 14336,
+# over K at 4096x4096, and the 70B down projection's N = 8192, K = 28672, beside the plan and the other widths.
+EXACT_DEEP_K_TILES = named("128x128x128 c1x1 coop", "128x160x128 c1x1 coop", "128x192x128 c1x1 coop epi128x64",
+                           "128x208x128 c1x1 coop")
+EXACT_DEEP_K_SHAPES = [*((m, 4096, 14336) for m in (2048, 4096, 8192, 16384)), (4096, 4096, 8192), (4096, 4096, 28672),
+                       (4096, 8192, 28672), (8192, 8192, 28672), (4096, 5120, 13824)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2552,6 +2559,7 @@ CASES = {
     "exactwidesweep": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_SWEEP_TILES, EXACT_WIDE_SWEEP_SHAPES)],
     "exactwideraster": [("fp8 scaled", fp8_scaled, EXACT_WIDE_RASTER_TILES, EXACT_WIDE_RASTER_SHAPES,
                          fp8_scaled_contenders, "_scaled_mm")],
+    "exactdeepk": [fp8_beside_plan(fp8_scaled, EXACT_DEEP_K_TILES, EXACT_DEEP_K_SHAPES)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
