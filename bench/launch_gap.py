@@ -58,7 +58,8 @@ def kernel_ms(fn, calls: int = 20) -> float:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shapes", type=parse_shapes, default=None, help="e.g. 32x8192x8192,64x6144x4096 (default: the decode anchors)")
+    ap.add_argument("--shapes", type=parse_shapes, default=None,
+                    help="e.g. 32x8192x8192,64x6144x4096 (default: the decode anchors)")
     ap.add_argument("--tiles", default="", help="tile_probe.py tile names, ';'-separated, timed beside the plan")
     args = ap.parse_args()
     shapes = SHAPES if args.shapes is None else args.shapes

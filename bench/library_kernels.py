@@ -133,7 +133,8 @@ def kernels_of(fn) -> list:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
-    ap.add_argument("--shapes", type=parse_shapes, default=None, help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
+    ap.add_argument("--shapes", type=parse_shapes, default=None,
+                    help="only these shapes, e.g. 64x6144x4096,48x8192x8192")
     ap.add_argument("--libraries-only", action="store_true", help="only the libraries' kernels (nothing to compile)")
     ap.add_argument("--what", default=None, help="only the cases whose kind contains this, e.g. 'fp8 scaled'")
     args = ap.parse_args()

@@ -50,7 +50,8 @@ def load_hints(variant: str) -> dict:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
-    ap.add_argument("--shapes", type=parse_shapes, default=None, help="only these of SHAPES, e.g. 64x6144x4096,256x8192x8192")
+    ap.add_argument("--shapes", type=parse_shapes, default=None,
+                    help="only these of SHAPES, e.g. 64x6144x4096,256x8192x8192")
     ap.add_argument("--variants", default=None, help="only these of VARIANTS, comma-separated (the first is the "
                     "baseline the others are compared with)")
     args = ap.parse_args()

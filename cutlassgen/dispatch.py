@@ -214,19 +214,13 @@ def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, i
 
 
 def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int]:
-    """(M bucket, n_min, k_max) of a problem in the per-shape plan: tiles.shape_class, and k_max the depth up to which
-    its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this K; else 0)."""
-    from .tiles import (BUCKET_UPPER, EXACT_WIDE_M, OPAQUE_PIPELINE_MAX_K, may_take_opaque_pipeline,
-                        promotes_accumulators, shape_class, shape_tile)
+    """(M bucket, n_min, k_max) of a problem in the per-shape plan: tiles.plan_shape_class, and k_max the depth up to
+    which its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this K; else 0)."""
+    from .tiles import OPAQUE_PIPELINE_MAX_K, may_take_opaque_pipeline, plan_shape_class, shape_tile
 
-    bucket, n_min = shape_class(M, N, spec.resolved_path)
-    # EXACT_WIDE_M parts the rows above 512 for exact fp8's sm90 tiles alone; any other spec takes the same tiles on
-    # both sides, and one bucket keeps a call between two planned M (1024 between 600 and 4096) on its N class's tile
-    if BUCKET_UPPER[bucket] == EXACT_WIDE_M and not (spec.resolved_path == "sm90" and promotes_accumulators(spec)):
-        bucket += 1
     # build() keys its memo by these classes on every call: the tile is worked out only where K can matter
     deep = may_take_opaque_pipeline(spec, K) and getattr(shape_tile(spec, M, N, K), "opaque_pipeline", False)
-    return bucket, n_min, OPAQUE_PIPELINE_MAX_K if deep else 0
+    return (*plan_shape_class(spec, M, N), OPAQUE_PIPELINE_MAX_K if deep else 0)
 
 
 def heuristic_record(spec: GemmSpec, shapes) -> dict | None:

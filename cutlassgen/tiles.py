@@ -974,6 +974,22 @@ def shape_class(M: int, N: int | None = None, path: str = "sm90") -> tuple[int, 
     return bucket, max((n for n in thresholds if N is not None and N >= n), default=0)
 
 
+def is_exact_fp8_sm90(spec: GemmSpec) -> bool:
+    """Exact fp8 on the sm90 path (a promotion buffer): the specs whose plan has tiles of its own above EXACT_WIDE_M
+    rows and, up to OPAQUE_PIPELINE_MAX_K, a K class."""
+    return spec.resolved_path == "sm90" and promotes_accumulators(spec)
+
+
+def plan_shape_class(spec: GemmSpec, M: int, N: int | None = None) -> tuple[int, int]:
+    """shape_class for spec's plan: EXACT_WIDE_M parts the rows above 512 for exact fp8 on sm90 alone. Any other spec
+    takes the same tiles on both sides, and one bucket keeps a call between two planned M (1024 between 600 and 4096)
+    on its N class's tile."""
+    bucket, n_min = shape_class(M, N, spec.resolved_path)
+    if BUCKET_UPPER[bucket] == EXACT_WIDE_M and not is_exact_fp8_sm90(spec):
+        bucket += 1
+    return bucket, n_min
+
+
 # Per-shape tiles of the sm80 path (mma.sync + cp.async: sm80/86/89 GPUs, and Hopper when an arch=80 spec is
 # compiled for it). Its "auto" tile is one 128x128 threadblock for every M: at a decode batch that pads each CTA's
 # MMAs to 128 rows and makes N / 128 CTAs, too few to keep enough weight bytes in flight. Measured on the H200 only
@@ -1086,7 +1102,7 @@ def is_unswapped_coop128(cfg: Sm90Config) -> bool:
 def may_take_opaque_pipeline(spec: GemmSpec, K: int) -> bool:
     """Whether a problem of depth K of spec can take opaque_pipeline at all (exact fp8 on sm90, K at most
     OPAQUE_PIPELINE_MAX_K): a cheap test before the tile's own."""
-    return K <= OPAQUE_PIPELINE_MAX_K and spec.resolved_path == "sm90" and promotes_accumulators(spec)
+    return K <= OPAQUE_PIPELINE_MAX_K and is_exact_fp8_sm90(spec)
 
 
 def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
