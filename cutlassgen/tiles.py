@@ -477,6 +477,9 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   more: 1024x14336x4096 -0.6 / -1.0%, 512x14336 -6.1 / -5.9% (2048x14336 +2.4 / +0.8%). Below WIDE_N it depends
 #   on the shape beyond what a class can tell (against 128x128: 4096x8192x4096 +3.2 / +2.1%, 8192^3 -1.8 / -0.6%,
 #   16384x8192x4096 -1.5 / -2.7%, 2048x8192^2 -5.1 / -5.6%, 3072x5632x4096 -3.4 / -4.5%): those keep the default.
+#   Just above the boundary, where ceil(tiles / 132) x width had its last wave about 2% dearer than 128x128's
+#   (2112-2176 rows at N = 13824, 2368-2432 at 12288, 2560 at 14336), it ran level or ahead: -0.1 to +1.1%, and
+#   +5 to +9% at 2304x13824, 2304x12288 and 3072x14336 (exactwideedge, runs 257-258).
 MID_N = 4608
 LARGE_N = 7168
 WIDE_N = 12288
