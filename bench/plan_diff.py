@@ -1,7 +1,8 @@
-"""Which (operands, M, N) points a plan change moves, worked out without a GPU: tiles.shape_tile of the working tree
-against that of a git revision, over every sm90 operand width (bf16, fp16, e4m3 with and without fast accumulation,
-int8, tf32) and the sm80 path's timed ones, M = 1-299, 400, 600, 1000, and N at and below each threshold of either
-plan (and the shapes the probes time).
+"""Which (operands, M, N, K) points a plan change moves, worked out without a GPU: tiles.shape_tile of the working
+tree against that of a git revision, over every sm90 operand width (bf16, fp16, e4m3 with and without fast
+accumulation, int8, tf32) and the sm80 path's timed ones; M = 1-299, 400, 600, 1000, 4096, 8192 and each M bucket's
+bound and the point above it, N at and below each N threshold (and the shapes the probes time), K at and above each K
+class's bound and "any" (shape_tile without K: as at a large K), the bounds of either plan.
 Each run of M that moved from one tile to the same other tile prints as one line, so a change that should touch one
 band shows that band and nothing else (sessions 32-36 checked each plan change so, with a script kept in /tmp).
 
@@ -19,28 +20,31 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OPERANDS = ["bf16", "fp16", "e4m3", "e4m3 fast", "int8", "fp32", "sm80 bf16", "sm80 int8"]
-M_VALUES = [*range(1, 300), 400, 600, 1000]
-# the shapes the probes time, and N thresholds with a point on each side (plans_of adds each tree's own thresholds
-# and the points below them, so a new threshold cannot be missed)
+M_VALUES = [*range(1, 300), 400, 600, 1000, 4096, 8192]
+# the shapes the probes time, and N thresholds with a point on each side (grid() adds each tree's own thresholds and
+# the points below them, and its M and K bounds with the points above them, so a new bound cannot be missed)
 N_VALUES = [512, 1024, 1025, 1536, 1537, 2048, 2049, 2304, 2305, 2560, 2561, 2816, 2817, 3072, 4096, 4224, 4225, 4352,
             4544, 4607, 4608, 4609, 5000, 5120, 5121, 5632, 5633, 6144, 6656, 7040, 7167, 7168, 8192, 8448, 8449,
             9216, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
 
-# run in a fresh interpreter with one tree's cutlassgen on its path: prints the N thresholds of its plan (sm90 and
-# sm80 path; a revision without those tables gives none) as JSON
+# run in a fresh interpreter with one tree's cutlassgen on its path: prints the bounds of its plan as JSON: "n" the N
+# thresholds (sm90 and sm80 path), "m" the M buckets' upper bounds, "k" the K classes' deepest K (a revision without
+# one of those tables gives none)
 THRESHOLDS = """
 import json
 from cutlassgen import tiles
 tables = [getattr(tiles, name, {}) for name in ("_N_THRESHOLDS", "_SM80_N_THRESHOLDS")]
-print(json.dumps(sorted({n for table in tables for ns in table.values() for n in ns if n > 0})))
+print(json.dumps({"n": sorted({n for table in tables for ns in table.values() for n in ns if n > 0}),
+                  "m": sorted(m for m in getattr(tiles, "BUCKET_UPPER", ()) if m is not None),
+                  "k": [k for k in [getattr(tiles, "OPAQUE_PIPELINE_MAX_K", None)] if k is not None]}))
 """
-# run likewise: prints {"OPERANDS M N": tile label} as JSON
+# run likewise: prints {"OPERANDS|M|N|K": tile label} as JSON (K "any": shape_tile without K)
 DUMP = """
 import json, sys
 import cutlassgen as cg
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
-operands, ms, ns = json.loads(sys.argv[1])
+operands, ms, ns, ks = json.loads(sys.argv[1])
 def spec(name):
     arch, _, dtype = name.rpartition(" ") if name.startswith("sm80") else ("sm90", "", name.split()[0])
     out = "fp32" if dtype == "fp32" else "bf16"
@@ -52,8 +56,9 @@ for name in operands:
     s = spec(name)
     for m in ms:
         for n in ns:
-            tile = shape_tile(s, m, n)
-            plans[f"{name}|{m}|{n}"] = "default" if tile is None else label(s.replace(tile=tile))
+            for k in ks:
+                tile = shape_tile(s, m, n) if k == "any" else shape_tile(s, m, n, k)
+                plans[f"{name}|{m}|{n}|{k}"] = "default" if tile is None else label(s.replace(tile=tile))
 print(json.dumps(plans))
 """
 
@@ -85,32 +90,37 @@ def _run_in(tree: pathlib.Path, script: str, *args: str):
     return json.loads(out.stdout)
 
 
-def n_values(*trees: pathlib.Path) -> list:
-    """N_VALUES with every tree's N thresholds and the points just below them."""
-    thresholds = {n for tree in trees for n in _run_in(tree, THRESHOLDS)}
-    return sorted(set(N_VALUES) | thresholds | {n - 1 for n in thresholds})
+def grid(*trees: pathlib.Path) -> tuple[list, list, list]:
+    """(M values, N values, K values) for trees: M_VALUES with every tree's M bounds and the points just above them,
+    N_VALUES with its N thresholds and the points just below them, its K bounds and the points just above them, then
+    "any"."""
+    bounds = [_run_in(tree, THRESHOLDS) for tree in trees]
+    ms, ns, ks = ({v for b in bounds for v in b[axis]} for axis in ("m", "n", "k"))
+    return (sorted(set(M_VALUES) | ms | {m + 1 for m in ms}), sorted(set(N_VALUES) | ns | {n - 1 for n in ns}),
+            [*sorted(ks | {k + 1 for k in ks}), "any"])
 
 
-def plans_of(tree: pathlib.Path, ns: list) -> dict:
-    """(operands, M, N) -> tile label under the cutlassgen package in tree, at every M of M_VALUES and N of ns."""
-    plans = _run_in(tree, DUMP, json.dumps([OPERANDS, M_VALUES, ns]))
+def plans_of(tree: pathlib.Path, ms: list, ns: list, ks: list) -> dict:
+    """(operands, M, N, K) -> tile label under the cutlassgen package in tree, over the grid ms x ns x ks."""
+    plans = _run_in(tree, DUMP, json.dumps([OPERANDS, ms, ns, ks]))
     return {tuple(int(v) if v.isdigit() else v for v in key.split("|")): tile for key, tile in plans.items()}
 
 
-def moved(before: dict, after: dict) -> list:
-    """(operands, N, first M, last M, before, after) for each run of consecutive M values (in M_VALUES' order) over
+def moved(before: dict, after: dict, ms: list) -> list:
+    """(operands, N, K, first M, last M, before, after) for each run of consecutive M values (in ms' order) over
     which a point moved between the same two tiles."""
     runs = []
-    for (operands, m, n) in sorted(before, key=lambda k: (k[0], k[2], k[1])):
-        old, new = before[(operands, m, n)], after[(operands, m, n)]
+    for (operands, m, n, k) in sorted(before, key=lambda p: (p[0], p[2], p[3] == "any", p[3] != "any" and p[3],
+                                                             p[1])):
+        old, new = before[(operands, m, n, k)], after[(operands, m, n, k)]
         if old == new:
             continue
         last = runs[-1] if runs else None
-        if (last and last[:2] == (operands, n) and last[4:] == (old, new)
-                and M_VALUES.index(last[3]) + 1 == M_VALUES.index(m)):
-            runs[-1] = (*last[:3], m, old, new)
+        if (last and last[:3] == (operands, n, k) and last[5:] == (old, new)
+                and ms.index(last[4]) + 1 == ms.index(m)):
+            runs[-1] = (*last[:4], m, old, new)
         else:
-            runs.append((operands, n, m, m, old, new))
+            runs.append((operands, n, k, m, m, old, new))
     return runs
 
 
@@ -124,14 +134,14 @@ def main():
             sys.exit(f"plan_diff: git archive {args.rev}: {archive.stderr.decode().strip()}")
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(tmp, filter="data")
-        ns = n_values(pathlib.Path(tmp), ROOT)
-        before = plans_of(pathlib.Path(tmp), ns)
-    after = plans_of(ROOT, ns)
-    runs = moved(before, after)
-    for operands, n, first, last, old, new in runs:
+        ms, ns, ks = grid(pathlib.Path(tmp), ROOT)
+        before = plans_of(pathlib.Path(tmp), ms, ns, ks)
+    after = plans_of(ROOT, ms, ns, ks)
+    runs = moved(before, after, ms)
+    for operands, n, k, first, last, old, new in runs:
         rows = f"M {first}" if first == last else f"M {first}-{last}"
-        print(f"{operands:10s} N {n:5d} {rows:11s} {old} -> {new}")
-    points = sum(M_VALUES.index(last) - M_VALUES.index(first) + 1 for _, _, first, last, *_ in runs)
+        print(f"{operands:10s} N {n:5d} K {k:>5} {rows:11s} {old} -> {new}")
+    points = sum(ms.index(last) - ms.index(first) + 1 for *_, first, last, _, _ in runs)
     print(f"{points} of {len(before)} points moved ({len(runs)} runs), {args.rev} -> working tree")
 
 

@@ -220,17 +220,21 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
 def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     plan_diff = importlib.import_module("plan_diff")
-    before = {("bf16", m, n): "128x64" for m in range(111, 120) for n in (5000, 6000)}
+    ms = [*range(111, 120), 2048, 2049, 4096]
+    before = {("bf16", m, n, k): "128x64" for m in ms for n in (5000, 6000) for k in (2048, "any")}
     after = dict(before)
-    # a different tile (115) breaks a run, and so does an unmoved M (117); N = 6000 is a run of its own
-    after.update({("bf16", m, 5000): "64x80" for m in (113, 114, 116, 118)})
-    after.update({("bf16", 115, 5000): "64x88", ("bf16", 113, 6000): "64x96"})
-    assert plan_diff.moved(before, after) == [("bf16", 5000, 113, 114, "128x64", "64x80"),
-                                              ("bf16", 5000, 115, 115, "128x64", "64x88"),
-                                              ("bf16", 5000, 116, 116, "128x64", "64x80"),
-                                              ("bf16", 5000, 118, 118, "128x64", "64x80"),
-                                              ("bf16", 6000, 113, 113, "128x64", "64x96")]
-    assert plan_diff.moved(before, before) == []
+    # a different tile (115) breaks a run, and so does an unmoved M (117); N = 6000 is a run of its own, and so is
+    # each K; the runs follow ms' order, not M's steps (2049-4096 is one run)
+    after.update({("bf16", m, 5000, "any"): "64x80" for m in (113, 114, 116, 118)})
+    after.update({("bf16", 115, 5000, "any"): "64x88", ("bf16", 113, 6000, "any"): "64x96"})
+    after.update({("bf16", m, 5000, 2048): "128x192" for m in (2049, 4096)})
+    assert plan_diff.moved(before, after, ms) == [("bf16", 5000, 2048, 2049, 4096, "128x64", "128x192"),
+                                                  ("bf16", 5000, "any", 113, 114, "128x64", "64x80"),
+                                                  ("bf16", 5000, "any", 115, 115, "128x64", "64x88"),
+                                                  ("bf16", 5000, "any", 116, 116, "128x64", "64x80"),
+                                                  ("bf16", 5000, "any", 118, 118, "128x64", "64x80"),
+                                                  ("bf16", 6000, "any", 113, 113, "128x64", "64x96")]
+    assert plan_diff.moved(before, before, ms) == []
 
 
 def test_plan_diff_imports_the_tree_it_is_given_over_an_editable_install(monkeypatch, tmp_path):
@@ -245,17 +249,21 @@ def test_plan_diff_imports_the_tree_it_is_given_over_an_editable_install(monkeyp
     assert plan_diff._run_in(tmp_path, script) == "the given tree"
 
 
-def test_plan_diff_grid_holds_every_threshold_of_the_plan_and_the_point_below(monkeypatch):
-    # the hand-kept grid had missed new thresholds twice (N = 1537 in session 41, 9857 and 10561 before)
+def test_plan_diff_grid_holds_every_bound_of_the_plan_and_the_point_past_it(monkeypatch):
+    # the hand-kept grid had missed new thresholds twice (N = 1537 in session 41, 9857 and 10561 before), and it
+    # stopped at M = 1000 and held no K, so session 69's EXACT_WIDE_M (M > 2048) and the opaque tile's K <= 2048
+    # could not show
     monkeypatch.syspath_prepend(str(BENCH))
     plan_diff = importlib.import_module("plan_diff")
     from cutlassgen import tiles
 
-    ns = set(plan_diff.n_values(BENCH.parent))
+    ms, ns, ks = (set(values) for values in plan_diff.grid(BENCH.parent))
     thresholds = {n for table in (tiles._N_THRESHOLDS, tiles._SM80_N_THRESHOLDS) for t in table.values() for n in t
                   if n > 0}
     assert {1537, 2561, 9857} <= thresholds and all({n, n - 1} <= ns for n in thresholds)
-    assert set(plan_diff.N_VALUES) <= ns
+    assert set(plan_diff.N_VALUES) <= ns and set(plan_diff.M_VALUES) <= ms
+    assert all({m, m + 1} <= ms for m in tiles.BUCKET_UPPER if m is not None) and {2048, 2049} <= ms
+    assert ks == {tiles.OPAQUE_PIPELINE_MAX_K, tiles.OPAQUE_PIPELINE_MAX_K + 1, "any"}
 
 
 def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
