@@ -10,7 +10,7 @@ _spec.loader.exec_module(anchor_history)
 SAMPLE = """\
 ## Run 2 (later, cold)
 
-TFLOP/s on NVIDIA H200, torch 2.11.0+cu130, L2 flushed before every timed run; command: python bench/bench_anchors.py --cold
+TFLOP/s on NVIDIA H200, L2 flushed before every timed run; command: python bench/bench_anchors.py --cold
 
 | target | M x N x K | ours (tile) | anchor | median | quartiles | rounds ours >= |
 |---|---|---|---|---|---|---|
