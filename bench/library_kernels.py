@@ -108,6 +108,12 @@ CASES = [
     # Session 62: eight waves of exact fp8's 128x128 tile at K = 1024, where the per-tile part of its gap to
     # _scaled_mm weighs most (tile_probe.py fp8ksweep, runs 185-186: ~0.5-1 us a tile): the source page of both.
     *fp8_per_shape_cases((3072, 5632, 1024)),
+    # Session 70: exact fp8 just above tiles.EXACT_WIDE_M where the plan (128x192, and 128x128 beside it) ran
+    # 0.96-0.98x _scaled_mm (tile_probe.py exactwideedge, runs 257-258), and the down projections where 128x208 and
+    # 128x160 led the plan (exactdeepk, runs 255-256): which tiles cuBLASLt runs there; 2304x13824, where the plan
+    # led _scaled_mm by 2-3%, beside them.
+    *fp8_per_shape_cases((2176, 13824, 4096), (3072, 13824, 4096), (2432, 12288, 4096), (2560, 14336, 4096),
+                         (2304, 13824, 4096), (4096, 4096, 14336), (4096, 5120, 13824)),
 ]
 
 
