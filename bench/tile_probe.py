@@ -1756,6 +1756,12 @@ EXACT_WIDE_EDGE_SHAPES = [(2112, 13824, 4096), (2176, 13824, 4096), (2304, 13824
 # 256 rows (128 tiles, one wave), for `python bench/k_fit.py LOG`.
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
+# fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
+# against 5.1, per k tile 2.5% faster) and warm mostly per k tile (+1.7-2.0%, fixed +0.2-0.3 us). After the last MMA
+# CUTLASS's epilogue reads the per-row scales, the per-column scales and the bias from global memory, from HBM when
+# cold; lower.BULK_*_BROADCAST bulk-copies them during the mainloop (fp8tilecost measured it at eight waves only). The
+# plan's tiles at 256 rows, exact and fast, under each setting.
+FAST_256_BULK_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (256, 8192, 32768)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2583,6 +2589,10 @@ CASES = {
     "exactdeepk": [fp8_beside_plan(fp8_scaled, EXACT_DEEP_K_TILES, EXACT_DEEP_K_SHAPES)],
     "exactwideedge": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_EDGE_TILES, EXACT_WIDE_EDGE_SHAPES)],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
+    "fast256bulk": [("fp8 scaled", fp8_scaled_fast, named("128x128x128 c1x1 coop", **FAST), FAST_256_BULK_SHAPES,
+                     fp8_scaled_contenders, "_scaled_mm fast accum", FP8_TILE_COST_VARIANTS),
+                    ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), FAST_256_BULK_SHAPES,
+                     fp8_scaled_contenders, "_scaled_mm", FP8_TILE_COST_VARIANTS)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
