@@ -1753,14 +1753,15 @@ EXACT_WIDE_EDGE_SHAPES = [(2112, 13824, 4096), (2176, 13824, 4096), (2304, 13824
 # fast256k (session 70): fast fp8 at 256x8192^2 is short of _scaled_mm's fast accumulation in every anchors run
 # 47-56 (1.9-3.7%), and every 128x128 form (c1x1 / c2x1, cooperative / pingpong, six stages) sits within 1-2% of the
 # others. nvjet runs 128x128x128 in a 2x1 cluster, one tile per CTA. Is ours behind per k tile or fixed? K swept at
-# 256 rows (128 tiles, one wave), for `python bench/k_fit.py LOG`.
+# 256 rows (128 tiles, one wave), for `python bench/k_fit.py LOG`. Runs 259-260: warm +1.7-2.0% per k tile (fixed
+# +0.2-0.3 us); cold a fixed 0.5-1.0 us behind (per k tile 2.5% faster, ahead at K = 32768). All four forms alike.
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
 # against 5.1, per k tile 2.5% faster) and warm mostly per k tile (+1.7-2.0%, fixed +0.2-0.3 us). After the last MMA
 # CUTLASS's epilogue reads the per-row scales, the per-column scales and the bias from global memory, from HBM when
 # cold; lower.BULK_*_BROADCAST bulk-copies them during the mainloop (fp8tilecost measured it at eight waves only). The
-# plan's tiles at 256 rows, exact and fast, under each setting.
+# plan's tiles at 256 rows, exact and fast, under each setting. Not yet run (session 70's device time ran out).
 FAST_256_BULK_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (256, 8192, 32768)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
