@@ -1761,7 +1761,9 @@ FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # against 5.1, per k tile 2.5% faster) and warm mostly per k tile (+1.7-2.0%, fixed +0.2-0.3 us). After the last MMA
 # CUTLASS's epilogue reads the per-row scales, the per-column scales and the bias from global memory, from HBM when
 # cold; lower.BULK_*_BROADCAST bulk-copies them during the mainloop (fp8tilecost measured it at eight waves only). The
-# plan's tiles at 256 rows, exact and fast, under each setting. Not yet run (session 70's device time ran out).
+# plan's tiles at 256 rows, exact and fast, under each setting. Not yet run (session 70's device time ran out); its
+# eight kernels build here (3.5 min on 2 cores): fast keeps 6 stages under every setting, exact drops to 5 with
+# either bulk copy (its promotion buffer's shared memory), a confound to weigh.
 FAST_256_BULK_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (256, 8192, 32768)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
