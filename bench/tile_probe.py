@@ -1763,7 +1763,7 @@ FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # cold; lower.BULK_*_BROADCAST bulk-copies them during the mainloop (fp8tilecost measured it at eight waves only). The
 # plan's tiles at 256 rows, exact and fast, under each setting. Not yet run (session 70's device time ran out); its
 # eight kernels build here (3.5 min on 2 cores): fast keeps 6 stages under every setting, exact drops to 5 with
-# either bulk copy (its promotion buffer's shared memory), a confound to weigh.
+# either bulk copy (its 128x64 epilogue subtiles take more shared memory than fast's 128x32), a confound to weigh.
 FAST_256_BULK_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (256, 8192, 32768)]
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
