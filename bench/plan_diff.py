@@ -109,9 +109,12 @@ def plans_of(tree: pathlib.Path, ms: list, ns: list, ks: list) -> dict:
 def moved(before: dict, after: dict, ms: list) -> list:
     """(operands, N, K, first M, last M, before, after) for each run of consecutive M values (in ms' order) over
     which a point moved between the same two tiles."""
+    def order(point):  # by operands, N, K ("any" last), then M
+        operands, m, n, k = point
+        return operands, n, k == "any", 0 if k == "any" else k, m
+
     runs = []
-    for (operands, m, n, k) in sorted(before, key=lambda p: (p[0], p[2], p[3] == "any", p[3] != "any" and p[3],
-                                                             p[1])):
+    for (operands, m, n, k) in sorted(before, key=order):
         old, new = before[(operands, m, n, k)], after[(operands, m, n, k)]
         if old == new:
             continue

@@ -29,6 +29,12 @@ def _fake_kernel(spec):
     return types.SimpleNamespace(spec=spec, target_arch=90, calls=[])
 
 
+def _fake_dispatch(spec, rec):
+    """What build(spec, shapes=...) returns for the heuristic record rec, over fake kernels (nothing compiled)."""
+    return dispatch.with_heuristic(_fake_kernel(spec), rec,
+                                   [_fake_kernel(v) for v in dispatch.heuristic_variants(spec, rec)])
+
+
 def test_tile_dict_round_trip_and_auto_detection():
     for tile in (SMALL, LARGE, cg.Sm80Tile(threadblock=(128, 64, 32), warp=(64, 32, 32), stages=3)):
         assert dispatch.tile_from_dict(json.loads(json.dumps(dispatch.tile_to_dict(tile)))) == tile
@@ -341,8 +347,7 @@ def test_sm80_path_shape_tiles_shrink_with_m_and_fill_half_an_sm():
     assert [w["label"] for w in rec["winners"]] == ["32x64x64 w32x32 s6", "128x128x32 w64x64 s5",
                                                     "128x256x32 w64x64 s4"]
     assert rec["limits"] == [32, 256, math.inf]  # 33-128 and 257-512 go to the next larger bucket given
-    k = dispatch.with_heuristic(_fake_kernel(sm80), rec, [_fake_kernel(v) for v in
-                                                          dispatch.heuristic_variants(sm80, rec)])
+    k = _fake_dispatch(sm80, rec)
     assert k.choose(16, 14336).spec.tile.threadblock == (32, 64, 64)
     assert k.choose(4096, 8192).spec.tile.threadblock == (128, 256, 32)
     assert "32x64x64 w32x32 s6" in dispatch.per_shape_hint(sm80, 16, 8192, 8192)
@@ -615,8 +620,7 @@ def test_m_65_to_256_tiles_fit_the_token_tile_to_m():
     assert shape_tile(heavy("fp32"), 220, 8192).epilogue_tile == "auto"
     assert shape_tile(heavy("bf16"), 220, 8192).epilogue_tile == (128, 112)
     rec = dispatch.heuristic_record(SPEC, [(80, 8192, 4096), (80, 14336, 4096), (120, 8192, 4096)])
-    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
-                                                          dispatch.heuristic_variants(SPEC, rec)])
+    k = _fake_dispatch(SPEC, rec)
     assert k.choose(75, 14336).spec.tile.cluster == (4, 1, 1) and k.choose(75, 8192).spec.tile.cluster == (1, 1, 1)
     assert k.choose(120, 8192).spec.tile.cta == (128, 64, 64)
     fp8 = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
@@ -757,8 +761,7 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
     assert (tile.cta, tile.mainloop) == ((128, 128, 128), "pingpong") and tile.fp8_fast_accum
     rec = dispatch.heuristic_record(SPEC, [(4096, 8192, 8192), (4096, 14336, 4096)])
     assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, 0] and rec["winners"][1]["tile"] is None
-    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
-                                                          dispatch.heuristic_variants(SPEC, rec)])
+    k = _fake_dispatch(SPEC, rec)
     assert k.choose(1024, 14336).spec.tile.mainloop == "pingpong" and k.choose(8192, 8192).spec is SPEC
     assert k.choose(8192).spec is SPEC  # N unknown: the default
     # no shape off the spec's own tile: no record, no variants, the default kernel itself (exact fp8 above 256 rows)
@@ -786,8 +789,7 @@ def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
     rec = dispatch.heuristic_record(exact, [(1024, 14336, 4096), (4096, 14336, 4096), (4096, 8192, 4096)])
     assert [(w["shape"][0], w["tile"] and w["tile"]["cta"]) for w in rec["winners"]] == [
         (1024, None), (4096, [128, 192, 128]), (4096, None)]
-    k = dispatch.with_heuristic(_fake_kernel(exact), rec, [_fake_kernel(v) for v in
-                                                           dispatch.heuristic_variants(exact, rec)])
+    k = _fake_dispatch(exact, rec)
     assert k.choose(2049, 14336, 4096).spec.tile.cta == (128, 192, 128) and k.choose(2048, 14336, 4096).spec is exact
     assert k.choose(4096, 8192, 4096).spec is exact and k.choose(600, 12288, 8192).spec is exact
     # the split is exact fp8's alone: other specs' plans keep one bucket above 512 rows, so a call at rows between
@@ -795,8 +797,7 @@ def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
     for other in (SPEC, exact.replace(tile={"fp8_fast_accum": True})):
         rec = dispatch.heuristic_record(other, [(2048, 8192, 8192), (4096, 14336, 4096)])
         assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, 0] and rec["limits"] == [math.inf] * 2
-        k = dispatch.with_heuristic(_fake_kernel(other), rec, [_fake_kernel(v) for v in
-                                                               dispatch.heuristic_variants(other, rec)])
+        k = _fake_dispatch(other, rec)
         for M, N in ((1024, 14336), (600, 12288), (4096, 14336)):
             assert k.choose(M, N, 4096).spec.tile.mainloop == "pingpong", (other.a.dtype, M, N)
         assert k.choose(2048, 8192, 4096).spec is other
@@ -842,8 +843,7 @@ def test_heuristic_record_orders_four_n_classes_widest_first():
     shapes = [(64, 4096, 14336), (64, 6144, 4096), (64, 8192, 8192), (64, 14336, 4096)]
     rec = dispatch.heuristic_record(SPEC, shapes)
     assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, LARGE_N, MID_N, 0]
-    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in
-                                                          dispatch.heuristic_variants(SPEC, rec)])
+    k = _fake_dispatch(SPEC, rec)
     assert [k.choose(48, n).spec.tile.cta[:2] for n in (14336, 8192, 6144, 4096)] == [(128, 64), (128, 32), (64, 64),
                                                                                       (64, 32)]
     assert k.choose(48).spec.tile.cta[:2] == (64, 32)  # N unknown: the entry without an n_min
@@ -857,16 +857,14 @@ def test_heuristic_record_puts_the_wide_n_entry_first_in_its_bucket():
     assert [w.get("n_min", 0) for w in rec["winners"]] == [WIDE_N, 0, 0]
     assert [w["tile"]["cluster"] if w["tile"] else None for w in rec["winners"]] == [[2, 1, 1], [1, 1, 1], None]
     assert rec["limits"] == [32, 32, float("inf")]
-    variants = dispatch.heuristic_variants(SPEC, rec)
-    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in variants])
+    k = _fake_dispatch(SPEC, rec)
     assert k.choose(32, 14336).spec.tile.cluster == (2, 1, 1) and k.choose(20, WIDE_N).spec.tile.cluster == (2, 1, 1)
     assert k.choose(32, 4096).spec.tile.cluster == (1, 1, 1) and k.choose(32).spec.tile.cluster == (1, 1, 1)
     assert k.choose(4096, 14336).spec is SPEC and k.choose(33, 4096).spec is SPEC
     assert "M<=32 N>=12288: swap 64x32x128 c2x1 pingpong" in repr(k)
     # Only the wide shape declared: a narrow N at that M has no entry of its own and goes to the next one up.
     only_wide = dispatch.heuristic_record(SPEC, [(32, 14336, 4096), (4096, 4096, 4096)])
-    k = dispatch.with_heuristic(_fake_kernel(SPEC), only_wide, [_fake_kernel(v) for v in
-                                                                 dispatch.heuristic_variants(SPEC, only_wide)])
+    k = _fake_dispatch(SPEC, only_wide)
     assert k.choose(32, 14336).spec.tile.swap_ab and k.choose(32, 4096).spec is SPEC
 
 
@@ -890,7 +888,7 @@ def test_heuristic_record_merges_buckets_and_sends_gaps_up():
     assert dispatch.heuristic_record(SPEC, [(4096, 8, 8), (8192, 8, 8)]) is None  # nothing but the default
     variants = dispatch.heuristic_variants(SPEC, rec)
     assert [v.tile.cta for v in variants] == [(64, 32, 128)]
-    k = dispatch.with_heuristic(_fake_kernel(SPEC), rec, [_fake_kernel(v) for v in variants])
+    k = _fake_dispatch(SPEC, rec)
     assert k.choose(1).spec.tile.cta == (64, 32, 128) and k.choose(32).spec.tile.cta == (64, 32, 128)
     assert k.choose(33).spec is SPEC and k.choose(256).spec is SPEC  # no kernel for those buckets: the next one up
     assert "M<=32: swap 64x32x128" in repr(k)
@@ -930,8 +928,7 @@ def test_heuristic_record_splits_a_bucket_by_k_and_dispatches_on_it():
     assert [(w.get("k_max", 0), w["tile"] and w["tile"].get("opaque_pipeline", False)) for w in rec["winners"]] == [
         (2048, True), (2048, True), (0, None)]
     assert rec["limits"] == [256, float("inf"), float("inf")]
-    variants = dispatch.heuristic_variants(FP8_EXACT, rec)
-    k = dispatch.with_heuristic(_fake_kernel(FP8_EXACT), rec, [_fake_kernel(v) for v in variants])
+    k = _fake_dispatch(FP8_EXACT, rec)
     assert k.choose(4096, 8192, 1024).spec.tile.opaque_pipeline
     assert k.choose(4096, 8192, 2064).spec is FP8_EXACT and k.choose(4096, 8192).spec is FP8_EXACT  # K unknown: deep
     # 241-256 rows have no entry for deeper K: those calls go up to the next bucket's, as an undeclared N would
@@ -940,8 +937,7 @@ def test_heuristic_record_splits_a_bucket_by_k_and_dispatches_on_it():
     # only a shallow shape declared: deeper K finds the default kernel
     shallow = dispatch.heuristic_record(FP8_EXACT, [(384, 8192, 1024)])
     assert [w.get("k_max", 0) for w in shallow["winners"]] == [2048]
-    k = dispatch.with_heuristic(_fake_kernel(FP8_EXACT), shallow, [_fake_kernel(v) for v in
-                                                                   dispatch.heuristic_variants(FP8_EXACT, shallow)])
+    k = _fake_dispatch(FP8_EXACT, shallow)
     assert k.choose(384, 8192, 1024).spec.tile.opaque_pipeline and k.choose(384, 8192, 4096).spec is FP8_EXACT
     # the call takes K from a's columns
     seen = []
