@@ -14,7 +14,9 @@ MICROSECONDS = re.compile(r"\| us: (.*)$")
 
 
 def times_us(lines) -> dict:
-    """(what, M, N, contender) -> {K: microseconds}."""
+    """(what, M, N, contender) -> {K: microseconds}. A log whose case has two groups of one kind (fast256code: fast,
+    then exact accumulation, each with an "auto+shapes" and the two _scaled_mm) repeats a contender's K: the repeat
+    starts a series of its own, "contender #2", rather than overwriting the first."""
     out = collections.defaultdict(dict)
     for line in lines:
         m = ROW.match(line)
@@ -24,7 +26,11 @@ def times_us(lines) -> dict:
         us = MICROSECONDS.search(line.rstrip("\n"))
         for part in (us.group(1) if us else m.group(5)).split(", "):
             name, value = part.rsplit(" ", 1)
-            out[(what, M, N, name)][K] = float(value) if us else 2 * M * N * K / float(value) / 1e6
+            key, group = (what, M, N, name), 1
+            while K in out[key]:
+                group += 1
+                key = (what, M, N, f"{name} #{group}")
+            out[key][K] = float(value) if us else 2 * M * N * K / float(value) / 1e6
     return out
 
 
