@@ -25,7 +25,8 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      band161padded oobplace paddedgap weightcluster weight168
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
-     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread
+     exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
+     exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -34,6 +35,8 @@ the order of ncu's reports).
 import argparse
 import ast
 import dataclasses
+import itertools
+import math
 import re
 import statistics
 
@@ -1761,10 +1764,18 @@ FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # against 5.1, per k tile 2.5% faster) and warm mostly per k tile (+1.7-2.0%, fixed +0.2-0.3 us). After the last MMA
 # CUTLASS's epilogue reads the per-row scales, the per-column scales and the bias from global memory, from HBM when
 # cold; lower.BULK_*_BROADCAST bulk-copies them during the mainloop (fp8tilecost measured it at eight waves only). The
-# plan's tiles at 256 rows, exact and fast, under each setting. Not yet run (session 70's device time ran out); its
-# eight kernels build here (3.5 min on 2 cores): fast keeps 6 stages under every setting, exact drops to 5 with
-# either bulk copy (its 128x64 epilogue subtiles take more shared memory than fast's 128x32), a confound to weigh.
+# plan's tiles at 256 rows, exact and fast, under each setting: fast keeps 6 stages under every setting, exact drops to
+# 5 with either bulk copy (its 128x64 epilogue subtiles take more shared memory than fast's 128x32), a confound to
+# weigh. Runs 261-262 (session 71; cold / warm): the row broadcasts bulk-copied 0.1-0.4 us faster cold at K = 2048-8192
+# but up to 0.8 us slower warm, the column ones slower everywhere; ours stays 0.4-0.5 us behind cold. Not taken.
 FAST_256_BULK_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (256, 8192, 32768)]
+# fast256code (session 71): the 512 MiB read that flushes L2 before each cold call evicts the kernel's code and whatever
+# else its launch reads, not only its operands. The plan, fast and exact, beside _scaled_mm over fast256k's K sweep on
+# rotating inputs (fp8_scaled_rotated_contenders: operands cold, the rest as the call before left it), for k_fit.py:
+# is the cold fixed cost (runs 259-260) the data's or the launch's? Runs 263-265 (session 71; rotated, rotated and
+# flushed, warm), the fast plan against _scaled_mm fast accum: fixed +0.32 / +0.57 / +0.27 us, per 1024 of K +2.9 /
+# +1.4 / +2.9%. Cold operands alone leave the warm picture; about 0.25 us of the cold fixed gap comes with the flush
+# (code, parameters), and the warm per-k-tile gap is the larger part at K >= 8192. No lever in the tile or settings.
 # fulldesc (session 61): fp8ksweep (runs 185-186) had exact fp8's k tile 2.8-2.9% slower than cuBLASLt's in one wave,
 # where no tile follows another. Between a k tile's adds and its next MMAs, full_promotion.hpp rebuilds the wgmma
 # descriptors from the stage index (about 15 uniform instructions in the SASS, where nvjet's loop has a NOP and the
@@ -2206,6 +2217,28 @@ def fp8_scaled_contenders(kernels, M, N, K):
         lambda k, _: k(a8, w8.t(), scale_a=sa, scale_b=sb, bias=bias), lambda _: ref, tol=2e-2)
 
 
+# What the rotated contenders' input sets hold together: five times the H200's 50 MB L2, so that a call finds none of
+# its operands there (an LRU evicts them before their set comes round again).
+ROTATE_MIB = 256
+
+
+def fp8_scaled_rotated_contenders(kernels, M, N, K):
+    """fp8_scaled_contenders over rotating input sets: each call reads operands that no call since their set's last turn
+    has left in L2, so its data come from HBM as under --cold, but the code and launch state the call before it left
+    (the same function, a spin kernel between) stay where they were; a 512 MiB flush evicts those too. Every set's
+    kernels are checked against that set's float64 reference."""
+    set_mib = (M * K + N * K + 2 * M * N + 2 * N + 8 * (M + N)) / 2**20  # fp8 A and B, bf16 D and bias, fp32 scales
+    sets = [fp8_scaled_contenders(kernels, M, N, K) for _ in range(max(2, math.ceil(ROTATE_MIB / set_mib)))]
+
+    def rotating(fns):
+        turn = itertools.cycle(fns)
+        return lambda: next(turn)()
+    return {name: rotating([s[name] for s in sets]) for name in sets[0]}
+
+
+ROTATING = {fp8_scaled_rotated_contenders}
+
+
 def fp8_plain(tile):
     """fp8_scaled's operands with no epilogue: D = A B in bf16 (what the scales and bias cost, case fp8epicost)."""
     return fp8_scaled(tile).replace(epilogue=[])
@@ -2596,6 +2629,8 @@ CASES = {
                      fp8_scaled_contenders, "_scaled_mm fast accum", FP8_TILE_COST_VARIANTS),
                     ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), FAST_256_BULK_SHAPES,
                      fp8_scaled_contenders, "_scaled_mm", FP8_TILE_COST_VARIANTS)],
+    "fast256code": [("fp8 scaled", make, {"auto+shapes": PLAN}, FAST_256_K_SHAPES, fp8_scaled_rotated_contenders,
+                     scaled_mm_like(make)) for make in (fp8_scaled_fast, fp8_scaled)],
     "fulldesc": [("fp8 scaled", fp8_scaled, FP8_EPI_EXACT, FULL_DESC_SHAPES, fp8_scaled_contenders, "_scaled_mm"),
                  *fp8_shipped_each(FULL_DESC_PLAN_SHAPES)],
     "storestages": [("fp8 scaled", fp8_scaled, named(tile), STORE_STAGES_SHAPES, fp8_scaled_contenders, "_scaled_mm",
@@ -2775,6 +2810,8 @@ def main():
         return
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
+    if any(g[4] in ROTATING for g in groups):
+        l2 += f"; {', '.join(sorted({g[4].__name__ for g in groups if g[4] in ROTATING}))}: inputs rotated"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
     for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):

@@ -37,6 +37,11 @@ def test_k_fit_recovers_fixed_and_per_k_cost(monkeypatch):
             "| us: cuBLAS mm 4.96, ours 5.18\n")
     assert k_fit.times_us([line]) == {("bf16 plain", 104, 4096, "cuBLAS mm"): {64: 4.96},
                                       ("bf16 plain", 104, 4096, "ours"): {64: 5.18}}
+    # a case with two groups of one kind repeats each contender's K: the second group is a series of its own
+    twice = [f"fp8 scaled 256x8192x{K}: lib 1 | best ... | us: lib {us:.2f}\n"
+             for us, K in ((10.0, 1024), (15.0, 2048), (20.0, 1024), (30.0, 2048))]
+    assert k_fit.times_us(twice) == {("fp8 scaled", 256, 8192, "lib"): {1024: 10.0, 2048: 15.0},
+                                     ("fp8 scaled", 256, 8192, "lib #2"): {1024: 20.0, 2048: 30.0}}
 
 
 def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
@@ -148,6 +153,14 @@ def test_narrow_token_tiles_swaps_in_cutlass_own_epilogue_builder_and_tma_set_up
            '  instantiation of class "cutlass::gemm::collective::CollectiveMma<A, B>::Params [with X=1]" at line 3\n')
     assert narrow_tiles.summarize(log) == ("fails: Stride Divisibility Condition (in cutlass::gemm::collective::"
                                            "CollectiveMma)")
+
+
+def test_tile_probe_docstring_lists_every_case(monkeypatch):
+    """The Run: line's case list is how a GPU session finds a case's name (sessions 69-70 added seven it missed)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    probe = importlib.import_module("tile_probe")
+    listed = probe.__doc__.split("Cases:")[1].split("(CASES at the end")[0].split()
+    assert sorted(listed) == sorted(probe.CASES)
 
 
 def test_every_tile_probe_tile_renders_and_every_shape_meets_its_alignment(monkeypatch):
