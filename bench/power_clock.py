@@ -6,8 +6,8 @@ in as many cycles but spends more energy per FLOP runs at a lower clock once the
 With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
 `--clock-control none`, bench/device_session.sh power).
 
-Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk|anchors] [--shape MxNxK] [--seconds S] [--rounds R]
-     [--ncu]
+Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk|anchors|plan] [--shape MxNxK] [--seconds S]
+     [--rounds R] [--ncu]
      (needs an sm90 GPU and nvidia-smi)
 """
 import argparse
@@ -20,9 +20,10 @@ import time
 import torch
 
 import cutlassgen as cg
-from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, FAST, STREAMK_BF16_TILES, STREAMK_FP8_TILES,
-                        bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, named, parse_shapes,
-                        run_in_probe_range)
+from cutlassgen import dispatch
+from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, FAST, PLAN, STREAMK_BF16_TILES, STREAMK_FP8_TILES,
+                        bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, fp8_scaled_fast, named,
+                        parse_shapes, run_in_probe_range)
 
 SHAPE = (8192, 8192, 8192)
 # Runs 1-2 of this script (bench/results/h200_power_clock.log) compared tiles at swizzle 1, then the swizzle and
@@ -60,8 +61,13 @@ ANCHOR_GROUPS = [
     ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, named("128x128x128 c1x1 coop", "128x128x128 c2x1 coop")),
     ("fp8 scaled fast", fp8_scaled, fp8_scaled_contenders, named("128x128x128 c1x1 pingpong", **FAST)),
 ]
+# --case plan (session 71): what an all-"auto" spec ships for the shape (build(spec, shapes=[shape]), the per-shape
+# plan), for the bf16 chain and fp8 scaled with each accumulation; --shape for another shape.
+PLAN_GROUPS = [("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, {"auto+shapes": PLAN}),
+               ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, {"auto+shapes": PLAN}),
+               ("fp8 scaled fast", fp8_scaled_fast, fp8_scaled_contenders, {"auto+shapes": PLAN})]
 CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS), "cluster4": (SHAPE, CLUSTER4_GROUPS),
-         "streamk": (SHAPE, STREAMK_GROUPS), "anchors": (SHAPE, ANCHOR_GROUPS)}
+         "streamk": (SHAPE, STREAMK_GROUPS), "anchors": (SHAPE, ANCHOR_GROUPS), "plan": (SHAPE, PLAN_GROUPS)}
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
 
 
@@ -116,8 +122,15 @@ def main():
         if len(args.shape) != 1:
             ap.error("--shape: one MxNxK")
         (M, N, K), = args.shape
-    specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(groups) for name, t in tiles.items()]
-    built = cg.build_many([s for _, _, s in specs])
+    specs = [(g, name, make(t)) for g, (_, make, _, tiles) in enumerate(groups) for name, t in tiles.items()
+             if t is not PLAN]
+    plans = [(g, name, make(cg.Sm90Tile())) for g, (_, make, _, tiles) in enumerate(groups)
+             for name, t in tiles.items() if t is PLAN]
+    # one ninja run for the tiles and every plan's kernels; build(spec, shapes=...) then finds the latter loaded
+    built = cg.build_many([s for _, _, s in specs] +
+                          dispatch.with_shape_variants([s for _, _, s in plans], [(M, N, K)]))
+    specs += plans
+    built = built[:len(specs) - len(plans)] + [cg.build(s, shapes=[(M, N, K)]) for _, _, s in plans]
     flop = 2 * M * N * K
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {M}x{N}x{K}; each contender {args.seconds} s "
           f"back to back, {args.rounds} shuffled rounds; clock and power from nvidia-smi every 20 ms, the first "
