@@ -127,10 +127,10 @@ def main():
     plans = [(g, name, make(cg.Sm90Tile())) for g, (_, make, _, tiles) in enumerate(groups)
              for name, t in tiles.items() if t is PLAN]
     # one ninja run for the tiles and every plan's kernels; build(spec, shapes=...) then finds the latter loaded
-    built = cg.build_many([s for _, _, s in specs] +
-                          dispatch.with_shape_variants([s for _, _, s in plans], [(M, N, K)]))
+    tiles = cg.build_many([s for _, _, s in specs] +
+                          dispatch.with_shape_variants([s for _, _, s in plans], [(M, N, K)]))[:len(specs)]
+    built = tiles + [cg.build(s, shapes=[(M, N, K)]) for _, _, s in plans]
     specs += plans
-    built = built[:len(specs) - len(plans)] + [cg.build(s, shapes=[(M, N, K)]) for _, _, s in plans]
     flop = 2 * M * N * K
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {M}x{N}x{K}; each contender {args.seconds} s "
           f"back to back, {args.rounds} shuffled rounds; clock and power from nvidia-smi every 20 ms, the first "

@@ -2810,8 +2810,9 @@ def main():
         return
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
-    if any(g[4] in ROTATING for g in groups):
-        l2 += f"; {', '.join(sorted({g[4].__name__ for g in groups if g[4] in ROTATING}))}: inputs rotated"
+    rotated = sorted({g[4].__name__ for g in groups if g[4] in ROTATING})
+    if rotated:
+        l2 += f"; {', '.join(rotated)}: each call on the next of several input sets, its operands not in L2"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
     for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):
