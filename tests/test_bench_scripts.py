@@ -417,3 +417,22 @@ def test_streamk_units_finds_the_empty_units_that_lost_tiles_and_none_in_cutlass
     assert empty_units(4, 64, 32) == 0
     # CUTLASS's own split of a wave and its tail, with data-parallel tiles after it: never an empty unit
     assert all(empty_units(t, k, units_for(t, k)) == 0 for t in (132, 136, 200, 263) for k in (9, 10, 16, 64))
+
+
+def test_launch_gap_splits_a_chain_per_call_and_measures_the_gaps_between(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    launch_gap = importlib.import_module("launch_gap")
+    # a profiler trace of a spin and three calls of two kernels each (us): 10 + 2 long, the next call 1 us after
+    # (the first two calls) or 0.5 us before (the third: it started early) the previous one's last kernel ended
+    trace = [{"name": "spin_kernel", "ts": 0.0, "dur": 2000.0}]
+    for start in (2000.0, 2013.0, 2024.5):
+        trace += [{"name": "gemm", "ts": start, "dur": 10.0}, {"name": "epilogue", "ts": start + 10.0, "dur": 2.0}]
+    trace[-1]["dur"] = 3.0  # the last call's second kernel is longer: its call takes 13 us
+    monkeypatch.setattr(launch_gap, "kernel_events", lambda run: trace)
+    median, first, gap = launch_gap.in_chain_ms(lambda: None, calls=3)
+    assert (median, first) == pytest.approx((0.012, 0.012))
+    assert gap == pytest.approx((1.0 + -0.5) / 2 / 1000)  # the median of the two gaps, in ms
+    # a call that launched one kernel fewer: the trace cannot be split into calls
+    monkeypatch.setattr(launch_gap, "kernel_events", lambda run: trace[:-1])
+    with pytest.raises(RuntimeError, match="5 kernels in 3 calls"):
+        launch_gap.in_chain_ms(lambda: None, calls=3)
