@@ -8,11 +8,14 @@ to ncu's kernel names.
 A contender that launches two kernels (cuBLAS's split-K GEMM and its reduction) makes more reports than labels:
 then every row takes its kernel's name. Counts are shown in millions, bytes in MB, times in microseconds.
 
-Run: python bench/ncu_table.py NCU_LOG [--metrics SUBSTRING,...]
+With --median, the reports of one label (tile_probe.py --ncu-repeats) become one row: each metric's median over them.
+
+Run: python bench/ncu_table.py NCU_LOG [--metrics SUBSTRING,...] [--median]
 """
 import argparse
 import pathlib
 import re
+import statistics
 
 # name (grid)x(block); a name may hold spaces and parentheses ("void cublasLt::splitKreduce_kernel<...>(...)")
 KERNEL = re.compile(r"^  (\S.*?) \((\d+), (\d+), (\d+)\)x\(\d+, \d+, \d+\), Context")
@@ -42,7 +45,26 @@ def read(path: pathlib.Path) -> list:
     return [(label, metrics) for label, (_, metrics) in zip(labels, kernels)]
 
 
+def medians(rows: list) -> list:
+    """One row per label, in the order labels first appear: each metric's median over that label's reports, in the
+    unit of its first (ncu picks the unit per value: 998 Kbyte in one report, 1.01 Mbyte in the next)."""
+    by_label = {}
+    for label, metrics in rows:
+        by_label.setdefault(label, []).append(metrics)
+    out = []
+    for label, reports in by_label.items():
+        merged = {}
+        for name in dict.fromkeys(n for r in reports for n in r):
+            unit = next(r[name][1] for r in reports if name in r)
+            merged[name] = (statistics.median(r[name][0] * SCALE.get(r[name][1], 1) / SCALE.get(unit, 1)
+                                              for r in reports if name in r), unit)
+        out.append((f"{label} (median of {len(reports)})" if len(reports) > 1 else label, merged))
+    return out
+
+
 BYTES = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}  # ncu picks the unit per value
+SCALE = {**BYTES, "nsecond": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3, "hz": 1, "Khz": 1e3,
+         "Mhz": 1e6, "Ghz": 1e9}
 
 
 def cell(value: float, unit: str) -> str:
@@ -69,8 +91,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("log", type=pathlib.Path)
     ap.add_argument("--metrics", default=None, help="only the metrics whose names contain one of these")
+    ap.add_argument("--median", action="store_true", help="one row per label: the median of its reports")
     args = ap.parse_args()
-    print(table(read(args.log), args.metrics.split(",") if args.metrics else None))
+    rows = read(args.log)
+    print(table(medians(rows) if args.median else rows, args.metrics.split(",") if args.metrics else None))
 
 
 if __name__ == "__main__":

@@ -2782,6 +2782,9 @@ def main():
                     help="read a 512 MiB buffer before every timed call, outside its events (cutlassgen.timing."
                          "l2_flush: L2 holds nothing of the operands, as in a model between two calls of one layer)")
     ap.add_argument("--ncu", action="store_true", help="run each contender once in an NVTX range 'probe' (for ncu)")
+    ap.add_argument("--ncu-repeats", type=int, default=1,
+                    help="with --ncu: profile every contender this many times, round-robin, each after one call of its "
+                         "own (one profiled launch varies by a few percent; bench/ncu_table.py --median)")
     ap.add_argument("--build-only", action="store_true",
                     help="compile the kernels and stop (e.g. before an ncu run, which should not profile the compile)")
     args = ap.parse_args()
@@ -2819,12 +2822,18 @@ def main():
         kernels = {name: k for (g, name, *_), k in zip(specs, built) if g == gi}
         kernels.update({name: plan_kernels[gi] for name, t in groups[gi][2].items() if t is PLAN})
         for M, N, K in [s for s in shapes if only is None or s in only]:
-            if args.ncu:  # ncu flushes the caches before each profiled kernel itself
-                for name, fn in contenders(kernels, M, N, K).items():
-                    for _ in range(3):
+            if args.ncu:  # ncu flushes the caches before each profiled kernel itself (unless --cache-control none)
+                fns = contenders(kernels, M, N, K)
+                for fn in fns.values():
+                    for _ in range(2):
                         fn()
-                    run_in_probe_range(fn)
-                    print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
+                # a label of its own per group where two groups of one kind time this shape (k_fit.py's "#2")
+                again = sum(g[0] == what and (M, N, K) in g[3] for g in groups[:gi])
+                for _ in range(args.ncu_repeats):
+                    for name, fn in fns.items():
+                        fn()  # L2 (under --cache-control none) as the contender's own call leaves it
+                        run_in_probe_range(fn)
+                        print(f"ncu: {what} {M}x{N}x{K} {name}" + (f" #{again + 1}" if again else ""), flush=True)
                 continue
             rounds = interleaved_rounds_ms(contenders(kernels, M, N, K), rounds=args.rounds, settle_ms=args.settle_ms,
                                            before=flush)

@@ -436,3 +436,22 @@ def test_launch_gap_splits_a_chain_per_call_and_measures_the_gaps_between(monkey
     monkeypatch.setattr(launch_gap, "kernel_events", lambda run: trace[:-1])
     with pytest.raises(RuntimeError, match="5 kernels in 3 calls"):
         launch_gap.in_chain_ms(lambda: None, calls=3)
+
+
+def test_ncu_table_median_merges_the_repeats_of_a_label_across_units(tmp_path, monkeypatch):
+    report = ("  cutlassgen_gemm_kernel (128, 1, 1)x(384, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+              "    dram__bytes_read.sum                         {}\n"
+              "    sm__cycles_elapsed.avg                    cycle    {}\n")
+    ncu_table, rows = _ncu_table_rows(
+        tmp_path, monkeypatch,
+        "".join(f"ncu: 256x8192x8192 {name}\n" + report.format(read, cycles) for name, read, cycles in (
+            ("ours", "Mbyte 68.20", "47,757"), ("nvjet", "Mbyte 68.26", "46,449"),
+            ("ours", "Kbyte 999.00", "46,850"), ("nvjet", "Mbyte 68.30", "48,505"),
+            ("ours", "Mbyte 1.01", "48,417"))))
+    merged = ncu_table.medians(rows)
+    assert [label for label, _ in merged] == ["256x8192x8192 ours (median of 3)", "256x8192x8192 nvjet (median of 2)"]
+    ours, nvjet = (metrics for _, metrics in merged)
+    assert ours["sm__cycles_elapsed.avg"] == (47757.0, "cycle")
+    assert ours["dram__bytes_read.sum"] == (pytest.approx(1.01), "Mbyte")  # 999 Kbyte < 1.01 MB < 68.2 MB
+    assert nvjet["sm__cycles_elapsed.avg"] == (pytest.approx(47477.0), "cycle")
+
