@@ -455,3 +455,16 @@ def test_ncu_table_median_merges_the_repeats_of_a_label_across_units(tmp_path, m
     assert ours["dram__bytes_read.sum"] == (pytest.approx(1.01), "Mbyte")  # 999 Kbyte < 1.01 MB < 68.2 MB
     assert nvjet["sm__cycles_elapsed.avg"] == (pytest.approx(47477.0), "cycle")
 
+
+def test_clock_probe_reads_the_clock_inside_the_window_only(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    clock_probe = importlib.import_module("clock_probe")
+    # 1.5 cycles per ns until 10,000 ns, then 2.0: a window inside the second part reads 2.0 GHz
+    samples, cycles = [], 0.0
+    for t in range(0, 20_000, 200):
+        samples.append((t, cycles))
+        cycles += 200 * (1.5 if t < 10_000 else 2.0)
+    assert clock_probe.window_clock(samples, 12_000, 18_000) == (6_000, pytest.approx(2.0))
+    assert clock_probe.window_clock(samples, 0, 10_000)[1] == pytest.approx(1.5)
+    # fewer than two samples inside (the probe ended before the work did): no reading
+    assert clock_probe.window_clock(samples, 19_900, 25_000) is None

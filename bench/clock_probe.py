@@ -1,0 +1,220 @@
+"""The SM clock while a kernel runs, as bench_anchors.py times it: is a kernel that takes longer than the library's
+at as many cycles under ncu (bench/NOTES.md, session 72: the fast fp8 plan at 256x8192^2) running at a lower clock?
+
+ncu reports a kernel's cycles, but under its own conditions (serialized launches, milliseconds apart); the bench's
+events report time only. Here a one-thread probe kernel runs on a side stream, beside the work, and records
+(%globaltimer, %clock64) every PROBE_INTERVAL_NS. On the other stream, a
+marker kernel writes %globaltimer just before and just after the timed work. The probe's cycles over that window,
+divided by its nanoseconds, are the clock of its SM, which shares the graphics clock with every other SM; the window
+times that clock are the work's cycles (the markers' launch gaps included, for every contender alike). The probe is
+one thread that sleeps (__nanosleep) between samples, so that on an SM it shares with a GEMM CTA it takes few issue
+slots. A probe that held a whole SM (a 1024-thread block, or 200 KB of shared memory) kept the marker kernels from
+starting until it had ended, on the H200 machine (session 72).
+
+Per contender, interleaved rounds of:
+  lone     - one call behind a spin, as bench_anchors.py / timing.median_ms time it
+  chained  - CHAIN calls back to back behind one spin (per call)
+printed as the median window (us), clock (GHz) and cycles per call, with the idle clock (the probe alone) first; and
+the lone window without the probe, which should match the lone one with it.
+
+Where the work needs every SM the probe does not hold: a persistent kernel with one CTA per SM and all of an SM's
+shared memory (ours at 8192^3) has one CTA wait for the probe's SM, and ran 1.66x longer (session 72, call 5). The
+window without the probe shows it; the probe suits work of fewer CTAs than SMs (one wave at 256 rows, decode).
+
+Run: cd bench && python clock_probe.py [--what fp8|bias_gelu] [--shapes MxNxK,...] [--rounds R] [--reps N]
+     (needs an sm90 GPU; compiles the probe with torch.utils.cpp_extension, about half a minute)
+     --what: fp8 with per-row/per-column scales and bias (the fast and the exact plan against _scaled_mm; default),
+             or bf16 bias+gelu (the plan against cuBLAS mm and cuBLASLt fused)
+"""
+import argparse
+import random
+import statistics
+
+import torch
+
+import cutlassgen as cg
+from cutlassgen import dispatch
+from tile_probe import (bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, fp8_scaled_fast,
+                        parse_shapes)
+
+SHAPES = [(256, 8192, 8192)]
+# --what: the label, our kernels (name -> spec of a tile: each built as build(spec, shapes) builds the all-"auto" one)
+# and the contenders (the libraries and ours, each checked against a float64 reference first)
+WHAT = {"fp8": ("fp8 scaled", {"fast plan": fp8_scaled_fast, "exact plan": fp8_scaled}, fp8_scaled_contenders),
+        "bias_gelu": ("bf16 bias+gelu", {"plan": bias_gelu}, bias_gelu_contenders)}
+PROBE_INTERVAL_NS = 200
+CHAIN = 20
+# the spin before the work: ~100 us, and ~75 us more per call, so that the host has enqueued the markers and the
+# whole chain before it ends (else the chain's calls would wait on the host, not on each other: the fp8 contenders'
+# Python calls took 40-46 us each on the H200 machine)
+SPIN_CYCLES, SPIN_CYCLES_PER_CALL = 200_000, 150_000
+
+PROBE_SOURCE = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// samples (ns, SM cycles) pairs, one per interval_ns, n of them, asleep in between
+__global__ void probe_kernel(unsigned long long* out, int n, unsigned long long interval_ns) {
+  unsigned long long next = global_ns();
+  for (int i = 0; i < n; ++i) {
+    unsigned long long t;
+    while ((t = global_ns()) < next) __nanosleep(32);
+    out[2 * i] = t;
+    out[2 * i + 1] = static_cast<unsigned long long>(clock64());
+    next = t + interval_ns;
+  }
+}
+
+__global__ void marker_kernel(unsigned long long* out) { *out = global_ns(); }
+
+void probe(torch::Tensor out, int64_t n, int64_t interval_ns) {
+  TORCH_CHECK(out.dtype() == torch::kInt64 && out.is_cuda() && out.numel() >= 2 * n, "out: int64 CUDA, 2n elements");
+  probe_kernel<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(
+      reinterpret_cast<unsigned long long*>(out.data_ptr<int64_t>()), static_cast<int>(n), interval_ns);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+void marker(torch::Tensor out, int64_t index) {
+  TORCH_CHECK(out.dtype() == torch::kInt64 && out.is_cuda() && index < out.numel(), "out: int64 CUDA");
+  marker_kernel<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(
+      reinterpret_cast<unsigned long long*>(out.data_ptr<int64_t>()) + index);
+}
+"""
+
+
+def load_probe():
+    """The compiled probe and marker, each launched once (a kernel's first launch loads its module: milliseconds)."""
+    from torch.utils.cpp_extension import load_inline
+
+    ext = load_inline("cutlassgen_clock_probe", cpp_sources="void probe(torch::Tensor out, int64_t n, int64_t "
+                       "interval_ns);\nvoid marker(torch::Tensor out, int64_t index);",
+                       cuda_sources=PROBE_SOURCE,
+                       functions=["probe", "marker"], extra_cuda_cflags=["-O2", "-gencode=arch=compute_90,code=sm_90"])
+    scratch = torch.zeros(4, dtype=torch.int64, device="cuda")
+    ext.probe(scratch, 2, PROBE_INTERVAL_NS)
+    ext.marker(scratch, 0)
+    torch.cuda.synchronize()
+    return ext
+
+
+def window_clock(samples: list, start: int, end: int) -> tuple:
+    """(ns, GHz) of the window [start, end] (globaltimer ns) from the probe's (ns, cycles) samples: the clock between
+    the first and the last sample inside it. None where fewer than two samples fall inside (the probe began late or
+    ended early: the caller's spin or probe length is too short)."""
+    inside = [(t, c) for t, c in samples if start <= t <= end]
+    if len(inside) < 2 or end <= start:
+        return None
+    (t0, c0), (t1, c1) = inside[0], inside[-1]
+    return end - start, (c1 - c0) / (t1 - t0)
+
+
+def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True) -> tuple:
+    """One window: the probe on one stream of the pair, and on the other a spin, a marker, `calls` calls of fn (each
+    expected to take at most work_ns), a marker. Neither is the default stream, which (the legacy one) waits for the
+    work of other streams: there the first version of this script began the work after the probe had ended.
+    probe=False: the window without the probe, (ns, None), to show what the probe's presence costs the work."""
+    side, work = streams
+    spin = SPIN_CYCLES + calls * SPIN_CYCLES_PER_CALL
+    probe_ns = spin / 1.0 + calls * work_ns + 200_000  # the spin at 1 GHz or more, then the work, then a margin
+    n = int(probe_ns) // PROBE_INTERVAL_NS
+    samples = torch.zeros(2 * n, dtype=torch.int64, device="cuda")
+    marks = torch.zeros(2, dtype=torch.int64, device="cuda")
+    torch.cuda.synchronize()
+    if probe:
+        with torch.cuda.stream(side):
+            ext.probe(samples, n, PROBE_INTERVAL_NS)
+    with torch.cuda.stream(work):
+        torch.cuda._sleep(spin)
+        ext.marker(marks, 0)
+        for _ in range(calls):
+            fn()
+        ext.marker(marks, 1)
+    torch.cuda.synchronize()
+    pairs = samples.view(-1, 2)
+    start, end = marks.tolist()
+    if not probe:
+        return end - start, None
+    # only the samples inside the window come to the host (a chain at 8192^3 spans ~10^5 of them)
+    got = window_clock(pairs[(pairs[:, 0] >= start) & (pairs[:, 0] <= end)].tolist(), start, end)
+    if got is None:
+        first, last = pairs[0, 0].item(), pairs[-1, 0].item()
+        raise RuntimeError(f"the probe ({first}..{last} ns) does not cover the work ({start}..{end})")
+    return got
+
+
+def warmed_streams() -> tuple:
+    """Two streams, neither the default one, each used once: the first kernel on a new stream held the host until the
+    other stream's probe had ended (the first window of every run, on the H200 machine)."""
+    streams = torch.cuda.Stream(), torch.cuda.Stream()
+    for stream in streams:
+        with torch.cuda.stream(stream):
+            torch.cuda._sleep(1)
+    torch.cuda.synchronize()
+    return streams
+
+
+def idle_clock(ext, probe_ns: int = 400_000) -> float:
+    """The probe's clock with nothing else on the GPU."""
+    n = probe_ns // PROBE_INTERVAL_NS
+    samples = torch.zeros(2 * n, dtype=torch.int64, device="cuda")
+    ext.probe(samples, n, PROBE_INTERVAL_NS)
+    torch.cuda.synchronize()
+    (t0, c0), *_, (t1, c1) = samples.view(-1, 2).tolist()
+    return (c1 - c0) / (t1 - t0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--what", choices=list(WHAT), default="fp8")
+    ap.add_argument("--shapes", type=parse_shapes, default=SHAPES)
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--reps", type=int, default=10, help="lone windows per contender per round")
+    args = ap.parse_args()
+    what, makers, contenders = WHAT[args.what]
+    specs = {name: make(cg.Sm90Tile()) for name, make in makers.items()}
+    cg.build_many(dispatch.with_shape_variants(list(specs.values()), args.shapes))
+    kernels = {name: cg.build(spec, shapes=args.shapes) for name, spec in specs.items()}
+    ext, streams = load_probe(), warmed_streams()
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; probe every {PROBE_INTERVAL_NS} ns on a side "
+          f"stream; {args.rounds} shuffled rounds of {args.reps} lone windows and one chain of {CHAIN} per contender; "
+          f"idle clock {idle_clock(ext):.3f} GHz")
+    for name, k in kernels.items():
+        print(f"{name}: {k}")
+    for M, N, K in args.shapes:
+        fns = contenders(kernels, M, N, K)
+        work_ns = 2 * M * N * K / 2e5  # a call at 200 TFLOP/s or more (1 TFLOP/s is 1e3 FLOP per ns)
+        for fn in fns.values():
+            for _ in range(5):
+                fn()
+            measure(ext, streams, fn, CHAIN, work_ns)  # the path through the probe and markers once, not kept
+        lone = {name: [] for name in fns}
+        chained = {name: [] for name in fns}
+        bare = {name: [] for name in fns}
+        order = random.Random(0)
+        for _ in range(args.rounds):
+            names = list(fns)
+            order.shuffle(names)
+            for name in names:
+                lone[name] += [measure(ext, streams, fns[name], 1, work_ns) for _ in range(args.reps)]
+                bare[name] += [measure(ext, streams, fns[name], 1, work_ns, probe=False)[0] for _ in range(args.reps)]
+                chained[name].append(measure(ext, streams, fns[name], CHAIN, work_ns))
+        print(f"{what} {M}x{N}x{K}: contender | lone: us, GHz, k cycles | chained per call: us, GHz, k cycles | "
+              "lone without the probe: us")
+        for name in fns:
+            cells = []
+            for windows, calls in ((lone[name], 1), (chained[name], CHAIN)):
+                ns = statistics.median(w for w, _ in windows) / calls
+                ghz = statistics.median(c for _, c in windows)
+                cycles = statistics.median(w * c for w, c in windows) / calls
+                cells.append(f"{ns / 1e3:7.2f} {ghz:6.3f} {cycles / 1e3:7.2f}")
+            print(f"  {name:>22} | {cells[0]} | {cells[1]} | {statistics.median(bare[name]) / 1e3:7.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
