@@ -17,9 +17,10 @@ Per contender, interleaved rounds of:
 printed as the median window (us), clock (GHz) and cycles per call, with the idle clock (the probe alone) first; and
 the lone window without the probe, which should match the lone one with it.
 
-Where the work needs every SM the probe does not hold: a persistent kernel with one CTA per SM and all of an SM's
-shared memory (ours at 8192^3) has one CTA wait for the probe's SM, and ran 1.66x longer (session 72, call 5). The
-window without the probe shows it; the probe suits work of fewer CTAs than SMs (one wave at 256 rows, decode).
+Not where the work needs the probe's SM too: a persistent kernel with one CTA per SM, each filling its SM's shared
+memory (ours at 8192^3), has one CTA wait for the probe to end. Beside the probe our bf16 plan took 2479 us at 8192^3
+against cuBLASLt fused's 1493, where the bench has them level (session 72, call 5, before the probe-free window was
+added: that window shows it). The probe suits work of fewer CTAs than SMs: one wave at 256 rows, decode.
 
 Run: cd bench && python clock_probe.py [--what fp8|bias_gelu] [--shapes MxNxK,...] [--rounds R] [--reps N]
      (needs an sm90 GPU; compiles the probe with torch.utils.cpp_extension, about half a minute)
