@@ -117,13 +117,13 @@ def window_clock(samples: list, start: int, end: int) -> tuple:
 
 def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True) -> tuple:
     """One window: the probe on one stream of the pair, and on the other a spin, a marker, `calls` calls of fn (each
-    expected to take at most work_ns), a marker. Neither is the default stream, which (the legacy one) waits for the
-    work of other streams: there the first version of this script began the work after the probe had ended.
-    probe=False: the window without the probe, (ns, None), to show what the probe's presence costs the work."""
+    expected to take at most work_ns), a marker. Neither is the default stream, which under CUDA's legacy semantics
+    waits for the work of blocking streams. probe=False: the window without the probe, (ns, None), to show what the
+    probe's presence costs the work."""
     side, work = streams
     spin = SPIN_CYCLES + calls * SPIN_CYCLES_PER_CALL
     probe_ns = spin / 1.0 + calls * work_ns + 200_000  # the spin at 1 GHz or more, then the work, then a margin
-    n = int(probe_ns) // PROBE_INTERVAL_NS
+    n = int(probe_ns) // PROBE_INTERVAL_NS if probe else 1
     samples = torch.zeros(2 * n, dtype=torch.int64, device="cuda")
     marks = torch.zeros(2, dtype=torch.int64, device="cuda")
     torch.cuda.synchronize()
@@ -151,7 +151,7 @@ def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True) ->
 
 def warmed_streams() -> tuple:
     """Two streams, neither the default one, each used once: the first kernel on a new stream held the host until the
-    other stream's probe had ended (the first window of every run, on the H200 machine)."""
+    other stream's probe had ended (on the H200 machine, session 72: the work then began after the probe)."""
     streams = torch.cuda.Stream(), torch.cuda.Stream()
     for stream in streams:
         with torch.cuda.stream(stream):

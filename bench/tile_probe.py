@@ -2788,6 +2788,8 @@ def main():
     ap.add_argument("--build-only", action="store_true",
                     help="compile the kernels and stop (e.g. before an ncu run, which should not profile the compile)")
     args = ap.parse_args()
+    if args.ncu_repeats < 1:
+        ap.error("--ncu-repeats: at least 1")
     only = None if args.shapes is None else set(args.shapes)
     # with --shapes, only the groups that time one of them are built
     groups = [g for c in (args.cases or CASES) for g in CASES[c] if only is None or only & set(g[3])]
