@@ -10,7 +10,9 @@ Per contender, in one process on the same inputs:
   in-chain  - the same durations in 20 back-to-back calls (median; and the first call's, which follows the spin)
   gap       - in the chain, from the end of one call's last kernel to the start of the next call's first (median;
               negative where the next one starts early)
-and event - kernel, the time around the kernel that the bench charges to it.
+and event - kernel, the time around the kernel that the bench charges to it. The contenders are timed one after
+another, not in interleaved rounds: at calls of milliseconds one contender's columns drift apart (run 8 at 8192^3: 17%,
+likely the clock), so this suits decode and 256-row shapes; bench_anchors.py's rounds compare the larger ones.
 
 Run: cd bench && python launch_gap.py [--what bias_gelu|fp8|fp8_fast] [--shapes MxNxK,...] [--tiles "NAME;..."]
      (needs an sm90 GPU)
