@@ -34,9 +34,8 @@ import statistics
 import torch
 
 import cutlassgen as cg
-from cutlassgen import dispatch
-from tile_probe import (bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, fp8_scaled_fast,
-                        parse_shapes)
+from tile_probe import (bias_gelu, bias_gelu_contenders, built_beside_plans, fp8_scaled, fp8_scaled_contenders,
+                        fp8_scaled_fast, parse_shapes)
 
 SHAPES = [(256, 8192, 8192)]
 # --what: the label, our kernels (name -> spec of a tile: each built as build(spec, shapes) builds the all-"auto" one)
@@ -122,7 +121,7 @@ def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True) ->
     probe's presence costs the work."""
     side, work = streams
     spin = SPIN_CYCLES + calls * SPIN_CYCLES_PER_CALL
-    probe_ns = spin / 1.0 + calls * work_ns + 200_000  # the spin at 1 GHz or more, then the work, then a margin
+    probe_ns = spin + calls * work_ns + 200_000  # the spin (its cycles, as ns at 1 GHz or more), the work, a margin
     n = int(probe_ns) // PROBE_INTERVAL_NS if probe else 1
     samples = torch.zeros(2 * n, dtype=torch.int64, device="cuda")
     marks = torch.zeros(2, dtype=torch.int64, device="cuda")
@@ -179,8 +178,7 @@ def main():
     args = ap.parse_args()
     what, makers, contenders = WHAT[args.what]
     specs = {name: make(cg.Sm90Tile()) for name, make in makers.items()}
-    cg.build_many(dispatch.with_shape_variants(list(specs.values()), args.shapes))
-    kernels = {name: cg.build(spec, shapes=args.shapes) for name, spec in specs.items()}
+    kernels = dict(zip(specs, built_beside_plans([], list(specs.values()), args.shapes)[1]))
     ext, streams = load_probe(), warmed_streams()
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; probe every {PROBE_INTERVAL_NS} ns on a side "
           f"stream; {args.rounds} shuffled rounds of {args.reps} lone windows and one chain of {CHAIN} per contender; "

@@ -27,12 +27,11 @@ import statistics
 import torch
 
 import cutlassgen as cg
-from cutlassgen import dispatch
 from cutlassgen.timing import median_ms
 import bench_anchors
 from library_kernels import kernel_events
-from tile_probe import (bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, fp8_scaled_fast,
-                        parse_shapes, tile_named)
+from tile_probe import (bias_gelu, bias_gelu_contenders, built_beside_plans, fp8_scaled, fp8_scaled_contenders,
+                        fp8_scaled_fast, parse_shapes, tile_named)
 
 # the decode anchors: bench_anchors.py's shapes of at most 64 rows
 SHAPES = [s for s in bench_anchors.SHAPES + bench_anchors.DECODE_SHAPES if s[0] <= 64]
@@ -108,10 +107,9 @@ def main():
     spec = (cg.load_spec(pathlib.Path(__file__).resolve().parent.parent / "examples/specs/bias_gelu_bf16_sm90.toml")
             if args.what == "bias_gelu" else make(cg.Sm90Tile()))
     tile_names = [t for t in args.tiles.split(";") if t]
-    # the per-shape tiles (as `auto+shapes` in the bench) and the named tiles, in one parallel build
-    plan_specs = dispatch.with_shape_variants([spec], shapes)
-    tiles = cg.build_many(plan_specs + [make(tile_named(t)) for t in tile_names])[len(plan_specs):]
-    kernels = {"ours": cg.build(spec, shapes=shapes), **dict(zip(tile_names, tiles))}
+    # the per-shape plan (as `auto+shapes` in the bench) and the named tiles, in one parallel build
+    tiles, (ours,) = built_beside_plans([make(tile_named(t)) for t in tile_names], [spec], shapes)
+    kernels = {"ours": ours, **dict(zip(tile_names, tiles))}
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {args.what}; us per call (median); "
           f"ours: {kernels['ours']}")
     width = max(16, *map(len, kernels))

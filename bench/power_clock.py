@@ -20,10 +20,9 @@ import time
 import torch
 
 import cutlassgen as cg
-from cutlassgen import dispatch
 from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, FAST, PLAN, STREAMK_BF16_TILES, STREAMK_FP8_TILES,
-                        bias_gelu, bias_gelu_contenders, fp8_scaled, fp8_scaled_contenders, fp8_scaled_fast, named,
-                        parse_shapes, run_in_probe_range)
+                        bias_gelu, bias_gelu_contenders, built_beside_plans, fp8_scaled, fp8_scaled_contenders,
+                        fp8_scaled_fast, named, parse_shapes, run_in_probe_range)
 
 SHAPE = (8192, 8192, 8192)
 # Runs 1-2 of this script (bench/results/h200_power_clock.log) compared tiles at swizzle 1, then the swizzle and
@@ -126,10 +125,8 @@ def main():
              if t is not PLAN]
     plans = [(g, name, make(cg.Sm90Tile())) for g, (_, make, _, tiles) in enumerate(groups)
              for name, t in tiles.items() if t is PLAN]
-    # one ninja run for the tiles and every plan's kernels; build(spec, shapes=...) then finds the latter loaded
-    tiles = cg.build_many([s for _, _, s in specs] +
-                          dispatch.with_shape_variants([s for _, _, s in plans], [(M, N, K)]))[:len(specs)]
-    built = tiles + [cg.build(s, shapes=[(M, N, K)]) for _, _, s in plans]
+    tiles, plan_kernels = built_beside_plans([s for _, _, s in specs], [s for _, _, s in plans], [(M, N, K)])
+    built = tiles + plan_kernels
     specs += plans
     flop = 2 * M * N * K
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {M}x{N}x{K}; each contender {args.seconds} s "

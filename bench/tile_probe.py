@@ -2770,6 +2770,16 @@ def build_variants(entries):
     return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]
 
 
+def built_beside_plans(tile_specs: list, plan_specs: list, shapes) -> tuple[list, list]:
+    """(kernels of tile_specs, build(spec, shapes=shapes) of each all-"auto" spec of plan_specs): the tiles and every
+    plan's per-shape kernels compile in one ninja run, after which build() finds the plans' kernels loaded. build()
+    prefers a tuning record in the cache to the heuristic plan (main() below builds the heuristic's by hand)."""
+    from cutlassgen import build, build_many
+
+    tiles = build_many(list(tile_specs) + dispatch.with_shape_variants(list(plan_specs), shapes))[:len(tile_specs)]
+    return tiles, [build(spec, shapes=shapes) for spec in plan_specs]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cases", nargs="*", choices=list(CASES), help="default: all")

@@ -468,3 +468,20 @@ def test_clock_probe_reads_the_clock_inside_the_window_only(monkeypatch):
     assert clock_probe.window_clock(samples, 0, 10_000)[1] == pytest.approx(1.5)
     # fewer than two samples inside (the probe ended before the work did): no reading
     assert clock_probe.window_clock(samples, 19_900, 25_000) is None
+
+
+def test_built_beside_plans_compiles_tiles_and_plans_in_one_run_and_builds_each_plan(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    tile_probe = importlib.import_module("tile_probe")
+    import cutlassgen as cg
+
+    runs, builds = [], []
+    monkeypatch.setattr(cg, "build_many", lambda specs: runs.append(list(specs)) or [("kernel", s) for s in specs])
+    monkeypatch.setattr(cg, "build", lambda spec, shapes: builds.append((spec, shapes)) or ("plan", spec))
+    tile = tile_probe.fp8_scaled(tile_probe.tile_named("128x128x128 c2x1 coop"))
+    plan = tile_probe.fp8_scaled_fast(cg.Sm90Tile())
+    shapes = [(256, 8192, 8192)]
+    tiles, plans = tile_probe.built_beside_plans([tile], [plan], shapes)
+    # one ninja run: the tile, the plan's default and its per-shape variants; then build() once per plan
+    assert runs == [[tile, *cg.dispatch.with_shape_variants([plan], shapes)]] and len(runs[0]) > 2
+    assert tiles == [("kernel", tile)] and plans == [("plan", plan)] and builds == [(plan, shapes)]
