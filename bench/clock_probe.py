@@ -15,7 +15,10 @@ Per contender, interleaved rounds of:
   lone     - one call behind a spin, as bench_anchors.py / timing.median_ms time it
   chained  - CHAIN calls back to back behind one spin (per call)
 printed as the median window (us), clock (GHz) and cycles per call, with the idle clock (the probe alone) first; and
-the lone window without the probe, which should match the lone one with it.
+the lone window without the probe, which should match the lone one with it. --before adds, between the spin and the
+window, what ran just before the call (BEFORE): the bench's plain spin, an L2 flush (the bench's --cold), or one call
+of the first contender (a library's kernel on the same inputs), each a table of its own: under ncu's serialized
+launches the fast fp8 plan took as many cycles as _scaled_mm's kernel, in the bench 2.4-2.9% more (session 72).
 
 Not where the work needs the probe's SM too: a persistent kernel with one CTA per SM, each filling its SM's shared
 memory (ours at 8192^3), has one CTA wait for the probe to end. Beside the probe our bf16 plan took 2479 us at 8192^3
@@ -23,6 +26,7 @@ against cuBLASLt fused's 1493, where the bench has them level (session 72, call 
 added: that window shows it). The probe suits work of fewer CTAs than SMs: one wave at 256 rows, decode.
 
 Run: cd bench && python clock_probe.py [--what fp8|bias_gelu] [--shapes MxNxK,...] [--rounds R] [--reps N]
+                                        [--before spin,flush,lead]
      (needs an sm90 GPU; compiles the probe with torch.utils.cpp_extension, about half a minute)
      --what: fp8 with per-row/per-column scales and bias (the fast and the exact plan against _scaled_mm; default),
              or bf16 bias+gelu (the plan against cuBLAS mm and cuBLASLt fused)
@@ -34,6 +38,7 @@ import statistics
 import torch
 
 import cutlassgen as cg
+from cutlassgen.timing import l2_flush
 from tile_probe import (bias_gelu, bias_gelu_contenders, built_beside_plans, fp8_scaled, fp8_scaled_contenders,
                         fp8_scaled_fast, parse_shapes)
 
@@ -48,6 +53,9 @@ CHAIN = 20
 # whole chain before it ends (else the chain's calls would wait on the host, not on each other: the fp8 contenders'
 # Python calls took 40-46 us each on the H200 machine)
 SPIN_CYCLES, SPIN_CYCLES_PER_CALL = 200_000, 150_000
+# --before: what runs between the spin and the window, as each table's heading names it
+BEFORE = {"spin": "", "flush": ", after an L2 flush", "lead": ", after one call of {lead}"}
+FLUSH_NS = 1_000_000  # the most a read of 512 MiB (timing.l2_flush) may take, which the probe must outlast
 
 PROBE_SOURCE = r"""
 #include <torch/extension.h>
@@ -114,14 +122,15 @@ def window_clock(samples: list, start: int, end: int) -> tuple:
     return end - start, (c1 - c0) / (t1 - t0)
 
 
-def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True) -> tuple:
-    """One window: the probe on one stream of the pair, and on the other a spin, a marker, `calls` calls of fn (each
-    expected to take at most work_ns), a marker. Neither is the default stream, which under CUDA's legacy semantics
-    waits for the work of blocking streams. probe=False: the window without the probe, (ns, None), to show what the
-    probe's presence costs the work."""
+def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True, before=None, before_ns: float = 0) -> tuple:
+    """One window: the probe on one stream of the pair, and on the other a spin, before() if given (taking at most
+    before_ns), a marker, `calls` calls of fn (each expected to take at most work_ns), a marker. Neither is the
+    default stream, which under CUDA's legacy semantics waits for the work of blocking streams. probe=False: the
+    window without the probe, (ns, None), to show what the probe's presence costs the work."""
     side, work = streams
     spin = SPIN_CYCLES + calls * SPIN_CYCLES_PER_CALL
-    probe_ns = spin + calls * work_ns + 200_000  # the spin (its cycles, as ns at 1 GHz or more), the work, a margin
+    # the spin (its cycles, as ns at 1 GHz or more), what runs before, the work, a margin
+    probe_ns = spin + before_ns + calls * work_ns + 200_000
     n = int(probe_ns) // PROBE_INTERVAL_NS if probe else 1
     samples = torch.zeros(2 * n, dtype=torch.int64, device="cuda")
     marks = torch.zeros(2, dtype=torch.int64, device="cuda")
@@ -131,6 +140,8 @@ def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True) ->
             ext.probe(samples, n, PROBE_INTERVAL_NS)
     with torch.cuda.stream(work):
         torch.cuda._sleep(spin)
+        if before is not None:
+            before()
         ext.marker(marks, 0)
         for _ in range(calls):
             fn()
@@ -169,17 +180,42 @@ def idle_clock(ext, probe_ns: int = 400_000) -> float:
     return (c1 - c0) / (t1 - t0)
 
 
+def tables(ext, streams, fns: dict, work_ns: float, rounds: int, reps: int, before, before_ns: float) -> dict:
+    """Per contender: its lone windows, its chained ones and its lone ones without the probe, over shuffled rounds."""
+    lone = {name: [] for name in fns}
+    chained = {name: [] for name in fns}
+    bare = {name: [] for name in fns}
+    order = random.Random(0)
+    for _ in range(rounds):
+        names = list(fns)
+        order.shuffle(names)
+        for name in names:
+            fn = fns[name]
+            lone[name] += [measure(ext, streams, fn, 1, work_ns, before=before, before_ns=before_ns)
+                           for _ in range(reps)]
+            bare[name] += [measure(ext, streams, fn, 1, work_ns, probe=False, before=before, before_ns=before_ns)[0]
+                           for _ in range(reps)]
+            chained[name].append(measure(ext, streams, fn, CHAIN, work_ns, before=before, before_ns=before_ns))
+    return {name: (lone[name], chained[name], bare[name]) for name in fns}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--what", choices=list(WHAT), default="fp8")
     ap.add_argument("--shapes", type=parse_shapes, default=SHAPES)
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--reps", type=int, default=10, help="lone windows per contender per round")
+    ap.add_argument("--before", default="spin", type=lambda v: v.split(","),
+                    help=f"comma-separated, each a table of its own: {', '.join(BEFORE)}")
     args = ap.parse_args()
+    unknown = [b for b in args.before if b not in BEFORE]
+    if unknown:
+        ap.error(f"--before {','.join(unknown)}: choose from {', '.join(BEFORE)}")
     what, makers, contenders = WHAT[args.what]
     specs = {name: make(cg.Sm90Tile()) for name, make in makers.items()}
     kernels = dict(zip(specs, built_beside_plans([], list(specs.values()), args.shapes)[1]))
     ext, streams = load_probe(), warmed_streams()
+    flush = l2_flush() if "flush" in args.before else None
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; probe every {PROBE_INTERVAL_NS} ns on a side "
           f"stream; {args.rounds} shuffled rounds of {args.reps} lone windows and one chain of {CHAIN} per contender; "
           f"idle clock {idle_clock(ext):.3f} GHz")
@@ -192,27 +228,20 @@ def main():
             for _ in range(5):
                 fn()
             measure(ext, streams, fn, CHAIN, work_ns)  # the path through the probe and markers once, not kept
-        lone = {name: [] for name in fns}
-        chained = {name: [] for name in fns}
-        bare = {name: [] for name in fns}
-        order = random.Random(0)
-        for _ in range(args.rounds):
-            names = list(fns)
-            order.shuffle(names)
-            for name in names:
-                lone[name] += [measure(ext, streams, fns[name], 1, work_ns) for _ in range(args.reps)]
-                bare[name] += [measure(ext, streams, fns[name], 1, work_ns, probe=False)[0] for _ in range(args.reps)]
-                chained[name].append(measure(ext, streams, fns[name], CHAIN, work_ns))
-        print(f"{what} {M}x{N}x{K}: contender | lone: us, GHz, k cycles | chained per call: us, GHz, k cycles | "
-              "lone without the probe: us")
-        for name in fns:
-            cells = []
-            for windows, calls in ((lone[name], 1), (chained[name], CHAIN)):
-                ns = statistics.median(w for w, _ in windows) / calls
-                ghz = statistics.median(c for _, c in windows)
-                cycles = statistics.median(w * c for w, c in windows) / calls
-                cells.append(f"{ns / 1e3:7.2f} {ghz:6.3f} {cycles / 1e3:7.2f}")
-            print(f"  {name:>22} | {cells[0]} | {cells[1]} | {statistics.median(bare[name]) / 1e3:7.2f}", flush=True)
+        lead_name = next(iter(fns))
+        for kind in args.before:
+            before, before_ns = {"spin": (None, 0), "flush": (flush, FLUSH_NS), "lead": (fns[lead_name], work_ns)}[kind]
+            windows = tables(ext, streams, fns, work_ns, args.rounds, args.reps, before, before_ns)
+            print(f"{what} {M}x{N}x{K}{BEFORE[kind].format(lead=lead_name)}: contender | lone: us, GHz, k cycles | chained per call: us, GHz, "
+                  "k cycles | lone without the probe: us")
+            for name, (lone, chained, bare) in windows.items():
+                cells = []
+                for runs, calls in ((lone, 1), (chained, CHAIN)):
+                    ns = statistics.median(w for w, _ in runs) / calls
+                    ghz = statistics.median(c for _, c in runs)
+                    cycles = statistics.median(w * c for w, c in runs) / calls
+                    cells.append(f"{ns / 1e3:7.2f} {ghz:6.3f} {cycles / 1e3:7.2f}")
+                print(f"  {name:>22} | {cells[0]} | {cells[1]} | {statistics.median(bare) / 1e3:7.2f}", flush=True)
 
 
 if __name__ == "__main__":

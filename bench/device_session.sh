@@ -33,7 +33,8 @@
 #   bench/device_session.sh stalls  # for the same case and shapes: a lean counter pass, then ncu's speed-of-light,
 #                                   # warp-state, memory and scheduler sections (bench/ncu_table.py reads both)
 #   bench/device_session.sh clock   # bench/clock_probe.py: the SM clock and cycles per call as the bench times it
-#                                   # (CLOCK_WHAT fp8|bias_gelu, CLOCK_SHAPES; work of fewer CTAs than SMs only)
+#                                   # (CLOCK_WHAT fp8|bias_gelu, CLOCK_SHAPES, CLOCK_BEFORE: its --before; work of
+#                                   # fewer CTAs than SMs only)
 #
 # CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
 set -uo pipefail
@@ -226,7 +227,8 @@ stalls)
 clock)
   stamp "clock probe"
   (cd bench && TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0} $PY clock_probe.py --what "${CLOCK_WHAT:-fp8}" \
-      --shapes "${CLOCK_SHAPES:-256x8192x8192,256x8192x2048,256x8192x32768}") > "$OUT/clock_probe.log" 2>&1
+      --shapes "${CLOCK_SHAPES:-256x8192x8192,256x8192x2048,256x8192x32768}" --before "${CLOCK_BEFORE:-spin}") \
+      > "$OUT/clock_probe.log" 2>&1
   echo "exit $?"; grep -v "^cutlassgen:" "$OUT/clock_probe.log" ;;
 *) echo "usage: $0 suite|prebuild|extras|sweep|probe|profile|power|bench|wheel|roof|sm80|hint|source|l2|l2src|l2case|stalls|clock"
    exit 2 ;;
