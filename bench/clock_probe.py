@@ -215,7 +215,12 @@ def main():
     specs = {name: make(cg.Sm90Tile()) for name, make in makers.items()}
     kernels = dict(zip(specs, built_beside_plans([], list(specs.values()), args.shapes)[1]))
     ext, streams = load_probe(), warmed_streams()
-    flush = l2_flush() if "flush" in args.before else None
+    flush = None
+    if "flush" in args.before:
+        flush = l2_flush()
+        with torch.cuda.stream(streams[1]):  # its first call on the work stream held the host ~20 ms (H200, session 73)
+            flush()
+        torch.cuda.synchronize()
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; probe every {PROBE_INTERVAL_NS} ns on a side "
           f"stream; {args.rounds} shuffled rounds of {args.reps} lone windows and one chain of {CHAIN} per contender; "
           f"idle clock {idle_clock(ext):.3f} GHz")

@@ -101,6 +101,9 @@ CASES = [
     # Session 52: 209-255 rows at N = 8192-9216, where the plan's 128x144 c2x1 / 128x128 tiles trail cuBLASLt fused by
     # 2-4% warm and cold with either loader (tile_probe.py tallfitted, run 154).
     *per_shape_cases((216, 9216, 4096), (232, 8192, 4096)),
+    # Session 73: decode 64x8192^2, where cuBLAS mm ran 5% faster in anchors runs 59-62 than in runs 47-58 (ours
+    # unchanged; tile_probe.py decode64wide): which kernel cuBLAS runs there now.
+    *per_shape_cases((64, 8192, 8192)),
     # Session 55: fp8 scaled at the anchor shapes, each accumulation beside _scaled_mm's same one (bench_anchors.py
     # timed fast-accumulating kernels against an exactly accumulating _scaled_mm until then).
     *fp8_per_shape_cases((8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),

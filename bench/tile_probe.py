@@ -26,7 +26,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fittedtail alltail alltailcheck tallfitted nvjet232 nvjet232fp8 overlappromo fullpromo fullwide
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
-     exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code
+     exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1758,6 +1758,13 @@ EXACT_WIDE_EDGE_SHAPES = [(2112, 13824, 4096), (2176, 13824, 4096), (2304, 13824
 # others. nvjet runs 128x128x128 in a 2x1 cluster, one tile per CTA. Is ours behind per k tile or fixed? K swept at
 # 256 rows (128 tiles, one wave), for `python bench/k_fit.py LOG`. Runs 259-260: warm +1.7-2.0% per k tile (fixed
 # +0.2-0.3 us); cold a fixed 0.5-1.0 us behind (per k tile 2.5% faster, ahead at K = 32768). All four forms alike.
+# decode64wide (session 73): decode 64x8192^2 cold ran 0.970 / 0.973x cuBLAS mm in anchors runs 60 / 62 after
+# 1.012-1.036 in runs 48-58: ours held 228-236 TFLOP/s, cuBLAS mm rose from 223-227 to 236-237 (3.75 TB/s from
+# 128 MiB of weights). The plan's tile (swap 128x32x128 c1x2 coop, 128 CTAs) beside forms that change its steps and
+# its stages: half the K per stage (twice the stages), pingpong consumers, no cluster, four stages.
+DECODE_64_WIDE_TILES = named("swap 128x32x64 c1x2 coop", "swap 128x32x128 c1x2 pingpong", "swap 128x32x128 c1x1 coop",
+                             "swap 128x32x128 c1x2 coop s4")
+DECODE_64_WIDE_SHAPES = [(64, 8192, 8192)]
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
@@ -2624,6 +2631,8 @@ CASES = {
                          fp8_scaled_contenders, "_scaled_mm")],
     "exactdeepk": [fp8_beside_plan(fp8_scaled, EXACT_DEEP_K_TILES, EXACT_DEEP_K_SHAPES)],
     "exactwideedge": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_EDGE_TILES, EXACT_WIDE_EDGE_SHAPES)],
+    "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
+                      bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
     "fast256bulk": [("fp8 scaled", fp8_scaled_fast, named("128x128x128 c1x1 coop", **FAST), FAST_256_BULK_SHAPES,
                      fp8_scaled_contenders, "_scaled_mm fast accum", FP8_TILE_COST_VARIANTS),
