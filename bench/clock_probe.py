@@ -16,8 +16,9 @@ Per contender, interleaved rounds of:
   chained  - CHAIN calls back to back behind one spin (per call)
 printed as the median window (us), clock (GHz) and cycles per call, with the idle clock (the probe alone) first; and
 the lone window without the probe, which should match the lone one with it. --before adds, between the spin and the
-window, what ran just before the call (BEFORE): the bench's plain spin, an L2 flush (the bench's --cold), or one call
-of the first contender (a library's kernel on the same inputs), each a table of its own: under ncu's serialized
+window, what ran just before the call (BEFORE): the bench's plain spin, an L2 flush (the bench's --cold), the flush
+and then a write of as many bytes as the output (dirty lines in L2, as a previous call leaves them), or one call of
+the first contender (a library's kernel on the same inputs), each a table of its own: under ncu's serialized
 launches the fast fp8 plan took as many cycles as _scaled_mm's kernel, in the bench 2.4-2.9% more (session 72).
 
 Not where the work needs the probe's SM too: a persistent kernel with one CTA per SM, each filling its SM's shared
@@ -26,7 +27,7 @@ against cuBLASLt fused's 1493, where the bench has them level (session 72, call 
 added: that window shows it). The probe suits work of fewer CTAs than SMs: one wave at 256 rows, decode.
 
 Run: cd bench && python clock_probe.py [--what fp8|bias_gelu] [--shapes MxNxK,...] [--rounds R] [--reps N]
-                                        [--before spin,flush,lead]
+                                        [--before spin,flush,dirty,lead]
      (needs an sm90 GPU; compiles the probe with torch.utils.cpp_extension, about half a minute)
      --what: fp8 with per-row/per-column scales and bias (the fast and the exact plan against _scaled_mm; default),
              or bf16 bias+gelu (the plan against cuBLAS mm and cuBLASLt fused)
@@ -54,7 +55,8 @@ CHAIN = 20
 # Python calls took 40-46 us each on the H200 machine)
 SPIN_CYCLES, SPIN_CYCLES_PER_CALL = 200_000, 150_000
 # --before: what runs between the spin and the window, as each table's heading names it
-BEFORE = {"spin": "", "flush": ", after an L2 flush", "lead": ", after one call of {lead}"}
+BEFORE = {"spin": "", "flush": ", after an L2 flush", "dirty": ", after an L2 flush and a write of the output's size",
+          "lead": ", after one call of {lead}"}
 FLUSH_NS = 1_000_000  # the most a read of 512 MiB (timing.l2_flush) may take, which the probe must outlast
 
 PROBE_SOURCE = r"""
@@ -122,7 +124,8 @@ def window_clock(samples: list, start: int, end: int) -> tuple:
     return end - start, (c1 - c0) / (t1 - t0)
 
 
-def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True, before=None, before_ns: float = 0) -> tuple:
+def measure(ext, streams, fn, calls: int, work_ns: float, probe: bool = True, before=None,
+            before_ns: float = 0) -> tuple:
     """One window: the probe on one stream of the pair, and on the other a spin, before() if given (taking at most
     before_ns), a marker, `calls` calls of fn (each expected to take at most work_ns), a marker. Neither is the
     default stream, which under CUDA's legacy semantics waits for the work of blocking streams. probe=False: the
@@ -216,7 +219,7 @@ def main():
     kernels = dict(zip(specs, built_beside_plans([], list(specs.values()), args.shapes)[1]))
     ext, streams = load_probe(), warmed_streams()
     flush = None
-    if "flush" in args.before:
+    if {"flush", "dirty"} & set(args.before):
         flush = l2_flush()
         with torch.cuda.stream(streams[1]):  # its first call on the work stream held the host ~20 ms (H200, session 73)
             flush()
@@ -234,11 +237,17 @@ def main():
                 fn()
             measure(ext, streams, fn, CHAIN, work_ns)  # the path through the probe and markers once, not kept
         lead_name = next(iter(fns))
+        dirty = torch.empty(M * N, dtype=torch.bfloat16, device="cuda")  # as many bytes as a bf16 output
+
+        def flush_and_dirty():
+            flush()
+            dirty.fill_(1.0)
         for kind in args.before:
-            before, before_ns = {"spin": (None, 0), "flush": (flush, FLUSH_NS), "lead": (fns[lead_name], work_ns)}[kind]
+            before, before_ns = {"spin": (None, 0), "flush": (flush, FLUSH_NS), "dirty": (flush_and_dirty, FLUSH_NS),
+                                 "lead": (fns[lead_name], work_ns)}[kind]
             windows = tables(ext, streams, fns, work_ns, args.rounds, args.reps, before, before_ns)
-            print(f"{what} {M}x{N}x{K}{BEFORE[kind].format(lead=lead_name)}: contender | lone: us, GHz, k cycles | chained per call: us, GHz, "
-                  "k cycles | lone without the probe: us")
+            print(f"{what} {M}x{N}x{K}{BEFORE[kind].format(lead=lead_name)}: contender | lone: us, GHz, k cycles | "
+                  "chained per call: us, GHz, k cycles | lone without the probe: us")
             for name, (lone, chained, bare) in windows.items():
                 cells = []
                 for runs, calls in ((lone, 1), (chained, CHAIN)):
