@@ -27,6 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
+     fast256hints
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1758,6 +1759,21 @@ EXACT_WIDE_EDGE_SHAPES = [(2112, 13824, 4096), (2176, 13824, 4096), (2304, 13824
 # others. nvjet runs 128x128x128 in a 2x1 cluster, one tile per CTA. Is ours behind per k tile or fixed? K swept at
 # 256 rows (128 tiles, one wave), for `python bench/k_fit.py LOG`. Runs 259-260: warm +1.7-2.0% per k tile (fixed
 # +0.2-0.3 us); cold a fixed 0.5-1.0 us behind (per k tile 2.5% faster, ahead at K = 32768). All four forms alike.
+# fast256hints (session 73): clock_probe.py runs 5-9 put the fast plan's lone cycles at 256x8192^2 +1.9-2.9% over
+# _scaled_mm fast accum's behind the bench's spin (its previous call's lines in L2), +0.2-1.1% after an L2 flush, and
+# +2.1% after the flush and a write of 4 MB (dirty lines): ours pays more for evicting dirty lines. The plan's tile
+# under L2 policies on its loads (lower.LOAD_HINTS; the unswapped tiles ship CuTe's EVICT_NORMAL): the weights
+# EVICT_FIRST, so that they replace each other rather than the dirty lines; the activations EVICT_LAST beside them;
+# no policy operand, as nvjet loads.
+def _plain_hints(name: str, b: str, a: str) -> Setting:
+    return Setting(name, {"a": {"swap_ab": "EVICT_NORMAL", "plain": a}, "b": {"swap_ab": "EVICT_FIRST", "plain": b}})
+
+
+FAST_256_HINT_VARIANTS = ("LOAD_HINTS", (_plain_hints("cutlass", "EVICT_NORMAL", "EVICT_NORMAL"),
+                                         _plain_hints("weights_first", "EVICT_FIRST", "EVICT_NORMAL"),
+                                         _plain_hints("weights_first acts_last", "EVICT_FIRST", "EVICT_LAST"),
+                                         _plain_hints("no_policy", "NO_POLICY", "NO_POLICY")))
+FAST_256_HINT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768)]
 # decode64wide (session 73): decode 64x8192^2 cold ran 0.970 / 0.973x cuBLAS mm in anchors runs 60 / 62 after
 # 1.012-1.036 in runs 48-58: ours held 228-236 TFLOP/s, cuBLAS mm rose from 223-227 to 236-237 (3.75 TB/s from
 # 128 MiB of weights). The plan's tile (swap 128x32x128 c1x2 coop, 128 CTAs) beside forms that change its steps and
@@ -2631,6 +2647,8 @@ CASES = {
                          fp8_scaled_contenders, "_scaled_mm")],
     "exactdeepk": [fp8_beside_plan(fp8_scaled, EXACT_DEEP_K_TILES, EXACT_DEEP_K_SHAPES)],
     "exactwideedge": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_EDGE_TILES, EXACT_WIDE_EDGE_SHAPES)],
+    "fast256hints": [("fp8 scaled", fp8_scaled_fast, named("128x128x128 c1x1 coop", **FAST), FAST_256_HINT_SHAPES,
+                      fp8_scaled_contenders, "_scaled_mm fast accum", FAST_256_HINT_VARIANTS)],
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
