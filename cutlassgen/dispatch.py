@@ -31,7 +31,7 @@ def tile_is_auto(spec: GemmSpec) -> bool:
     t = spec.tile
     if isinstance(t, Sm90Tile):
         return t.cta == AUTO and t.cluster == AUTO and t.mainloop == "auto" and t.stages == AUTO and \
-            t.scheduler == "persistent" and not t.opaque_pipeline
+            t.scheduler == "persistent" and not t.opaque_pipeline and not t.weights_evict_first
     return t.threadblock == AUTO and t.warp == AUTO and t.stages == AUTO
 
 

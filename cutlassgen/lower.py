@@ -215,11 +215,13 @@ def _opaque_pipeline(cfg) -> str | None:
                      "k-tile count from 1")
 
 
-def _load_hints(swap_ab: bool) -> tuple | None:
+def _load_hints(swap_ab: bool, weights_evict_first: bool = False) -> tuple | None:
     """(kernel A's policy, kernel B's) or None for CUTLASS's own loads; under swap_ab the kernel's A is the problem's
-    B."""
+    B. weights_evict_first (Sm90Tile's, unswapped tiles only): the weights EVICT_FIRST whatever LOAD_HINTS says."""
     kind = "swap_ab" if swap_ab else "plain"
     a, b = LOAD_HINTS["a"][kind], LOAD_HINTS["b"][kind]
+    if weights_evict_first:
+        b = "EVICT_FIRST"
     hints = (b, a) if swap_ab else (a, b)
     return None if hints == ("EVICT_NORMAL", "EVICT_NORMAL") else hints
 
@@ -377,7 +379,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         # from csrc/cutlassgen/narrow_tma.hpp, whose Params only load_hints.hpp's producer load() takes
         narrow_tma = a.bits == 16 and cfg.cta[1] % 16 != 0
         tail_operand = _tail_operand(spec, cfg, swap)
-        load_hints = _load_hints(swap) or (("EVICT_NORMAL", "EVICT_NORMAL")
+        load_hints = _load_hints(swap, spec.tile.weights_evict_first) or (("EVICT_NORMAL", "EVICT_NORMAL")
                                            if narrow_tma or tail_operand is not None else None)
         promotion = _overlapped_promotion(spec, cfg)
         opaque = _opaque_pipeline(cfg)  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is

@@ -105,6 +105,11 @@ class Sm90Tile:
     # Same output bit for bit; on the H200 +0.4-7.5% on the 128x128 cooperative tiles at K <= 2048, mixed from 3072
     # (bench/tile_probe.py opaquek). The per-shape plan sets it there (tiles.OPAQUE_PIPELINE_MAX_K).
     opaque_pipeline: bool = False
+    # unswapped tiles only (swap_ab tiles always do it): the mainloop loads the weights (B) with the L2 policy
+    # EVICT_FIRST, so that the lines they bring in replace each other before lines the previous kernel left, such as
+    # its dirty output. On the H200 the fp8 fast-accumulation 128x128x128 cooperative tile at 256x8192^2 ran 2.2-3.5%
+    # faster warm, level with the L2 flushed (bench/tile_probe.py fast256hints). The per-shape plan sets it there.
+    weights_evict_first: bool = False
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
@@ -118,12 +123,13 @@ class Sm90Tile:
                         _int_or_auto("tile.swizzle", self.swizzle), _bool("tile.fp8_fast_accum", self.fp8_fast_accum),
                         _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab),
                         _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)), _bool("tile.pdl", self.pdl),
-                        _bool("tile.opaque_pipeline", self.opaque_pipeline))
+                        _bool("tile.opaque_pipeline", self.opaque_pipeline),
+                        _bool("tile.weights_evict_first", self.weights_evict_first))
 
 
 # Tile fields added after specs were keyed, with their defaults: left out of to_dict() while at the default, so that
 # every spec written before them keeps its key (and its cache entries and tuning records).
-_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False, "opaque_pipeline": False}
+_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False, "opaque_pipeline": False, "weights_evict_first": False}
 
 
 def tile_to_dict(tile) -> dict:

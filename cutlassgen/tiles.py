@@ -1128,13 +1128,31 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
         return tile
 
 
+# fp8 with fast accumulation at M <= 256 on the unswapped 128x128x128 cooperative tile (the plan's at 241-256 rows,
+# N 4608-8448: two 128-row tiles share each weight tile within one wave, and no later CTA reads it again): the weights
+# load EVICT_FIRST (Sm90Tile.weights_evict_first). On the H200 +2.2-3.5% warm at 256x8192^2 and 256x8192x32768, level
+# with the L2 flushed (bench/tile_probe.py fast256hints, runs 268-270); clock_probe.py (runs 5-9) had the plain loads
+# pay more than _scaled_mm's kernel for the dirty lines a previous kernel leaves in L2. Exact fp8 not measured.
+WEIGHTS_FIRST_MAX_M = 256
+
+
+def weights_first_tile(spec: GemmSpec, tile, M: int):
+    """tile with weights_evict_first set where an M-row problem of spec takes it (WEIGHTS_FIRST_MAX_M); else tile."""
+    if tile is None or M > WEIGHTS_FIRST_MAX_M or not is_fp8(spec) or spec.resolved_path != "sm90":
+        return tile
+    shaped = dataclasses.replace(spec, tile=tile)
+    if not shaped.tile.fp8_fast_accum or shaped.tile.weights_evict_first or not is_unswapped_coop128(resolve(shaped)):
+        return tile
+    return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
+
+
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):
     """The tile the per-shape heuristic picks for an M x N (x K) problem of an all-"auto" spec (N None: the M bucket's
     own tile, that of N below every N class; K None: as at a large K), or None for the spec's own default (sm90:
     M > 256 but for M > 512 at N >= WIDE_N (exact fp8: M > EXACT_WIDE_M), and for exact fp8 at K <=
     OPAQUE_PIPELINE_MAX_K; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or
     int8, A or B aligned to less than 16 bytes; either: a tile these rules cannot make valid)."""
-    tile = _shape_tile_mn(spec, M, N)
+    tile = weights_first_tile(spec, _shape_tile_mn(spec, M, N), M)
     return tile if K is None else opaque_pipeline_tile(spec, tile, K)
 
 

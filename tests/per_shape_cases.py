@@ -310,6 +310,19 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
             (M, N, K)
 
 
+# fp8 with fast accumulation at 241-256 rows, N 4608-8448: the 128x128x128 cooperative tile with
+# Sm90Tile.weights_evict_first (tiles.WEIGHTS_FIRST_MAX_M), at any K; ragged M, N and K (the second token tile and
+# the last column and k tile partly past the edge).
+FP8_FAST_WEIGHTS_FIRST_SHAPES = [(256, 8192, 1024), (243, 6000, 528), (250, 4608, 2064)]
+
+
+def expect_fp8_fast_weights_first_tiles(tile_of) -> None:
+    for M, N, K in FP8_FAST_WEIGHTS_FIRST_SHAPES:
+        tile = tile_of(M, N, K)
+        assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.weights_evict_first) == (
+            (128, 128, 128), (1, 1, 1), "cooperative", False, True), (M, N, K)
+
+
 def cases() -> dict:
     """name -> (spec, shapes, expect(tile_of)) for every per-shape GPU test, as tests/test_dispatch.py checks them."""
     sm80_bf16 = bf16_bias_gelu(arch=80, name="sm80_per_shape_dispatch")
@@ -320,6 +333,8 @@ def cases() -> dict:
         "fp8_deep": (fp8_deep, FP8_DEEP_SHAPES, lambda tile_of: expect_fp8_deep_tiles(tile_of, fp8_deep)),
         "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
                      expect_fp8_fast_tiles),
+        "fp8_fast_weights_first": (fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True),
+                                   FP8_FAST_WEIGHTS_FIRST_SHAPES, expect_fp8_fast_weights_first_tiles),
         "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),
                       SM90_INT8_TF32_SHAPES + SM90_INT8_NARROW_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),

@@ -921,6 +921,30 @@ def test_exact_fp8_takes_the_opaque_loop_on_its_128x128_tiles_up_to_k_2048():
     assert "opaque" in label(FP8_EXACT.replace(tile=tile))
 
 
+def test_fast_fp8_loads_its_weights_evict_first_on_the_256_row_128x128_tile():
+    """tiles.WEIGHTS_FIRST_MAX_M (probe runs 268-270): fp8 with fast accumulation sets weights_evict_first on the
+    plan's unswapped 128x128x128 cooperative tile at 241-256 rows (N 4608-8448), at any K; not exact fp8, not bf16,
+    not the swapped or 192-row tiles beside it, not above 256 rows."""
+    from cutlassgen.tiles import WEIGHTS_FIRST_MAX_M, resolve, shape_tile
+    from cutlassgen.tuning import label
+
+    fast = FP8_EXACT.replace(tile=cg.Sm90Tile(fp8_fast_accum=True))
+    for M, N, K in [(256, 8192, 8192), (241, 4608, 1024), (250, 8448, 32768), (256, 6000, None)]:
+        tile = shape_tile(fast, M, N, K)
+        assert tile.weights_evict_first and not tile.opaque_pipeline, (M, N, K)
+        assert (resolve(fast.replace(tile=tile)).cta, tile.mainloop, tile.swap_ab) == ((128, 128, 128),
+                                                                                       "cooperative", False)
+    assert label(fast.replace(tile=shape_tile(fast, 256, 8192, 8192))) == \
+        "128x128x128 c1x1 cooperative weights-first"
+    for M, N in [(256, 4352), (256, 8449), (232, 8192), (64, 8192), (WEIGHTS_FIRST_MAX_M + 1, 8192)]:
+        tile = shape_tile(fast, M, N, 8192)
+        assert tile is None or not tile.weights_evict_first, (M, N)
+    assert not shape_tile(FP8_EXACT, 256, 8192, 8192).weights_evict_first
+    assert not shape_tile(SPEC, 256, 8192, 8192).weights_evict_first
+    # a user's tile with the field set is a chosen tile: the plan and tune leave it as given
+    assert not dispatch.tile_is_auto(fast.replace(tile=cg.Sm90Tile(fp8_fast_accum=True, weights_evict_first=True)))
+
+
 def test_heuristic_record_splits_a_bucket_by_k_and_dispatches_on_it():
     shapes = [(4096, 8192, 1024), (4096, 8192, 8192), (250, 6000, 2048)]
     rec = dispatch.heuristic_record(FP8_EXACT, shapes)

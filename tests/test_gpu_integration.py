@@ -209,6 +209,30 @@ def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=6)
 
 
+def test_fp8_fast_accum_loads_its_weights_evict_first_at_256_rows(cache_dir):
+    """fp8 with fast accumulation at 241-256 rows takes the 128x128 cooperative tile with Sm90Tile.weights_evict_first:
+    each shape against the reference into a poisoned out, and bit for bit the output of the same tile without it
+    (an L2 policy on the loads, nothing else) on the same inputs."""
+    import dataclasses
+
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+
+    spec, shapes, expect = cases.cases()["fp8_fast_weights_first"]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    expect(lambda M, N, K=None: k.choose(M, N, K).spec.tile)
+    _check_fp8_scaled_dispatch(k, spec, shapes, seed=9)
+    first = k.choose(*shapes[0])
+    plain = cg.build(spec.replace(tile=dataclasses.replace(first.spec.tile, weights_evict_first=False)))
+    g = torch.Generator(device="cuda").manual_seed(10)
+    for M, N, K in shapes:
+        x = _fp8_scaled_inputs(M, N, K, g)
+        assert torch.equal(_poisoned_run(k, x), _poisoned_run(plain, x)), (M, N, K)
+
+
 @pytest.mark.parametrize("operands", ["int8", "tf32"])
 def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, operands):
     """int8 x int8 dequantized to bf16 and fp32 (tf32 math) + bias over the sm90 per-shape tiles, which take 128 bytes

@@ -172,6 +172,24 @@ def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
         lower(opaque)  # only a study setting can take "full" away from such a tile
 
 
+def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
+    # Sm90Tile.weights_evict_first (what the per-shape plan sets for fp8 fast accumulation at 241-256 rows): the
+    # problem's B EVICT_FIRST, A as LOAD_HINTS has it; the same tile without it keeps CUTLASS's mainloop as built;
+    # a swapped tile, which loads its weights so already, is turned away by validation with the field named
+    fast = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
+                          tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative",
+                                        fp8_fast_accum=True))
+    first = fast.replace(tile=dataclasses.replace(fast.tile, weights_evict_first=True))
+    assert lower(first)["load_hints"] == ("EVICT_NORMAL", "EVICT_FIRST") and lower(fast)["load_hints"] is None
+    assert ("MainloopLoadHints<BuiltMainloop, cute::TMA::CacheHintSm90::EVICT_NORMAL,\n"
+            "                                                         cute::TMA::CacheHintSm90::EVICT_FIRST>") in \
+        cg.render(first)
+    assert "load_hints.hpp" not in cg.render(fast)
+    assert first.key != fast.key and "weights_evict_first" not in str(fast.to_dict())  # old keys hold
+    with pytest.raises(cg.SpecError, match="tile.weights_evict_first.*swap_ab tiles load the weights EVICT_FIRST"):
+        spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
+
+
 def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
     # Measured on the H200 (bench/results/h200_tile_probe.log runs 40-41): faster for swapped decode tiles, no gain for
     # unswapped ones, which keep CUTLASS's mainloop as built. (The fitted last token box, which also takes the
