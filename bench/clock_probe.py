@@ -19,7 +19,8 @@ the lone window without the probe, which should match the lone one with it. --be
 window, what ran just before the call (BEFORE): the bench's plain spin, an L2 flush (the bench's --cold), the flush
 and then a write of as many bytes as the output (dirty lines in L2, as a previous call leaves them), or one call of
 the first contender (a library's kernel on the same inputs), each a table of its own: under ncu's serialized
-launches the fast fp8 plan took as many cycles as _scaled_mm's kernel, in the bench 2.4-2.9% more (session 72).
+launches the fast fp8 plan took as many cycles as _scaled_mm's kernel, in the bench 2.4-2.9% more (session 72). After
+"lead" only the probe-free column holds: beside the probe our kernels took twice their time there (session 73, run 6).
 
 Not where the work needs the probe's SM too: a persistent kernel with one CTA per SM, each filling its SM's shared
 memory (ours at 8192^3), has one CTA wait for the probe to end. Beside the probe our bf16 plan took 2479 us at 8192^3
@@ -232,7 +233,8 @@ def main():
                 fn()
             measure(ext, streams, fn, CHAIN, work_ns)  # the path through the probe and markers once, not kept
         lead_name = next(iter(fns))
-        dirty = torch.empty(M * N, dtype=torch.bfloat16, device="cuda")  # as many bytes as a bf16 output
+        # as many bytes as a bf16 output
+        dirty = torch.empty(M * N if "dirty" in args.before else 0, dtype=torch.bfloat16, device="cuda")
 
         def flush_and_dirty():
             flush()

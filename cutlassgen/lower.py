@@ -49,7 +49,8 @@ def _bulk(setting: str, swap_ab: bool) -> bool:
 # problem (A: the activations, B: the weights) and kind of kernel; anything but EVICT_NORMAL everywhere builds the
 # mainloop through csrc/cutlassgen/load_hints.hpp. A decode GEMM reads each weight once per call: loaded EVICT_FIRST,
 # the swap_ab tiles ran 1-3.5% faster on the H200 with the inputs warm in L2 and 0-1.1% cold, while no policy helped
-# the unswapped tiles (weights EVICT_FIRST: 0.3-0.8% slower at 2048x8192^2; bench/tma_cache_hint.py, probe runs 40-41).
+# the unswapped tiles as a rule (weights EVICT_FIRST: 0.3-0.8% slower at 2048x8192^2; bench/tma_cache_hint.py, probe
+# runs 40-41); one unswapped tile takes it through Sm90Tile.weights_evict_first (tiles.WEIGHTS_FIRST_MAX_M).
 # A module setting, like the two above, so that the probes can build the variants side by side.
 LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}
@@ -379,8 +380,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         # from csrc/cutlassgen/narrow_tma.hpp, whose Params only load_hints.hpp's producer load() takes
         narrow_tma = a.bits == 16 and cfg.cta[1] % 16 != 0
         tail_operand = _tail_operand(spec, cfg, swap)
-        load_hints = _load_hints(swap, spec.tile.weights_evict_first) or (("EVICT_NORMAL", "EVICT_NORMAL")
-                                           if narrow_tma or tail_operand is not None else None)
+        load_hints = _load_hints(swap, spec.tile.weights_evict_first) or (
+            ("EVICT_NORMAL", "EVICT_NORMAL") if narrow_tma or tail_operand is not None else None)
         promotion = _overlapped_promotion(spec, cfg)
         opaque = _opaque_pipeline(cfg)  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is
         if spec.tile.opaque_pipeline:  # validation let it through for exact fp8 of CTA K 128 only
