@@ -34,6 +34,7 @@ Run: cd bench && python clock_probe.py [--what fp8|bias_gelu] [--shapes MxNxK,..
              or bf16 bias+gelu (the plan against cuBLAS mm and cuBLASLt fused)
 """
 import argparse
+import functools
 import random
 import statistics
 
@@ -186,21 +187,19 @@ def idle_clock(ext, probe_ns: int = 400_000) -> float:
 
 def tables(ext, streams, fns: dict, work_ns: float, rounds: int, reps: int, before, before_ns: float) -> dict:
     """Per contender: its lone windows, its chained ones and its lone ones without the probe, over shuffled rounds."""
-    lone = {name: [] for name in fns}
-    chained = {name: [] for name in fns}
-    bare = {name: [] for name in fns}
+    windows = {name: ([], [], []) for name in fns}
     order = random.Random(0)
     for _ in range(rounds):
         names = list(fns)
         order.shuffle(names)
         for name in names:
-            fn = fns[name]
-            lone[name] += [measure(ext, streams, fn, 1, work_ns, before=before, before_ns=before_ns)
-                           for _ in range(reps)]
-            bare[name] += [measure(ext, streams, fn, 1, work_ns, probe=False, before=before, before_ns=before_ns)[0]
-                           for _ in range(reps)]
-            chained[name].append(measure(ext, streams, fn, CHAIN, work_ns, before=before, before_ns=before_ns))
-    return {name: (lone[name], chained[name], bare[name]) for name in fns}
+            lone, chained, bare = windows[name]
+            window = functools.partial(measure, ext, streams, fns[name], work_ns=work_ns, before=before,
+                                       before_ns=before_ns)
+            lone += [window(1) for _ in range(reps)]
+            bare += [window(1, probe=False)[0] for _ in range(reps)]
+            chained.append(window(CHAIN))
+    return windows
 
 
 def main():
