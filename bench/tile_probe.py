@@ -27,7 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
-     fast256hints
+     fast256hints weights256
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1774,6 +1774,14 @@ FAST_256_HINT_VARIANTS = ("LOAD_HINTS", (_plain_hints("cutlass", "EVICT_NORMAL",
                                          _plain_hints("weights_first acts_last", "EVICT_FIRST", "EVICT_LAST"),
                                          _plain_hints("no_policy", "NO_POLICY", "NO_POLICY")))
 FAST_256_HINT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768)]
+# weights256 (session 74): fast256hints' lever, weights EVICT_FIRST, set where it was measured only (fast fp8's
+# 128x128x128 cooperative tile at 241-256 rows, N 4608-8448). The other unswapped tiles the plans ship at 113-256 rows,
+# where few CTAs share each weight tile, with and without it: exact fp8's 128x128x128 (its 256-row anchor, and N 14336
+# and 28672 at 256 rows), the 128x144 / 128x160 / 128x192 c2x1 tiles at 240-256 rows, 128x64 at 128 rows; fast fp8's
+# 256x8192^2 tile again as the control; bf16 bias+gelu's 128x128x64 at 256x8192^2 (weights first with the activations
+# EVICT_LAST ran 0.994 / 0.995x cuBLASLt fused in probe runs 40-41, session 15's tma_cache_hint.py). Warm and cold.
+WEIGHTS_256_SHAPES = [(240, 9216, 8192), (256, 10240, 8192), (256, 12288, 4096), (128, 6144, 4096)]
+WEIGHTS_256_EXACT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768), (256, 14336, 4096), (256, 28672, 4096)]
 # decode64wide (session 73): decode 64x8192^2 cold ran 0.970 / 0.973x cuBLAS mm in anchors runs 60 / 62 after
 # 1.012-1.036 in runs 48-58: ours held 228-236 TFLOP/s, cuBLAS mm rose from 223-227 to 236-237 (3.75 TB/s from
 # 128 MiB of weights). The plan's tile (swap 128x32x128 c1x2 coop, 128 CTAs) beside forms that change its steps and
@@ -2412,6 +2420,22 @@ def fp8_shipped_each(shapes: list, *builds) -> list:
              *builds) for shape in shapes]
 
 
+def with_and_without_weights_first(make, shapes: list) -> list:
+    """Groups of make's spec (bias_gelu against cuBLASLt fused; fp8_scaled or fp8_scaled_fast against the _scaled_mm
+    that accumulates alike): the tile the plan ships at each of shapes, one group per tile, built with its weights
+    loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
+    base = make(Sm90Tile())
+    by_tile = {}
+    for shape in shapes:
+        tile = dataclasses.replace(shape_tile(base, *shape), weights_evict_first=False)
+        by_tile.setdefault(tile, []).append(shape)
+    what, contenders, anchor = (("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused") if make is bias_gelu else
+                                ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
+    return [(what, make, {label(base.replace(tile=t)): t,
+                          label(base.replace(tile=t)) + " weights-first": dataclasses.replace(t, weights_evict_first=True)},
+             tile_shapes, contenders, anchor) for t, tile_shapes in by_tile.items()]
+
+
 def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
     """An fp8 scaled group (make: fp8_scaled, or fp8_scaled_fast for the plan with fast accumulation too): tiles
     beside the per-shape plan and torch._scaled_mm, whose accumulation (exact or fast) is the anchor."""
@@ -2649,6 +2673,9 @@ CASES = {
     "exactwideedge": [fp8_beside_plan(fp8_scaled, EXACT_WIDE_EDGE_TILES, EXACT_WIDE_EDGE_SHAPES)],
     "fast256hints": [("fp8 scaled", fp8_scaled_fast, named("128x128x128 c1x1 coop", **FAST), FAST_256_HINT_SHAPES,
                       fp8_scaled_contenders, "_scaled_mm fast accum", FAST_256_HINT_VARIANTS)],
+    "weights256": (with_and_without_weights_first(fp8_scaled, WEIGHTS_256_EXACT_SHAPES + WEIGHTS_256_SHAPES) +
+                   with_and_without_weights_first(fp8_scaled_fast, [(256, 8192, 8192)] + WEIGHTS_256_SHAPES) +
+                   with_and_without_weights_first(bias_gelu, [(256, 8192, 8192)])),
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
