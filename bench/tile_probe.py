@@ -27,7 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
-     fast256hints weights256
+     fast256hints weights256 weights256b
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1782,6 +1782,13 @@ FAST_256_HINT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768)]
 # EVICT_LAST ran 0.994 / 0.995x cuBLASLt fused in probe runs 40-41, session 15's tma_cache_hint.py). Warm and cold.
 WEIGHTS_256_SHAPES = [(240, 9216, 8192), (256, 10240, 8192), (256, 12288, 4096), (128, 6144, 4096)]
 WEIGHTS_256_EXACT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768), (256, 14336, 4096), (256, 28672, 4096)]
+# Runs 271-273: warm, weights first took +2-5% on every 128-row cooperative tile at 240-256 rows, exact and fast (exact
+# 256x8192^2 +4.1 / +4.5%), and nothing at 128 rows (128x64: -0.4 to +0.7%); cold within 0.5% but +1.4% at N = 28672;
+# bf16's 128x128x64 +1.6 / +0.4% warm, level cold. weights256b: what it does to exact fp8's hidden-loop tile at K <=
+# 2048 (Sm90Tile.opaque_pipeline), and to bf16's 256-row tiles at more shapes.
+WEIGHTS_256_OPAQUE_SHAPES = [(256, 8192, 1024), (256, 8192, 2048)]
+WEIGHTS_256_BF16_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (240, 9216, 8192), (256, 10240, 8192),
+                           (256, 12288, 4096)]
 # decode64wide (session 73): decode 64x8192^2 cold ran 0.970 / 0.973x cuBLAS mm in anchors runs 60 / 62 after
 # 1.012-1.036 in runs 48-58: ours held 228-236 TFLOP/s, cuBLAS mm rose from 223-227 to 236-237 (3.75 TB/s from
 # 128 MiB of weights). The plan's tile (swap 128x32x128 c1x2 coop, 128 CTAs) beside forms that change its steps and
@@ -2676,6 +2683,8 @@ CASES = {
     "weights256": (with_and_without_weights_first(fp8_scaled, WEIGHTS_256_EXACT_SHAPES + WEIGHTS_256_SHAPES) +
                    with_and_without_weights_first(fp8_scaled_fast, [(256, 8192, 8192)] + WEIGHTS_256_SHAPES) +
                    with_and_without_weights_first(bias_gelu, [(256, 8192, 8192)])),
+    "weights256b": (with_and_without_weights_first(fp8_scaled, WEIGHTS_256_OPAQUE_SHAPES) +
+                    with_and_without_weights_first(bias_gelu, WEIGHTS_256_BF16_SHAPES)),
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
