@@ -85,6 +85,8 @@ wanted = os.environ.get("PER_SHAPE_CASES") or ("" if "not per_shape" in os.envir
 for name, (spec, shapes, _) in per_shape_cases.cases().items():
     if wanted == "all" or name in wanted.split(","):
         specs += per_shape_cases.planned_specs(spec, shapes)
+        if name.endswith("weights_first"):  # the kernels such a test compares its output with
+            specs += per_shape_cases.weights_first_twins(spec, shapes)
 t = time.time()
 try:
     cg.build_many(specs, verbose=False)

@@ -1128,20 +1128,26 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
         return tile
 
 
-# fp8 with fast accumulation at M <= 256 on the unswapped 128x128x128 cooperative tile (the plan's at 241-256 rows,
-# N 4608-8448: two 128-row tiles share each weight tile within one wave, and no later CTA reads it again): the weights
-# load EVICT_FIRST (Sm90Tile.weights_evict_first). On the H200 +2.2-3.5% warm at 256x8192^2 and 256x8192x32768, level
-# with the L2 flushed (bench/tile_probe.py fast256hints, runs 268-270); clock_probe.py (runs 5-9) had the plain loads
-# pay more than _scaled_mm's kernel for the dirty lines a previous kernel leaves in L2. Exact fp8 not measured.
-WEIGHTS_FIRST_MAX_M = 256
+# From 129 to 256 rows an unswapped cooperative tile of 128 rows reads each weight tile from two CTAs of one wave, and
+# no later CTA reads it again: its weights load EVICT_FIRST (Sm90Tile.weights_evict_first), so that they replace each
+# other in L2 rather than the activations and the dirty lines a previous kernel left (clock_probe.py, runs 5-9: the
+# plain loads paid more for those than _scaled_mm's kernel). On the H200 with the inputs warm in L2, fp8 exact and fast
+# +2-5% on the 128x128 / 128x144 / 128x160 / 128x192 tiles at 240-256 rows, bf16 +0.3-2.5%; with L2 flushed within
+# 0.8% either way (bench/tile_probe.py fast256hints, weights256 and weights256b: runs 268-276). Left out where it ran
+# level: one row of tiles (128x64 at 128 rows) and exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K, whose
+# weights fit in L2. int8 and tf32 are not measured.
+WEIGHTS_FIRST_ROWS = (129, 256)
+WEIGHTS_FIRST_DTYPES = {"bf16", "fp16", *FP8}
 
 
 def weights_first_tile(spec: GemmSpec, tile, M: int):
-    """tile with weights_evict_first set where an M-row problem of spec takes it (WEIGHTS_FIRST_MAX_M); else tile."""
-    if tile is None or M > WEIGHTS_FIRST_MAX_M or not is_fp8(spec) or spec.resolved_path != "sm90":
+    """tile with weights_evict_first set where an M-row problem of spec takes it (WEIGHTS_FIRST_ROWS); else tile."""
+    low, high = WEIGHTS_FIRST_ROWS
+    if (tile is None or not low <= M <= high or spec.resolved_path != "sm90" or tile.weights_evict_first
+            or tile.opaque_pipeline or not {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES):
         return tile
-    shaped = dataclasses.replace(spec, tile=tile)
-    if not shaped.tile.fp8_fast_accum or shaped.tile.weights_evict_first or not is_unswapped_coop128(resolve(shaped)):
+    cfg = resolve(dataclasses.replace(spec, tile=tile))
+    if cfg.swap_ab or cfg.cta[0] != 128 or cfg.mainloop != "cooperative":
         return tile
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
 
@@ -1152,8 +1158,8 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = Non
     M > 256 but for M > 512 at N >= WIDE_N (exact fp8: M > EXACT_WIDE_M), and for exact fp8 at K <=
     OPAQUE_PIPELINE_MAX_K; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or
     int8, A or B aligned to less than 16 bytes; either: a tile these rules cannot make valid)."""
-    tile = weights_first_tile(spec, _shape_tile_mn(spec, M, N), M)
-    return tile if K is None else opaque_pipeline_tile(spec, tile, K)
+    tile = _shape_tile_mn(spec, M, N)
+    return weights_first_tile(spec, tile if K is None else opaque_pipeline_tile(spec, tile, K), M)
 
 
 def _shape_tile_mn(spec: GemmSpec, M: int, N: int | None):

@@ -5,8 +5,11 @@ the built DispatchKernel's choice; tests/test_dispatch.py passes tiles.shape_til
 moves one of these tiles, or a shape its kernel would refuse, fails there before a GPU session spends a call on it (the
 GPU suite lost calls to both in sessions 24, 25 and 29).
 """
+import dataclasses
+
 import cutlassgen as cg
 from cutlassgen import dispatch
+from cutlassgen.tiles import shape_tile
 
 
 def bf16_bias_gelu(arch: int = 90, name: str = "per_shape_dispatch") -> cg.GemmSpec:
@@ -115,6 +118,9 @@ def expect_bf16_tiles(tile_of) -> None:
                                                                       (200, 3072), (216, 2560))] == [
         ((64, 72, 64), (1, 1, 1)), ((64, 72, 64), (1, 1, 1)), ((64, 56, 64), (1, 1, 1)), ((64, 104, 64), (1, 2, 1)),
         ((64, 112, 64), (1, 2, 1))]
+    # the unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS)
+    assert [(M, N) for M, N, _ in BF16_SHAPES if tile_of(M, N).weights_evict_first] == [
+        (235, 12520), (250, 12520), (240, 9304), (216, 8704), (250, 6000)]
     assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (128, 56)]
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (64, 80), (128, 56)]
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
@@ -204,6 +210,8 @@ def expect_fp8_tiles(tile_of) -> None:
     # the narrow columns run with no cluster; at 129-144 rows with the 144-wide column's 64x48 subtile
     assert {(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N, _ in FP8_NARROW_SHAPES} == {((1, 1, 1), True)}
     assert tile_of(136, 2304).epilogue_tile == (64, 48)
+    # the unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS)
+    assert [(M, N) for M, N, _ in FP8_SHAPES if tile_of(M, N).weights_evict_first] == [(250, 12520), (216, 8704)]
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512), (88, 1008, 512),
@@ -306,21 +314,38 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
         if M > 256 and not deep:
             assert tile == spec.tile, (M, N, K)  # the default kernel
             continue
-        assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline) == (*coop128, deep), \
-            (M, N, K)
+        # weights EVICT_FIRST at 129-256 rows (tiles.WEIGHTS_FIRST_ROWS), but not on the hidden-loop tile
+        assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline, tile.weights_evict_first) == (
+            *coop128, deep, M <= 256 and not deep), (M, N, K)
 
 
-# fp8 with fast accumulation at 241-256 rows, N 4608-8448: the 128x128x128 cooperative tile with
-# Sm90Tile.weights_evict_first (tiles.WEIGHTS_FIRST_MAX_M), at any K; ragged M, N and K (the second token tile and
-# the last column and k tile partly past the edge).
+# The unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (Sm90Tile.weights_evict_first,
+# tiles.WEIGHTS_FIRST_ROWS): fp8 with fast accumulation's 128x128x128 at any K; exact fp8's 128x192 / 128x144 in a 2x1
+# cluster and its 128x128 above K = 2048; bf16's 128x192 / 128x160 / 128x144 in a 2x1 cluster and 128x128. Ragged M,
+# N and K (the second token tile and the last column and k tile partly past the edge). With the same specs, the fp8 and
+# bf16 cases' shapes that take those tiles, so the kernels are theirs; and 250x6000 at K = 2064, the fp8_deep case's
+# tile at K = 4096.
 FP8_FAST_WEIGHTS_FIRST_SHAPES = [(256, 8192, 1024), (243, 6000, 528), (250, 4608, 2064)]
+FP8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 512), (216, 8704, 512), (250, 6000, 2064)]
+BF16_WEIGHTS_FIRST_SHAPES = [(235, 12520, 520), (240, 9304, 520), (216, 8704, 520), (250, 6000, 512)]
 
 
-def expect_fp8_fast_weights_first_tiles(tile_of) -> None:
-    for M, N, K in FP8_FAST_WEIGHTS_FIRST_SHAPES:
-        tile = tile_of(M, N, K)
-        assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.weights_evict_first) == (
-            (128, 128, 128), (1, 1, 1), "cooperative", False, True), (M, N, K)
+def expect_weights_first_tiles(shapes: list, ctas: list):
+    """expect(tile_of) of a weights-first case: at each of shapes the unswapped cooperative tile of CTA (M, N) ctas[i]
+    with weights_evict_first."""
+    def expect(tile_of) -> None:
+        for (M, N, K), cta in zip(shapes, ctas, strict=True):
+            tile = tile_of(M, N, K)
+            assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.weights_evict_first) == (
+                cta, "cooperative", False, True), (M, N, K)
+    return expect
+
+
+def weights_first_twins(spec: cg.GemmSpec, shapes: list) -> list:
+    """The tiles spec's plan runs at shapes, each without weights_evict_first (as it renders but for the loads' L2
+    policy): what a weights-first case compares its kernels' output with, bit for bit."""
+    tiles = {dataclasses.replace(shape_tile(spec, *shape), weights_evict_first=False): None for shape in shapes}
+    return [spec.replace(tile=tile) for tile in tiles]
 
 
 def cases() -> dict:
@@ -334,7 +359,13 @@ def cases() -> dict:
         "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
                      expect_fp8_fast_tiles),
         "fp8_fast_weights_first": (fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True),
-                                   FP8_FAST_WEIGHTS_FIRST_SHAPES, expect_fp8_fast_weights_first_tiles),
+                                   FP8_FAST_WEIGHTS_FIRST_SHAPES,
+                                   expect_weights_first_tiles(FP8_FAST_WEIGHTS_FIRST_SHAPES, [(128, 128)] * 3)),
+        "fp8_weights_first": (fp8_scaled("fp8_per_shape_dispatch"), FP8_WEIGHTS_FIRST_SHAPES,
+                              expect_weights_first_tiles(FP8_WEIGHTS_FIRST_SHAPES, [(128, 192), (128, 144), (128, 128)])),
+        "bf16_weights_first": (bf16_bias_gelu(), BF16_WEIGHTS_FIRST_SHAPES,
+                               expect_weights_first_tiles(BF16_WEIGHTS_FIRST_SHAPES,
+                                                          [(128, 192), (128, 160), (128, 144), (128, 128)])),
         "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),
                       SM90_INT8_TF32_SHAPES + SM90_INT8_NARROW_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),

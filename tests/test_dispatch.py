@@ -921,26 +921,37 @@ def test_exact_fp8_takes_the_opaque_loop_on_its_128x128_tiles_up_to_k_2048():
     assert "opaque" in label(FP8_EXACT.replace(tile=tile))
 
 
-def test_fast_fp8_loads_its_weights_evict_first_on_the_256_row_128x128_tile():
-    """tiles.WEIGHTS_FIRST_MAX_M (probe runs 268-270): fp8 with fast accumulation sets weights_evict_first on the
-    plan's unswapped 128x128x128 cooperative tile at 241-256 rows (N 4608-8448), at any K; not exact fp8, not bf16,
-    not the swapped or 192-row tiles beside it, not above 256 rows."""
-    from cutlassgen.tiles import WEIGHTS_FIRST_MAX_M, resolve, shape_tile
+def test_the_plan_loads_the_weights_evict_first_on_128_row_cooperative_tiles_at_129_to_256_rows():
+    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-276): 16-bit float and fp8 (exact and fast) specs set
+    weights_evict_first on the plan's unswapped cooperative tiles of 128 rows at 129-256 rows, at any K but for exact
+    fp8's hidden-loop tile (K <= OPAQUE_PIPELINE_MAX_K); not the swapped, pingpong or 128-row problems' tiles, not
+    int8, not above 256 rows."""
+    from cutlassgen.tiles import OPAQUE_PIPELINE_MAX_K, WEIGHTS_FIRST_ROWS, resolve, shape_tile
     from cutlassgen.tuning import label
 
     fast = FP8_EXACT.replace(tile=cg.Sm90Tile(fp8_fast_accum=True))
-    for M, N, K in [(256, 8192, 8192), (241, 4608, 1024), (250, 8448, 32768), (256, 6000, None)]:
-        tile = shape_tile(fast, M, N, K)
-        assert tile.weights_evict_first and not tile.opaque_pipeline, (M, N, K)
-        assert (resolve(fast.replace(tile=tile)).cta, tile.mainloop, tile.swap_ab) == ((128, 128, 128),
-                                                                                       "cooperative", False)
-    assert label(fast.replace(tile=shape_tile(fast, 256, 8192, 8192))) == \
+    fp16 = SPEC.replace(a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"),
+                        epilogue=[cg.Activation("gelu_tanh")])
+    taken = [(fast, 256, 8192, 8192, 128), (fast, 241, 4608, 1024, 128), (fast, 250, 8448, 32768, 128),
+             (fast, 256, 6000, None, 128), (fast, 240, 9216, 8192, 144), (FP8_EXACT, 256, 8192, 8192, 128),
+             (FP8_EXACT, 256, 8192, OPAQUE_PIPELINE_MAX_K + 1, 128), (FP8_EXACT, 256, 28672, 4096, 128),
+             (FP8_EXACT, 256, 12288, 4096, 192), (FP8_EXACT, 209, 9216, 1024, 144), (SPEC, 256, 8192, 8192, 128),
+             (SPEC, 256, 10240, 2048, 160), (fp16, 256, 12288, 4096, 192)]
+    for spec, M, N, K, cta_n in taken:
+        tile = shape_tile(spec, M, N, K)
+        cfg = resolve(spec.replace(tile=tile))
+        assert tile.weights_evict_first and (cfg.cta[:2], cfg.mainloop, cfg.swap_ab) == (
+            (128, cta_n), "cooperative", False), (spec.name, M, N, K)
+    assert label(FP8_EXACT.replace(tile=shape_tile(FP8_EXACT, 256, 8192, 8192))) == \
         "128x128x128 c1x1 cooperative weights-first"
-    for M, N in [(256, 4352), (256, 8449), (232, 8192), (64, 8192), (WEIGHTS_FIRST_MAX_M + 1, 8192)]:
-        tile = shape_tile(fast, M, N, 8192)
-        assert tile is None or not tile.weights_evict_first, (M, N)
-    assert not shape_tile(FP8_EXACT, 256, 8192, 8192).weights_evict_first
-    assert not shape_tile(SPEC, 256, 8192, 8192).weights_evict_first
+    int8 = FP8_EXACT.replace(a=cg.Operand("int8"), b=cg.Operand("int8", "column"), accumulator="int32")
+    left = [(FP8_EXACT, 256, 8192, OPAQUE_PIPELINE_MAX_K), (FP8_EXACT, 128, 6144, 4096), (fast, 128, 6144, 4096),
+            (SPEC, 128, 9216, 8192), (fast, 232, 8192, 8192), (fast, 256, 14336, 4096), (SPEC, 192, 9216, 4096),
+            (fast, WEIGHTS_FIRST_ROWS[1] + 1, 8192, 8192), (SPEC, 64, 8192, 8192), (int8, 256, 8192, 8192)]
+    for spec, M, N, K in left:
+        tile = shape_tile(spec, M, N, K)
+        assert tile is None or not tile.weights_evict_first, (spec.name, M, N, K)
+    assert shape_tile(FP8_EXACT, 256, 8192, OPAQUE_PIPELINE_MAX_K).opaque_pipeline
     # a user's tile with the field set is a chosen tile: the plan and tune leave it as given
     assert not dispatch.tile_is_auto(fast.replace(tile=cg.Sm90Tile(fp8_fast_accum=True, weights_evict_first=True)))
 

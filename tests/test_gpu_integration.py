@@ -150,10 +150,11 @@ def _fp8_scaled_inputs(M, N, K, g) -> dict:
 
 
 def _poisoned_run(kernel, x: dict):
+    """kernel(**x) into a bf16 out filled with NaN (x: a and b, then its epilogue's keyword inputs)."""
     import torch
 
     out = torch.full((x["a"].shape[0], x["b"].shape[1]), float("nan"), device="cuda", dtype=torch.bfloat16)
-    kernel(x["a"], x["b"], scale_a=x["scale_a"], scale_b=x["scale_b"], bias=x["bias"], out=out)
+    kernel(out=out, **x)
     return out
 
 
@@ -209,28 +210,37 @@ def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=6)
 
 
-def test_fp8_fast_accum_loads_its_weights_evict_first_at_256_rows(cache_dir):
-    """fp8 with fast accumulation at 241-256 rows takes the 128x128 cooperative tile with Sm90Tile.weights_evict_first:
-    each shape against the reference into a poisoned out, and bit for bit the output of the same tile without it
-    (an L2 policy on the loads, nothing else) on the same inputs."""
+@pytest.mark.parametrize("case", ["fp8_fast_weights_first", "fp8_weights_first", "bf16_weights_first"])
+def test_the_plans_128_row_cooperative_tiles_load_their_weights_evict_first(cache_dir, case):
+    """At 129-256 rows the plan's unswapped 128-row cooperative tiles take Sm90Tile.weights_evict_first (fp8 fast
+    and exact, bf16): each shape against the reference into a poisoned out, and bit for bit the output of the same
+    tile without it (an L2 policy on the loads, nothing else) on the same inputs."""
     import dataclasses
 
     import torch
 
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
+    from cutlassgen.tiles import shape_tile
 
-    spec, shapes, expect = cases.cases()["fp8_fast_weights_first"]
+    spec, shapes, expect = cases.cases()[case]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     expect(lambda M, N, K=None: k.choose(M, N, K).spec.tile)
-    _check_fp8_scaled_dispatch(k, spec, shapes, seed=9)
-    first = k.choose(*shapes[0])
-    plain = cg.build(spec.replace(tile=dataclasses.replace(first.spec.tile, weights_evict_first=False)))
-    g = torch.Generator(device="cuda").manual_seed(10)
+    twin_specs = cases.weights_first_twins(spec, shapes)
+    twins = {twin.tile: kernel for twin, kernel in zip(twin_specs, cg.build_many(twin_specs))}
+    g = torch.Generator(device="cuda").manual_seed(9)
     for M, N, K in shapes:
-        x = _fp8_scaled_inputs(M, N, K, g)
-        assert torch.equal(_poisoned_run(k, x), _poisoned_run(plain, x)), (M, N, K)
+        assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
+        if spec.a.dtype == "e4m3":
+            x = _fp8_scaled_inputs(M, N, K, g)
+        else:
+            a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N + K)
+            x = dict(a=a, b=b, bias=bias)
+        out = _poisoned_run(k, x)
+        assert rel_error(out, cg.reference(spec, **x)) < REL_ERR["bf16"], (M, N, K)
+        twin = twins[dataclasses.replace(k.choose(M, N, K).spec.tile, weights_evict_first=False)]
+        assert torch.equal(out, _poisoned_run(twin, x)), (M, N, K)
 
 
 @pytest.mark.parametrize("operands", ["int8", "tf32"])
