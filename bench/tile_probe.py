@@ -1782,10 +1782,12 @@ FAST_256_HINT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768)]
 # EVICT_LAST ran 0.994 / 0.995x cuBLASLt fused in probe runs 40-41, session 15's tma_cache_hint.py). Warm and cold.
 WEIGHTS_256_SHAPES = [(240, 9216, 8192), (256, 10240, 8192), (256, 12288, 4096), (128, 6144, 4096)]
 WEIGHTS_256_EXACT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768), (256, 14336, 4096), (256, 28672, 4096)]
-# Runs 271-273: warm, weights first took +2-5% on every 128-row cooperative tile at 240-256 rows, exact and fast (exact
-# 256x8192^2 +4.1 / +4.5%), and nothing at 128 rows (128x64: -0.4 to +0.7%); cold within 0.5% but +1.4% at N = 28672;
-# bf16's 128x128x64 +1.6 / +0.4% warm, level cold. weights256b: what it does to exact fp8's hidden-loop tile at K <=
-# 2048 (Sm90Tile.opaque_pipeline), and to bf16's 256-row tiles at more shapes.
+# Runs 271-273: warm, weights first took +1.9-5.8% on every 128-row cooperative tile at 240-256 rows, exact and fast
+# (exact 256x8192^2 +4.1 / +4.5%), and nothing at 128 rows (128x64: -0.4 to +0.7%); cold within 0.6% but +1.4% at
+# N = 28672; bf16's 128x128x64 +1.6 / +0.4% warm, level cold. weights256b: what it does to exact fp8's hidden-loop tile
+# at K <= 2048 (Sm90Tile.opaque_pipeline), and to bf16's 256-row tiles at more shapes. Runs 274-276: the hidden-loop
+# tile level (0.0% warm, -1.2 / +0.5% cold: its weights fit in L2); bf16 +0.3-2.5% warm but level at K = 2048, -0.8 to
+# +0.4% cold. Taken for every such tile at 129-256 rows but the hidden-loop one (tiles.WEIGHTS_FIRST_ROWS).
 WEIGHTS_256_OPAQUE_SHAPES = [(256, 8192, 1024), (256, 8192, 2048)]
 WEIGHTS_256_BF16_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (240, 9216, 8192), (256, 10240, 8192),
                            (256, 12288, 4096)]
@@ -2439,7 +2441,8 @@ def with_and_without_weights_first(make, shapes: list) -> list:
     what, contenders, anchor = (("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused") if make is bias_gelu else
                                 ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
     return [(what, make, {label(base.replace(tile=t)): t,
-                          label(base.replace(tile=t)) + " weights-first": dataclasses.replace(t, weights_evict_first=True)},
+                          label(base.replace(tile=t)) + " weights-first":
+                              dataclasses.replace(t, weights_evict_first=True)},
              tile_shapes, contenders, anchor) for t, tile_shapes in by_tile.items()]
 
 

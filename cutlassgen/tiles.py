@@ -1132,10 +1132,10 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 # no later CTA reads it again: its weights load EVICT_FIRST (Sm90Tile.weights_evict_first), so that they replace each
 # other in L2 rather than the activations and the dirty lines a previous kernel left (clock_probe.py, runs 5-9: the
 # plain loads paid more for those than _scaled_mm's kernel). On the H200 with the inputs warm in L2, fp8 exact and fast
-# +2-5% on the 128x128 / 128x144 / 128x160 / 128x192 tiles at 240-256 rows, bf16 +0.3-2.5%; with L2 flushed within
-# 0.8% either way (bench/tile_probe.py fast256hints, weights256 and weights256b: runs 268-276). Left out where it ran
-# level: one row of tiles (128x64 at 128 rows) and exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K, whose
-# weights fit in L2. int8 and tf32 are not measured.
+# +1.9-5.8% on the 128x128 / 128x144 / 128x160 / 128x192 tiles at 240-256 rows, bf16 +0.3-2.5%; with L2 flushed within
+# 0.8% either way but +1.4% at 256x28672x4096 (bench/tile_probe.py fast256hints, weights256 and weights256b: runs
+# 268-276). Left out where it ran level: one row of tiles (128x64 at 128 rows) and exact fp8's hidden-loop tile at
+# K <= OPAQUE_PIPELINE_MAX_K, whose weights fit in L2. int8 and tf32 are not measured; fp16 as bf16.
 WEIGHTS_FIRST_ROWS = (129, 256)
 WEIGHTS_FIRST_DTYPES = {"bf16", "fp16", *FP8}
 

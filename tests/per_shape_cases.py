@@ -315,8 +315,8 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
             assert tile == spec.tile, (M, N, K)  # the default kernel
             continue
         # weights EVICT_FIRST at 129-256 rows (tiles.WEIGHTS_FIRST_ROWS), but not on the hidden-loop tile
-        assert (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline, tile.weights_evict_first) == (
-            *coop128, deep, M <= 256 and not deep), (M, N, K)
+        fields = (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline, tile.weights_evict_first)
+        assert fields == (*coop128, deep, M <= 256 and not deep), (M, N, K)
 
 
 # The unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (Sm90Tile.weights_evict_first,
@@ -362,7 +362,8 @@ def cases() -> dict:
                                    FP8_FAST_WEIGHTS_FIRST_SHAPES,
                                    expect_weights_first_tiles(FP8_FAST_WEIGHTS_FIRST_SHAPES, [(128, 128)] * 3)),
         "fp8_weights_first": (fp8_scaled("fp8_per_shape_dispatch"), FP8_WEIGHTS_FIRST_SHAPES,
-                              expect_weights_first_tiles(FP8_WEIGHTS_FIRST_SHAPES, [(128, 192), (128, 144), (128, 128)])),
+                              expect_weights_first_tiles(FP8_WEIGHTS_FIRST_SHAPES,
+                                                         [(128, 192), (128, 144), (128, 128)])),
         "bf16_weights_first": (bf16_bias_gelu(), BF16_WEIGHTS_FIRST_SHAPES,
                                expect_weights_first_tiles(BF16_WEIGHTS_FIRST_SHAPES,
                                                           [(128, 192), (128, 160), (128, 144), (128, 128)])),
