@@ -27,13 +27,16 @@ memory (ours at 8192^3), has one CTA wait for the probe to end. Beside the probe
 against cuBLASLt fused's 1493, where the bench has them level (session 72, call 5, before the probe-free window was
 added: that window shows it). The probe suits work of fewer CTAs than SMs: one wave at 256 rows, decode.
 
-Run: cd bench && python clock_probe.py [--what fp8|bias_gelu] [--shapes MxNxK,...] [--rounds R] [--reps N]
-                                        [--before spin,flush,dirty,lead]
+Run: cd bench && python clock_probe.py [--what fp8|fp8_fast_forms|bias_gelu] [--shapes MxNxK,...] [--rounds R]
+                                        [--reps N] [--before spin,flush,dirty,lead]
      (needs an sm90 GPU; compiles the probe with torch.utils.cpp_extension, about half a minute)
      --what: fp8 with per-row/per-column scales and bias (the fast and the exact plan against _scaled_mm; default),
-             or bf16 bias+gelu (the plan against cuBLAS mm and cuBLASLt fused)
+             fp8_fast_forms (the fast plan beside its 256-row tile as pingpong, with its weights EVICT_FIRST and
+             without, and as cooperative without, against _scaled_mm), or bf16 bias+gelu (the plan against cuBLAS mm and
+             cuBLASLt fused)
 """
 import argparse
+import dataclasses
 import functools
 import random
 import statistics
@@ -46,10 +49,21 @@ from tile_probe import (bias_gelu, bias_gelu_contenders, built_beside_plans, fp8
                         fp8_scaled_fast, parse_shapes)
 
 SHAPES = [(256, 8192, 8192)]
-# --what: the label, our kernels (name -> spec of a tile: each built as build(spec, shapes) builds the all-"auto" one)
-# and the contenders (the libraries and ours, each checked against a float64 reference first)
-WHAT = {"fp8": ("fp8 scaled", {"fast plan": fp8_scaled_fast, "exact plan": fp8_scaled}, fp8_scaled_contenders),
-        "bias_gelu": ("bf16 bias+gelu", {"plan": bias_gelu}, bias_gelu_contenders)}
+# fp8_fast_forms (session 74, clock_probe run 11): with the L2 flushed the fast plan's 256-row tile (128x128x128 c1x1
+# cooperative, weights EVICT_FIRST) takes fewer cycles than _scaled_mm's fast kernel but at a 2.0% lower clock. The
+# pingpong form issues as many instructions as nvjet's kernel (session 72's ncu, 2.79 against 2.81 M; the cooperative
+# one 3.86 M): does it hold the clock? Beside the plan: pingpong with the weights EVICT_FIRST and without, and the
+# plan's cooperative tile without.
+_FAST_256_TILE = cg.Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), fp8_fast_accum=True)
+FAST_FORMS = {name: fp8_scaled_fast(dataclasses.replace(_FAST_256_TILE, mainloop=mainloop, weights_evict_first=first))
+              for name, mainloop, first in (("pingpong weights-first", "pingpong", True),
+                                            ("pingpong", "pingpong", False), ("cooperative", "cooperative", False))}
+# --what: the label, our plans (name -> spec of a tile: each built as build(spec, shapes) builds the all-"auto" one),
+# the contenders (the libraries and ours, each checked against a float64 reference first) and tiles of ours to time
+# beside the plans (name -> spec)
+WHAT = {"fp8": ("fp8 scaled", {"fast plan": fp8_scaled_fast, "exact plan": fp8_scaled}, fp8_scaled_contenders, {}),
+        "fp8_fast_forms": ("fp8 scaled", {"fast plan": fp8_scaled_fast}, fp8_scaled_contenders, FAST_FORMS),
+        "bias_gelu": ("bf16 bias+gelu", {"plan": bias_gelu}, bias_gelu_contenders, {})}
 PROBE_INTERVAL_NS = 200
 CHAIN = 20
 # the spin before the work: ~100 us, and ~75 us more per call, so that the host has enqueued the markers and the
@@ -214,9 +228,10 @@ def main():
     unknown = [b for b in args.before if b not in BEFORE]
     if unknown:
         ap.error(f"--before {','.join(unknown)}: choose from {', '.join(BEFORE)}")
-    what, makers, contenders = WHAT[args.what]
+    what, makers, contenders, tiles = WHAT[args.what]
     specs = {name: make(cg.Sm90Tile()) for name, make in makers.items()}
-    kernels = dict(zip(specs, built_beside_plans([], list(specs.values()), args.shapes)[1]))
+    tile_kernels, plans = built_beside_plans(list(tiles.values()), list(specs.values()), args.shapes)
+    kernels = {**dict(zip(specs, plans)), **dict(zip(tiles, tile_kernels))}
     ext, streams = load_probe(), warmed_streams()
     flush = l2_flush() if {"flush", "dirty"} & set(args.before) else None
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; probe every {PROBE_INTERVAL_NS} ns on a side "
