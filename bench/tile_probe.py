@@ -2440,10 +2440,10 @@ def with_and_without_weights_first(make, shapes: list) -> list:
         by_tile.setdefault(tile, []).append(shape)
     what, contenders, anchor = (("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused") if make is bias_gelu else
                                 ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
-    return [(what, make, {label(base.replace(tile=t)): t,
-                          label(base.replace(tile=t)) + " weights-first":
-                              dataclasses.replace(t, weights_evict_first=True)},
-             tile_shapes, contenders, anchor) for t, tile_shapes in by_tile.items()]
+    def both(t) -> dict:
+        name = label(base.replace(tile=t))
+        return {name: t, f"{name} weights-first": dataclasses.replace(t, weights_evict_first=True)}
+    return [(what, make, both(t), tile_shapes, contenders, anchor) for t, tile_shapes in by_tile.items()]
 
 
 def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
