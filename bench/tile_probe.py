@@ -27,7 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
-     fast256hints weights256 weights256b
+     fast256hints weights256 weights256b weights128 weights128b weights128c
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1788,6 +1788,43 @@ WEIGHTS_256_EXACT_SHAPES = [(256, 8192, 8192), (256, 8192, 32768), (256, 14336, 
 # at K <= 2048 (Sm90Tile.opaque_pipeline), and to bf16's 256-row tiles at more shapes. Runs 274-276: the hidden-loop
 # tile level (0.0% warm, -1.2 / +0.5% cold: its weights fit in L2); bf16 +0.3-2.5% warm but level at K = 2048, -0.8 to
 # +0.4% cold. Taken for every such tile at 129-256 rows but the hidden-loop one (tiles.WEIGHTS_FIRST_ROWS).
+# weights128 (session 75): the unswapped tiles the plans ship at 104-256 rows without the field, with and without it:
+# the 64-row pingpong tiles at 104-128 rows (two rows of CTAs share each weight tile, as the 128-row tiles at 256 rows
+# do), 192x80 pingpong at 184-192 rows (one row of CTAs: each weight tile read once, like 128x64 at 128 rows, which ran
+# level), and int8's 128-row cooperative tiles at 256 rows (int8 was left out of WEIGHTS_FIRST_DTYPES, unmeasured).
+WEIGHTS_128_BF16_SHAPES = [(112, 10240, 4096), (128, 10240, 4096), (128, 10240, 8192), (128, 5120, 4096),
+                           (128, 6144, 4096), (192, 10240, 4096)]
+WEIGHTS_128_FP8_SHAPES = [(128, 10240, 4096), (112, 10240, 8192)]
+WEIGHTS_128_FAST_SHAPES = [(128, 10240, 4096), (192, 10240, 4096)]
+WEIGHTS_128_INT8_SHAPES = [(256, 8192, 8192), (256, 8192, 2048), (256, 10240, 4096), (256, 12288, 4096),
+                           (128, 10240, 4096), (192, 10240, 4096)]
+# Runs 277-279 (warm, cold, warm): warm, the field took +2.7-7.0% where the weights were 48 MiB or more (bf16's 64-row
+# pingpong tiles at 112-128 rows and 192x80 at 192 rows; exact fp8's 64x160 at 112x10240x8192; int8's 128x128 at
+# 256x8192x8192 and 128x192 at 256x12288x4096); at 16-40 MiB, which stay in L2 from one call to the next without it,
+# it cost up to 14% (fast fp8's and int8's 64x160 at 128x10240x4096, bf16's 64x80 at 128x5120x4096 once, int8 at
+# 256x8192x2048) but gained +0.7-2.7% on exact fp8's 64x160 and int8's 128x160 at 40 MiB; cold within 1.1%.
+# weights128b: that threshold, both sides: the 128-row tiles the plan gives the field at 129-256 rows with 10-40 MiB of
+# weights, and the tiles at 104-192 rows with 48-80 MiB (128x64 cooperative too), with and without it.
+WEIGHTS_128B_BF16_SHAPES = [(256, 6144, 2048), (256, 6144, 4096), (128, 5120, 4096), (128, 5120, 8192)]
+WEIGHTS_128B_FP8_SHAPES = [(256, 6144, 4096), (256, 8192, 4096), (256, 10240, 4096), (128, 5120, 14336),
+                           (128, 6144, 8192)]
+WEIGHTS_128B_FAST_SHAPES = [(256, 5120, 2048), (256, 8192, 2048), (256, 8192, 4096), (256, 10240, 4096),
+                            (128, 10240, 4096), (112, 10240, 8192), (184, 10240, 8192), (128, 6144, 8192)]
+WEIGHTS_128B_INT8_SHAPES = [(256, 8192, 4096), (128, 10240, 4096), (128, 10240, 8192), (192, 10240, 8192),
+                            (128, 5120, 14336)]
+# Runs 280-282: warm, +2.2-7.3% on every tile with 48-80 MiB of weights (bf16 64x80 at 128x5120x8192, fp8's 128x64
+# at 128 rows, 64x160 and 192x80 pingpong, int8's too), fp8's 128-row tiles at 256 rows +0.7-1.6% at 32 MiB and
+# +2.3-3.0% at 40 MiB (128x160); with 10-24 MiB level to -1.7%, int8 at 32 MiB -2.6 / -3.9%, the 64-row pingpong
+# tiles at 40 MiB -6.0 to -15.0% again; cold -0.9 to +1.3% but exact fp8's 128x64 at 128x5120x14336 -2.7%. Taken: the
+# field on every unswapped tile at 97-256 rows whose weights take over 40 MiB (tiles.WEIGHTS_FIRST_MIN_BYTES).
+# weights128c: the one tile that rule takes unmeasured, 64x224 pingpong at 177-192 rows (three 64-row tiles share each
+# weight tile), in bf16, fp8 fast and int8.
+# Runs 283-285: warm +4.9 / +5.6% (bf16, 72 MiB), +2.0 / +2.7% (bf16, 144 MiB), +6.3% (fp8 fast, 72 MiB), +8.8 / +9.1%
+# (int8, 72 MiB), and -5.1 / -5.6% for int8 at 36 MiB (below the threshold, where the rule leaves it off); cold -0.2
+# to +1.3%.
+WEIGHTS_128C_BF16_SHAPES = [(184, 9216, 4096), (192, 9216, 8192)]
+WEIGHTS_128C_FAST_SHAPES = [(184, 9216, 8192)]
+WEIGHTS_128C_INT8_SHAPES = [(184, 9216, 8192), (192, 9216, 4096)]
 WEIGHTS_256_OPAQUE_SHAPES = [(256, 8192, 1024), (256, 8192, 2048)]
 WEIGHTS_256_BF16_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (240, 9216, 8192), (256, 10240, 8192),
                            (256, 12288, 4096)]
@@ -2431,15 +2468,16 @@ def fp8_shipped_each(shapes: list, *builds) -> list:
 
 def with_and_without_weights_first(make, shapes: list) -> list:
     """Groups of make's spec (bias_gelu against cuBLASLt fused; fp8_scaled or fp8_scaled_fast against the _scaled_mm
-    that accumulates alike): the tile the plan ships at each of shapes, one group per tile, built with its weights
-    loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
+    that accumulates alike; int8_dequant against _int_mm): the tile the plan ships at each of shapes, one group per
+    tile, built with its weights loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
     base = make(Sm90Tile())
     by_tile = {}
     for shape in shapes:
         tile = dataclasses.replace(shape_tile(base, *shape), weights_evict_first=False)
         by_tile.setdefault(tile, []).append(shape)
-    what, contenders, anchor = (("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused") if make is bias_gelu else
-                                ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
+    what, contenders, anchor = {bias_gelu: ("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused"),
+                                int8_dequant: ("int8 dequant", int8_dequant_contenders, "_int_mm")}.get(
+                                    make, ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
     def both(t) -> dict:
         name = label(base.replace(tile=t))
         return {name: t, f"{name} weights-first": dataclasses.replace(t, weights_evict_first=True)}
@@ -2688,6 +2726,17 @@ CASES = {
                    with_and_without_weights_first(bias_gelu, [(256, 8192, 8192)])),
     "weights256b": (with_and_without_weights_first(fp8_scaled, WEIGHTS_256_OPAQUE_SHAPES) +
                     with_and_without_weights_first(bias_gelu, WEIGHTS_256_BF16_SHAPES)),
+    "weights128": (with_and_without_weights_first(bias_gelu, WEIGHTS_128_BF16_SHAPES) +
+                   with_and_without_weights_first(fp8_scaled, WEIGHTS_128_FP8_SHAPES) +
+                   with_and_without_weights_first(fp8_scaled_fast, WEIGHTS_128_FAST_SHAPES) +
+                   with_and_without_weights_first(int8_dequant, WEIGHTS_128_INT8_SHAPES)),
+    "weights128b": (with_and_without_weights_first(bias_gelu, WEIGHTS_128B_BF16_SHAPES) +
+                    with_and_without_weights_first(fp8_scaled, WEIGHTS_128B_FP8_SHAPES) +
+                    with_and_without_weights_first(fp8_scaled_fast, WEIGHTS_128B_FAST_SHAPES) +
+                    with_and_without_weights_first(int8_dequant, WEIGHTS_128B_INT8_SHAPES)),
+    "weights128c": (with_and_without_weights_first(bias_gelu, WEIGHTS_128C_BF16_SHAPES) +
+                    with_and_without_weights_first(fp8_scaled_fast, WEIGHTS_128C_FAST_SHAPES) +
+                    with_and_without_weights_first(int8_dequant, WEIGHTS_128C_INT8_SHAPES)),
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
