@@ -2,7 +2,7 @@
 tree against that of a git revision, over every sm90 operand width (bf16, fp16, e4m3 with and without fast
 accumulation, int8, tf32) and the sm80 path's timed ones; M = 1-299, 400, 600, 1000, 4096, 8192 and each M bucket's
 bound and the point above it, N at and below each N threshold (and the shapes the probes time), K at and above each K
-class's bound and "any" (shape_tile without K: as at a large K), the bounds of either plan.
+class's bound, 4096, 8192 and "any" (shape_tile without K: as at a large K), the bounds of either plan.
 Each run of M that moved from one tile to the same other tile prints as one line, so a change that should touch one
 band shows that band and nothing else (sessions 32-36 checked each plan change so, with a script kept in /tmp).
 
@@ -26,6 +26,9 @@ M_VALUES = [*range(1, 300), 400, 600, 1000, 4096, 8192]
 N_VALUES = [512, 1024, 1025, 1536, 1537, 2048, 2049, 2304, 2305, 2560, 2561, 2816, 2817, 3072, 4096, 4224, 4225, 4352,
             4544, 4607, 4608, 4609, 5000, 5120, 5121, 5632, 5633, 6144, 6656, 7040, 7167, 7168, 8192, 8448, 8449,
             9216, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
+# depths beside the K classes' bounds: the weights' size (N x K) decides tiles.WEIGHTS_FIRST_MIN_BYTES, on both sides
+# of it over N_VALUES
+K_VALUES = [4096, 8192]
 
 # run in a fresh interpreter with one tree's cutlassgen on its path: prints the bounds of its plan as JSON: "n" the N
 # thresholds (sm90 and sm80 path), "m" the M buckets' upper bounds, "k" the K classes' deepest K (a revision without
@@ -92,12 +95,12 @@ def _run_in(tree: pathlib.Path, script: str, *args: str):
 
 def grid(*trees: pathlib.Path) -> tuple[list, list, list]:
     """(M values, N values, K values) for trees: M_VALUES with every tree's M bounds and the points just above them,
-    N_VALUES with its N thresholds and the points just below them, its K bounds and the points just above them, then
-    "any"."""
+    N_VALUES with its N thresholds and the points just below them, its K bounds and the points just above them with
+    K_VALUES, then "any"."""
     bounds = [_run_in(tree, THRESHOLDS) for tree in trees]
     ms, ns, ks = ({v for b in bounds for v in b[axis]} for axis in ("m", "n", "k"))
     return (sorted(set(M_VALUES) | ms | {m + 1 for m in ms}), sorted(set(N_VALUES) | ns | {n - 1 for n in ns}),
-            [*sorted(ks | {k + 1 for k in ks}), "any"])
+            [*sorted(ks | {k + 1 for k in ks} | set(K_VALUES)), "any"])
 
 
 def plans_of(tree: pathlib.Path, ms: list, ns: list, ks: list) -> dict:

@@ -115,20 +115,26 @@ def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float, float]]:
 class DispatchKernel:
     """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
     kernel's. `.choose(M, N, K)` says which kernel a call with M rows, N columns and depth K runs. The record is a
-    tuning record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min and for K <= k_max)
-    from heuristic_record()."""
+    tuning record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min, for K <= k_max and for
+    weights of at most weights_max bytes) from heuristic_record()."""
 
     def __init__(self, default, record: dict, kernels: list):
         self.default = default
         if record.get("limits"):  # a heuristic record: in choose() order, with its own limits, n_min and k_max
             self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
             self.k_maxes = [w.get("k_max", 0) for w in record["winners"]]
+            self.weights_maxes = [w.get("weights_max", 0) for w in record["winners"]]
         else:
             entries = tuned_entries(record["winners"])
             record = {**record, "winners": [record["winners"][i] for i, *_ in entries]}
             kernels = [kernels[i] for i, *_ in entries]
             self.limits, self.n_mins = [lim for _, lim, _, _ in entries], [n for _, _, n, _ in entries]
             self.k_maxes = [k for *_, k in entries]
+            self.weights_maxes = [0] * len(entries)
+        from .tiles import operand_bytes
+
+        # choose() runs on every call: the weights' bytes as N * K elements of B
+        self._nk_maxes = [w // operand_bytes(default.spec)[1] for w in self.weights_maxes]
         self.record = record
         self.kernels = kernels
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
@@ -137,14 +143,16 @@ class DispatchKernel:
         return getattr(self.__dict__["default"], name)
 
     def choose(self, M: int, N: int | None = None, K: int | None = None):
-        """The first entry whose M limit holds M, whose n_min N reaches (N None: entries without an n_min) and whose
-        k_max K does not pass (K None: entries without a k_max); above every limit, the last such entry; none: the
-        default kernel."""
+        """The first entry whose M limit holds M, whose n_min N reaches (N None: entries without an n_min), whose
+        k_max K does not pass (K None: entries without a k_max) and whose weights_max the N x K weights do not pass
+        (N or K None: entries without one); above every limit, the last such entry; none: the default kernel."""
         if not self._gpu_checked:
             self._check_gpu()
         chosen = self.default
-        for limit, n_min, k_max, kernel in zip(self.limits, self.n_mins, self.k_maxes, self.kernels):
-            if (0 if N is None else N) < n_min or (k_max and (K is None or K > k_max)):
+        for limit, n_min, k_max, nk_max, kernel in zip(self.limits, self.n_mins, self.k_maxes, self._nk_maxes,
+                                                       self.kernels):
+            if (0 if N is None else N) < n_min or (k_max and (K is None or K > k_max)) or (
+                    nk_max and (N is None or K is None or N * K > nk_max)):
                 continue
             if M <= limit:
                 return kernel
@@ -160,7 +168,7 @@ class DispatchKernel:
             warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
                           f"{self.record['gpu']}, not on this {name}; running the default tile (re-run tune here)",
                           stacklevel=4)
-            self.kernels, self.limits, self.n_mins, self.k_maxes = [], [], [], []
+            self.kernels, self.limits, self.n_mins, self.k_maxes, self._nk_maxes = [], [], [], [], []
 
     def __call__(self, a, b, c=None, *, out=None, **inputs):
         shape_a, shape_b = getattr(a, "shape", None), getattr(b, "shape", None)
@@ -171,8 +179,10 @@ class DispatchKernel:
         return kernel(a, b, c, out=out, **inputs)
 
     def __repr__(self):
-        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}: {w['label']}"
-                          for lim, n, k, w in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"]))
+        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}"
+                          f"{f' weights<={wm / 2**20:.0f}MiB' if wm else ''}: {w['label']}"
+                          for lim, n, k, wm, w in zip(self.limits, self.n_mins, self.k_maxes, self.weights_maxes,
+                                                      self.record["winners"]))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 
 
@@ -213,23 +223,32 @@ def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, i
     return sizes
 
 
-def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int]:
-    """(M bucket, n_min, k_max) of a problem in the per-shape plan: tiles.plan_shape_class, and k_max the depth up to
-    which its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this K; else 0)."""
-    from .tiles import OPAQUE_PIPELINE_MAX_K, may_take_opaque_pipeline, plan_shape_class, shape_tile
+def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int, int]:
+    """(M bucket, n_min, k_max, weights_max) of a problem in the per-shape plan: tiles.plan_shape_class; k_max the
+    depth up to which its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this
+    K; else 0); weights_max the bytes of weights up to which it was (tiles.WEIGHTS_FIRST_MIN_BYTES where the tile goes
+    without weights_evict_first only for the weights' size; else 0)."""
+    from .tiles import (OPAQUE_PIPELINE_MAX_K, WEIGHTS_FIRST_MIN_BYTES, may_take_opaque_pipeline,
+                        may_take_weights_first, plan_shape_class, shape_tile, weights_bytes, weights_first_tile)
 
     # build() keys its memo by these classes on every call: the tile is worked out only where K can matter
-    deep = may_take_opaque_pipeline(spec, K) and getattr(shape_tile(spec, M, N, K), "opaque_pipeline", False)
-    return (*plan_shape_class(spec, M, N), OPAQUE_PIPELINE_MAX_K if deep else 0)
+    deep = light = False
+    if may_take_opaque_pipeline(spec, K) or (may_take_weights_first(spec, M)
+                                             and weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES):
+        tile = shape_tile(spec, M, N, K)
+        deep = getattr(tile, "opaque_pipeline", False)
+        light = tile is not None and weights_first_tile(spec, tile, M, any_size=True) is not tile
+    return (*plan_shape_class(spec, M, N), OPAQUE_PIPELINE_MAX_K if deep else 0,
+            WEIGHTS_FIRST_MIN_BYTES if light else 0)
 
 
 def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
-    """The per-shape plan for shapes: one entry per M bucket, N class and K class (plan_class) that they fall in,
-    with its tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile merged; within a
-    bucket the widest N class ("n_min") comes first, and within a class the entry for K up to k_max before the one
-    for any K. A call that no entry of its bucket takes (an M between the buckets used, an N below the classes, a K
-    above the k_max) goes to the next larger one; above all of them, to the last. None when every shape keeps the
-    default tile."""
+    """The per-shape plan for shapes: one entry per M bucket, N class, K class and weights class (plan_class) that
+    they fall in, with its tile (tiles.shape_tile; tile None: the spec's default), neighbours with the same tile
+    merged; within a bucket the widest N class ("n_min") comes first, and within a class the entry for K up to k_max,
+    or for weights of up to weights_max bytes, before the one for any. A call that no entry of its bucket takes (an M
+    between the buckets used, an N below the classes, a K above the k_max, larger weights) goes to the next larger
+    one; above all of them, to the last. None when every shape keeps the default tile."""
     from .tiles import BUCKET_UPPER, shape_tile
     from .tuning import label
 
@@ -237,18 +256,19 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     for M, N, K in check_shapes(shapes, spec):
         first.setdefault(plan_class(spec, M, N, K), [M, N, K])
     winners, limits = [], []
-    for bucket, n_min, k_max in sorted(first, key=lambda c: (c[0], -c[1], not c[2])):
-        M, N, K = first[(bucket, n_min, k_max)]
+    for bucket, n_min, k_max, weights_max in sorted(first, key=lambda c: (c[0], -c[1], not c[2], not c[3])):
+        M, N, K = first[(bucket, n_min, k_max, weights_max)]
         tile = shape_tile(spec, M, N, K)
         as_dict = None if tile is None else tile_to_dict(tile)
         upper = BUCKET_UPPER[bucket]
         if (winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min
-                and winners[-1].get("k_max", 0) == k_max):
+                and winners[-1].get("k_max", 0) == k_max and winners[-1].get("weights_max", 0) == weights_max):
             limits[-1] = upper
             continue
         winners.append({"shape": [M, N, K], "tile": as_dict,
                         "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
-                        **({"n_min": n_min} if n_min else {}), **({"k_max": k_max} if k_max else {})})
+                        **({"n_min": n_min} if n_min else {}), **({"k_max": k_max} if k_max else {}),
+                        **({"weights_max": weights_max} if weights_max else {})})
         limits.append(upper)
     if all(w["tile"] is None for w in winners):
         return None

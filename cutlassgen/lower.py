@@ -50,8 +50,8 @@ def _bulk(setting: str, swap_ab: bool) -> bool:
 # mainloop through csrc/cutlassgen/load_hints.hpp. A decode GEMM reads each weight once per call: loaded EVICT_FIRST,
 # the swap_ab tiles ran 1-3.5% faster on the H200 with the inputs warm in L2 and 0-1.1% cold, while no policy helped
 # the unswapped tiles as a rule (weights EVICT_FIRST: 0.3-0.8% slower at 2048x8192^2; bench/tma_cache_hint.py, probe
-# runs 40-41); the unswapped 128-row cooperative tiles at 129-256 rows take it through Sm90Tile.weights_evict_first
-# (tiles.WEIGHTS_FIRST_ROWS).
+# runs 40-41); the unswapped tiles at 97-256 rows with over 40 MiB of weights take it through
+# Sm90Tile.weights_evict_first (tiles.WEIGHTS_FIRST_ROWS).
 # A module setting, like the two above, so that the probes can build the variants side by side.
 LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}

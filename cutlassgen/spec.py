@@ -107,9 +107,10 @@ class Sm90Tile:
     opaque_pipeline: bool = False
     # unswapped tiles only (swap_ab tiles always do it): the mainloop loads the weights (B) with the L2 policy
     # EVICT_FIRST, so that the lines they bring in replace each other before lines the previous kernel left, such as
-    # its dirty output. On the H200 the 128-row cooperative tiles at 240-256 rows ran 1.9-5.8% faster warm (fp8),
-    # 0.3-2.5% (bf16), -0.8 to +1.4% with the L2 flushed (tile_probe.py weights256, weights256b). The per-shape plan
-    # sets it on such tiles at 129-256 rows (tiles.WEIGHTS_FIRST_ROWS).
+    # its dirty output. On the H200, with 48 MiB of weights or more, the unswapped tiles at 112-256 rows ran 0.3-9.1%
+    # faster warm, -2.7 to +1.3% with the L2 flushed; with 40 MiB or less, which stay in L2 between calls without it,
+    # up to 15% slower warm (tile_probe.py weights256 to weights128c). The per-shape plan sets it on unswapped tiles at
+    # 97-256 rows with over 40 MiB of weights (tiles.WEIGHTS_FIRST_ROWS, WEIGHTS_FIRST_MIN_BYTES).
     weights_evict_first: bool = False
     path = "sm90"
 

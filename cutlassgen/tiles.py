@@ -1128,26 +1128,49 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
         return tile
 
 
-# From 129 to 256 rows an unswapped cooperative tile of 128 rows reads each weight tile from two CTAs of one wave, and
-# no later CTA reads it again: its weights load EVICT_FIRST (Sm90Tile.weights_evict_first), so that they replace each
-# other in L2 rather than the activations and the dirty lines a previous kernel left (clock_probe.py, runs 5-9: the
-# plain loads paid more for those than _scaled_mm's kernel). On the H200 with the inputs warm in L2, fp8 exact and fast
-# +1.9-5.8% on the 128x128 / 128x144 / 128x160 / 128x192 tiles at 240-256 rows, bf16 +0.3-2.5%; with L2 flushed within
-# 0.8% either way but +1.4% at 256x28672x4096 (bench/tile_probe.py fast256hints, weights256 and weights256b: runs
-# 268-276). Left out where it ran level: one row of tiles (128x64 at 128 rows) and exact fp8's hidden-loop tile at
-# K <= OPAQUE_PIPELINE_MAX_K, whose weights fit in L2. int8 and tf32 are not measured; fp16 as bf16.
-WEIGHTS_FIRST_ROWS = (129, 256)
-WEIGHTS_FIRST_DTYPES = {"bf16", "fp16", *FP8}
+# At 97-256 rows an unswapped tile reads each weight tile from one to three CTAs of one wave, and no later CTA reads it
+# again: where the weights are larger than L2 keeps, they load EVICT_FIRST (Sm90Tile.weights_evict_first), so that
+# they replace each other in L2 rather than the activations and the dirty lines a previous kernel left
+# (clock_probe.py, runs 5-9: the plain loads paid more for those than _scaled_mm's kernel). On the H200 (50 MB of L2)
+# with the inputs warm in L2, every tile the plans ship there ran +0.3-9.1% faster with it (most +2-6%) where the
+# weights took 48 MiB or more: the 128-row cooperative tiles at 240-256 rows and 128x64 at 128 rows, the 64-row
+# pingpong tiles at 112-128 rows (two share each weight tile) and 64x224 at 184-192 (three), 192x80 pingpong at
+# 184-192, in bf16, exact and fast fp8 and int8. With 40 MiB or less the weights stay in L2 from one call to the next
+# without it: there it cost up to 15% (the 64-row pingpong tiles at 128x10240x4096 in fast fp8 and int8, 64x80 in
+# bf16 at 128x5120x4096, 64x224 in int8 at 192x9216x4096, int8's 128x128 at 256x8192x4096) and gained at most 3.0%
+# (fp8's 128-row tiles at 32-40 MiB). With L2 flushed within 1.3% either way but once -2.7% (exact fp8's 128x64 at
+# 128x5120x14336, +1.1 / +0.3% warm). (bench/tile_probe.py fast256hints, weights256, weights256b, weights128,
+# weights128b, weights128c: runs 268-285.) Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its
+# weights fit in L2), swapped tiles (their weights load EVICT_FIRST already), tf32 (not measured); fp16 as bf16. A
+# problem whose N or K the plan does not know is taken as a large one.
+WEIGHTS_FIRST_ROWS = (97, 256)
+WEIGHTS_FIRST_MIN_BYTES = 40 * 2**20  # the weights must take more than this
+WEIGHTS_FIRST_DTYPES = {"bf16", "fp16", "int8", *FP8}
 
 
-def weights_first_tile(spec: GemmSpec, tile, M: int):
-    """tile with weights_evict_first set where an M-row problem of spec takes it (WEIGHTS_FIRST_ROWS); else tile."""
+def weights_bytes(spec: GemmSpec, N: int, K: int) -> int:
+    """The bytes of an N x K problem's weights (operand B)."""
+    return N * K * operand_bytes(spec)[1]
+
+
+def may_take_weights_first(spec: GemmSpec, M: int) -> bool:
+    """Whether an M-row problem of spec can take weights_evict_first at all (sm90, WEIGHTS_FIRST_ROWS and _DTYPES): a
+    cheap test before the tile's own."""
     low, high = WEIGHTS_FIRST_ROWS
-    if (tile is None or not low <= M <= high or spec.resolved_path != "sm90" or tile.weights_evict_first
-            or tile.opaque_pipeline or not {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES):
+    return (low <= M <= high and spec.resolved_path == "sm90"
+            and {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES)
+
+
+def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: int | None = None, *,
+                       any_size: bool = False):
+    """tile with weights_evict_first set where an M x N x K problem of spec takes it (may_take_weights_first, an
+    unswapped tile but the hidden-loop one, weights over WEIGHTS_FIRST_MIN_BYTES, N or K None as large; any_size: at
+    any weights); else tile."""
+    small = N is not None and K is not None and weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES
+    if (tile is None or (small and not any_size) or not may_take_weights_first(spec, M) or tile.weights_evict_first
+            or tile.opaque_pipeline):
         return tile
-    cfg = resolve(dataclasses.replace(spec, tile=tile))
-    if cfg.swap_ab or cfg.cta[0] != 128 or cfg.mainloop != "cooperative":
+    if resolve(dataclasses.replace(spec, tile=tile)).swap_ab:
         return tile
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
 
@@ -1159,7 +1182,7 @@ def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = Non
     OPAQUE_PIPELINE_MAX_K; sm80 path: M 257-512, M > 512 at N < SM80_WIDE_N, operands other than 16-bit floats or
     int8, A or B aligned to less than 16 bytes; either: a tile these rules cannot make valid)."""
     tile = _shape_tile_mn(spec, M, N)
-    return weights_first_tile(spec, tile if K is None else opaque_pipeline_tile(spec, tile, K), M)
+    return weights_first_tile(spec, tile if K is None else opaque_pipeline_tile(spec, tile, K), M, N, K)
 
 
 def _shape_tile_mn(spec: GemmSpec, M: int, N: int | None):

@@ -118,9 +118,9 @@ def expect_bf16_tiles(tile_of) -> None:
                                                                       (200, 3072), (216, 2560))] == [
         ((64, 72, 64), (1, 1, 1)), ((64, 72, 64), (1, 1, 1)), ((64, 56, 64), (1, 1, 1)), ((64, 104, 64), (1, 2, 1)),
         ((64, 112, 64), (1, 2, 1))]
-    # the unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS)
-    assert [(M, N) for M, N, _ in BF16_SHAPES if tile_of(M, N).weights_evict_first] == [
-        (235, 12520), (250, 12520), (240, 9304), (216, 8704), (250, 6000)]
+    # the unswapped tiles at 97-256 rows load weights over 40 MiB EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS): none of
+    # these shapes' (13 MiB at most)
+    assert not any(tile_of(M, N, K).weights_evict_first for M, N, K in BF16_SHAPES)
     assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (128, 56)]
     assert [tile_of(M, 5000).cta[:2] for M in (88, 120, 150)] == [(64, 96), (64, 80), (128, 56)]
     # from N = 4225, 16-bit: two 64-row token tiles in a 2x1 cluster under 80-wide weight tiles at 113-128 rows (to
@@ -210,8 +210,9 @@ def expect_fp8_tiles(tile_of) -> None:
     # the narrow columns run with no cluster; at 129-144 rows with the 144-wide column's 64x48 subtile
     assert {(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N, _ in FP8_NARROW_SHAPES} == {((1, 1, 1), True)}
     assert tile_of(136, 2304).epilogue_tile == (64, 48)
-    # the unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS)
-    assert [(M, N) for M, N, _ in FP8_SHAPES if tile_of(M, N).weights_evict_first] == [(250, 12520), (216, 8704)]
+    # weights over 40 MiB load EVICT_FIRST on unswapped tiles at 97-256 rows (tiles.WEIGHTS_FIRST_ROWS): none of these
+    # shapes' (7 MiB at most)
+    assert not any(tile_of(M, N, K).weights_evict_first for M, N, K in FP8_SHAPES)
 
 
 FP8_FAST_SHAPES = [(136, 9304, 512), (141, 12520, 512), (170, 10248, 512), (163, 11000, 512), (88, 1008, 512),
@@ -314,31 +315,44 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
         if M > 256 and not deep:
             assert tile == spec.tile, (M, N, K)  # the default kernel
             continue
-        # weights EVICT_FIRST at 129-256 rows (tiles.WEIGHTS_FIRST_ROWS), but not on the hidden-loop tile
+        # weights over 40 MiB EVICT_FIRST at 97-256 rows (tiles.WEIGHTS_FIRST_ROWS), but not on the hidden-loop tile:
+        # none of these shapes' (23 MiB at most)
         fields = (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline, tile.weights_evict_first)
-        assert fields == (*coop128, deep, M <= 256 and not deep), (M, N, K)
+        assert fields == (*coop128, deep, False), (M, N, K)
 
 
-# The unswapped 128-row cooperative tiles at 129-256 rows load their weights EVICT_FIRST (Sm90Tile.weights_evict_first,
-# tiles.WEIGHTS_FIRST_ROWS): fp8 with fast accumulation's 128x128x128 at any K; exact fp8's 128x192 / 128x144 in a 2x1
-# cluster and its 128x128 above K = 2048; bf16's 128x192 / 128x160 / 128x144 in a 2x1 cluster and 128x128. Ragged M,
-# N and K (the second token tile and the last column and k tile partly past the edge). With the same specs, the fp8 and
-# bf16 cases' shapes that take those tiles, so the kernels are theirs; and 250x6000 at K = 2064, the fp8_deep case's
-# tile at K = 4096.
-FP8_FAST_WEIGHTS_FIRST_SHAPES = [(256, 8192, 1024), (243, 6000, 528), (250, 4608, 2064)]
-FP8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 512), (216, 8704, 512), (250, 6000, 2064)]
-BF16_WEIGHTS_FIRST_SHAPES = [(235, 12520, 520), (240, 9304, 520), (216, 8704, 520), (250, 6000, 512)]
+# Where the weights take over 40 MiB, the unswapped tiles at 97-256 rows load them EVICT_FIRST
+# (Sm90Tile.weights_evict_first, tiles.WEIGHTS_FIRST_ROWS): the 128-row cooperative tiles (128x192 / 128x160 / 128x144
+# in a 2x1 cluster, 128x128; 128x64 at 113-128 rows), the 64-row pingpong ones at 97-128 rows (64x160 / 64x144 /
+# 64x96 in a 2x1 cluster), 64x224 at 161-192 and 192x80 at 177-192; in bf16, exact and fast fp8 and int8. Ragged M, N
+# and K (the last token tile, column and k tile partly past the edge), each just over 40 MiB.
+FP8_FAST_WEIGHTS_FIRST_SHAPES = [(256, 8192, 5200), (243, 6000, 7200), (250, 4608, 9200), (120, 10000, 4400),
+                                 (184, 9304, 4800), (128, 6000, 7408)]
+FP8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 3600), (216, 8704, 5200), (250, 6000, 7200), (110, 9304, 4608)]
+BF16_WEIGHTS_FIRST_SHAPES = [(235, 12520, 1800), (216, 8704, 2504), (250, 6000, 3600), (120, 10000, 2200),
+                             (184, 10240, 2104), (176, 9304, 2304)]
+INT8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 3600), (240, 8192, 5312), (120, 10000, 4400), (128, 6000, 7408),
+                             (184, 10240, 4208)]
+COOPERATIVE, PINGPONG = "cooperative", "pingpong"
 
 
-def expect_weights_first_tiles(shapes: list, ctas: list):
-    """expect(tile_of) of a weights-first case: at each of shapes the unswapped cooperative tile of CTA (M, N) ctas[i]
-    with weights_evict_first."""
+def expect_weights_first_tiles(shapes: list, tiles: list):
+    """expect(tile_of) of a weights-first case: at each of shapes the unswapped tile of CTA (M, N) and mainloop
+    tiles[i] with weights_evict_first."""
     def expect(tile_of) -> None:
-        for (M, N, K), cta in zip(shapes, ctas, strict=True):
+        for (M, N, K), (cta, mainloop) in zip(shapes, tiles, strict=True):
             tile = tile_of(M, N, K)
             assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.weights_evict_first) == (
-                cta, "cooperative", False, True), (M, N, K)
+                cta, mainloop, False, True), (M, N, K)
     return expect
+
+
+def tile_of_dispatch(k, shapes) -> callable:
+    """tile_of(M, N, K=None) for a case's expect, over the dispatching kernel k built for shapes: the tile k.choose
+    picks, at the K of the declared shape of that M and N where K is not given, as a call of that shape would (K
+    unknown is taken as deep: K classes and weights classes (tiles.WEIGHTS_FIRST_MIN_BYTES) skip it)."""
+    declared = {(M, N): K for M, N, K in shapes}
+    return lambda M, N, K=None: k.choose(M, N, declared.get((M, N)) if K is None else K).spec.tile
 
 
 def weights_first_twins(spec: cg.GemmSpec, shapes: list) -> list:
@@ -358,15 +372,24 @@ def cases() -> dict:
         "fp8_deep": (fp8_deep, FP8_DEEP_SHAPES, lambda tile_of: expect_fp8_deep_tiles(tile_of, fp8_deep)),
         "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
                      expect_fp8_fast_tiles),
-        "fp8_fast_weights_first": (fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True),
-                                   FP8_FAST_WEIGHTS_FIRST_SHAPES,
-                                   expect_weights_first_tiles(FP8_FAST_WEIGHTS_FIRST_SHAPES, [(128, 128)] * 3)),
-        "fp8_weights_first": (fp8_scaled("fp8_per_shape_dispatch"), FP8_WEIGHTS_FIRST_SHAPES,
-                              expect_weights_first_tiles(FP8_WEIGHTS_FIRST_SHAPES,
-                                                         [(128, 192), (128, 144), (128, 128)])),
-        "bf16_weights_first": (bf16_bias_gelu(), BF16_WEIGHTS_FIRST_SHAPES,
-                               expect_weights_first_tiles(BF16_WEIGHTS_FIRST_SHAPES,
-                                                          [(128, 192), (128, 160), (128, 144), (128, 128)])),
+        "fp8_fast_weights_first": (
+            fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True), FP8_FAST_WEIGHTS_FIRST_SHAPES,
+            expect_weights_first_tiles(FP8_FAST_WEIGHTS_FIRST_SHAPES, [((128, 128), COOPERATIVE)] * 3 + [
+                ((64, 160), PINGPONG), ((64, 224), PINGPONG), ((128, 64), COOPERATIVE)])),
+        "fp8_weights_first": (
+            fp8_scaled("fp8_per_shape_dispatch"), FP8_WEIGHTS_FIRST_SHAPES,
+            expect_weights_first_tiles(FP8_WEIGHTS_FIRST_SHAPES, [((128, 192), COOPERATIVE), ((128, 144), COOPERATIVE),
+                                                                  ((128, 128), COOPERATIVE), ((64, 160), PINGPONG)])),
+        "bf16_weights_first": (
+            bf16_bias_gelu(), BF16_WEIGHTS_FIRST_SHAPES,
+            expect_weights_first_tiles(BF16_WEIGHTS_FIRST_SHAPES, [
+                ((128, 192), COOPERATIVE), ((128, 144), COOPERATIVE), ((128, 128), COOPERATIVE),
+                ((64, 160), PINGPONG), ((192, 80), PINGPONG), ((64, 224), PINGPONG)])),
+        "int8_weights_first": (
+            int8_dequant(90, "sm90_int8_per_shape_dispatch"), INT8_WEIGHTS_FIRST_SHAPES,
+            expect_weights_first_tiles(INT8_WEIGHTS_FIRST_SHAPES, [
+                ((128, 192), COOPERATIVE), ((128, 128), COOPERATIVE), ((64, 160), PINGPONG),
+                ((128, 64), COOPERATIVE), ((192, 80), PINGPONG)])),
         "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),
                       SM90_INT8_TF32_SHAPES + SM90_INT8_NARROW_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),

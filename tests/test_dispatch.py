@@ -921,39 +921,76 @@ def test_exact_fp8_takes_the_opaque_loop_on_its_128x128_tiles_up_to_k_2048():
     assert "opaque" in label(FP8_EXACT.replace(tile=tile))
 
 
-def test_the_plan_loads_the_weights_evict_first_on_128_row_cooperative_tiles_at_129_to_256_rows():
-    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-276): 16-bit float and fp8 (exact and fast) specs set
-    weights_evict_first on the plan's unswapped cooperative tiles of 128 rows at 129-256 rows, at any K but for exact
-    fp8's hidden-loop tile (K <= OPAQUE_PIPELINE_MAX_K); not the swapped, pingpong or 128-row problems' tiles, not
-    int8, not above 256 rows."""
-    from cutlassgen.tiles import OPAQUE_PIPELINE_MAX_K, WEIGHTS_FIRST_ROWS, resolve, shape_tile
+def test_the_plan_loads_weights_over_40_mib_evict_first_on_unswapped_tiles_at_97_to_256_rows():
+    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-282): 16-bit float, fp8 (exact and fast) and int8 specs set
+    weights_evict_first on the plan's unswapped tiles at 97-256 rows where the weights take more than
+    WEIGHTS_FIRST_MIN_BYTES (K unknown: as large), cooperative and pingpong alike, but for exact fp8's hidden-loop tile
+    (K <= OPAQUE_PIPELINE_MAX_K); not on smaller weights, swapped tiles, tf32, or above 256 rows."""
+    from cutlassgen.tiles import (OPAQUE_PIPELINE_MAX_K, WEIGHTS_FIRST_MIN_BYTES, WEIGHTS_FIRST_ROWS, resolve,
+                                  shape_tile, weights_bytes)
     from cutlassgen.tuning import label
 
     fast = FP8_EXACT.replace(tile=cg.Sm90Tile(fp8_fast_accum=True))
     fp16 = SPEC.replace(a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"),
                         epilogue=[cg.Activation("gelu_tanh")])
-    taken = [(fast, 256, 8192, 8192, 128), (fast, 241, 4608, 1024, 128), (fast, 250, 8448, 32768, 128),
-             (fast, 256, 6000, None, 128), (fast, 240, 9216, 8192, 144), (FP8_EXACT, 256, 8192, 8192, 128),
-             (FP8_EXACT, 256, 8192, OPAQUE_PIPELINE_MAX_K + 1, 128), (FP8_EXACT, 256, 28672, 4096, 128),
-             (FP8_EXACT, 256, 12288, 4096, 192), (FP8_EXACT, 209, 9216, 1024, 144), (SPEC, 256, 8192, 8192, 128),
-             (SPEC, 256, 10240, 2048, 160), (fp16, 256, 12288, 4096, 192)]
-    for spec, M, N, K, cta_n in taken:
+    int8 = FP8_EXACT.replace(a=cg.Operand("int8"), b=cg.Operand("int8", "column"), accumulator="int32")
+    taken = [(fast, 256, 8192, 8192, (128, 128), "cooperative"), (fast, 250, 8448, 32768, (128, 128), "cooperative"),
+             (fast, 256, 6000, None, (128, 128), "cooperative"), (fast, 240, 9216, 8192, (128, 144), "cooperative"),
+             (fast, 128, 10240, 8192, (64, 160), "pingpong"), (fast, 184, 10240, 8192, (192, 80), "pingpong"),
+             (fast, 184, 9304, 8192, (64, 224), "pingpong"), (fast, 128, 6144, 8192, (128, 64), "cooperative"),
+             (FP8_EXACT, 256, 8192, 8192, (128, 128), "cooperative"),
+             (FP8_EXACT, 256, 28672, 4096, (128, 128), "cooperative"),
+             (FP8_EXACT, 256, 12288, 4096, (128, 192), "cooperative"),
+             (FP8_EXACT, 97, 10240, 8192, (64, 160), "pingpong"), (SPEC, 256, 8192, 8192, (128, 128), "cooperative"),
+             (SPEC, 256, 10240, 4096, (128, 160), "cooperative"), (SPEC, 128, 6144, 4096, (64, 96), "pingpong"),
+             (SPEC, 192, 10240, 4096, (192, 80), "pingpong"), (fp16, 256, 12288, 4096, (128, 192), "cooperative"),
+             (int8, 256, 8192, 8192, (128, 128), "cooperative"), (int8, 128, 10240, 8192, (64, 160), "pingpong")]
+    for spec, M, N, K, cta, mainloop in taken:
         tile = shape_tile(spec, M, N, K)
         cfg = resolve(spec.replace(tile=tile))
-        assert tile.weights_evict_first and (cfg.cta[:2], cfg.mainloop, cfg.swap_ab) == (
-            (128, cta_n), "cooperative", False), (spec.name, M, N, K)
+        assert tile.weights_evict_first and (cfg.cta[:2], cfg.mainloop, cfg.swap_ab) == (cta, mainloop, False), (
+            spec.name, M, N, K)
     assert label(FP8_EXACT.replace(tile=shape_tile(FP8_EXACT, 256, 8192, 8192))) == \
         "128x128x128 c1x1 cooperative weights-first"
-    int8 = FP8_EXACT.replace(a=cg.Operand("int8"), b=cg.Operand("int8", "column"), accumulator="int32")
-    left = [(FP8_EXACT, 256, 8192, OPAQUE_PIPELINE_MAX_K), (FP8_EXACT, 128, 6144, 4096), (fast, 128, 6144, 4096),
-            (SPEC, 128, 9216, 8192), (fast, 232, 8192, 8192), (fast, 256, 14336, 4096), (SPEC, 192, 9216, 4096),
-            (fast, WEIGHTS_FIRST_ROWS[1] + 1, 8192, 8192), (SPEC, 64, 8192, 8192), (int8, 256, 8192, 8192)]
+    # the same tiles at 40 MiB of weights or less: 10-40 MiB measured level or slower (up to 15%) with it
+    small = [(fast, 256, 8192, 4096), (fast, 256, 10240, 4096), (fast, 128, 10240, 4096), (SPEC, 128, 5120, 4096),
+             (SPEC, 256, 8192, 2048), (int8, 256, 8192, 4096), (FP8_EXACT, 256, 6144, 4096)]
+    for spec, M, N, K in small:
+        assert weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES
+        tile = shape_tile(spec, M, N, K)
+        assert not resolve(spec.replace(tile=tile)).swap_ab and not tile.weights_evict_first, (spec.name, M, N, K)
+        assert shape_tile(spec, M, N) == dataclasses.replace(tile, weights_evict_first=True)  # K unknown: large
+    tf32 = SPEC.replace(a=cg.Operand("tf32"), b=cg.Operand("tf32", "column"), d=cg.Operand("fp32"), epilogue=[])
+    left = [(FP8_EXACT, 256, 28672, OPAQUE_PIPELINE_MAX_K), (fast, 232, 8192, 8192), (fast, 256, 14336, 4096),
+            (fast, WEIGHTS_FIRST_ROWS[1] + 1, 8192, 8192), (SPEC, 64, 8192, 8192), (fast, 96, 10240, 8192),
+            (tf32, 256, 8192, 8192)]
     for spec, M, N, K in left:
         tile = shape_tile(spec, M, N, K)
         assert tile is None or not tile.weights_evict_first, (spec.name, M, N, K)
-    assert shape_tile(FP8_EXACT, 256, 8192, OPAQUE_PIPELINE_MAX_K).opaque_pipeline
+    assert shape_tile(FP8_EXACT, 256, 28672, OPAQUE_PIPELINE_MAX_K).opaque_pipeline
     # a user's tile with the field set is a chosen tile: the plan and tune leave it as given
     assert not dispatch.tile_is_auto(fast.replace(tile=cg.Sm90Tile(fp8_fast_accum=True, weights_evict_first=True)))
+
+
+def test_heuristic_record_splits_a_class_by_the_weights_size_and_dispatches_on_it():
+    """Within one M bucket and N class, shapes whose weights take up to WEIGHTS_FIRST_MIN_BYTES get an entry of their
+    own (weights_max), ahead of the weights-first tile's; a call chooses by its own N x K."""
+    from cutlassgen.tiles import WEIGHTS_FIRST_MIN_BYTES
+
+    fast = FP8_EXACT.replace(tile=cg.Sm90Tile(fp8_fast_accum=True))
+    rec = dispatch.heuristic_record(fast, [(256, 8192, 8192), (250, 8192, 4096), (4096, 8192, 8192)])
+    assert [(w.get("weights_max", 0), w["tile"] and w["tile"].get("weights_evict_first", False))
+            for w in rec["winners"]] == [(WEIGHTS_FIRST_MIN_BYTES, False), (0, True), (0, None)]
+    k = _fake_dispatch(fast, rec)
+    assert not k.choose(256, 8192, 4096).spec.tile.weights_evict_first  # 32 MiB
+    assert k.choose(256, 8192, 5200).spec.tile.weights_evict_first  # 40.6 MiB
+    assert k.choose(256, 10240, 4096).spec.tile.weights_evict_first is False  # 40 MiB: not over
+    assert k.choose(256, 8192).spec.tile.weights_evict_first  # K unknown: as large
+    assert "M<=256 N>=5633 weights<=40MiB: 128x128x128 c1x1 cooperative, M<=256 N>=5633: 128x128x128 c1x1 " \
+           "cooperative weights-first" in repr(k)
+    # only small weights declared: a larger call goes up to the next bucket's entry, as a K past a k_max does
+    small = _fake_dispatch(fast, dispatch.heuristic_record(fast, [(250, 8192, 4096), (4096, 8192, 8192)]))
+    assert small.choose(256, 8192, 8192).spec is fast
 
 
 def test_heuristic_record_splits_a_bucket_by_k_and_dispatches_on_it():
@@ -1057,7 +1094,9 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         k = jit.build(SPEC, shapes=shapes)
         assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
         assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
-        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 6000, 8), (9000, 8, 8)]) is k  # same buckets: memo
+        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 6000, 8192), (9000, 8, 8)]) is k  # same buckets: memo
+        # the same bucket with weights of 40 MiB or less: a class of its own (tiles.WEIGHTS_FIRST_MIN_BYTES)
+        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 6000, 8), (9000, 8, 8)]) is not k
         assert jit.build(SPEC, shapes=[(32, 14336, 8)]) is not jit.build(SPEC, shapes=[(32, 4096, 8)])  # wide N
         assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
         assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile
@@ -1133,7 +1172,10 @@ def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name):
     spec, shapes, expect = per_shape_cases.cases()[name]
     assert dispatch.check_shapes(shapes, spec) == shapes
     expect(lambda M, N, K=None: shape_tile(spec, M, N, K) or spec.tile)
-    variants = dispatch.heuristic_variants(spec, dispatch.heuristic_record(spec, shapes))
+    record = dispatch.heuristic_record(spec, shapes)
+    # and as the GPU test asks it, of the dispatching kernel build(spec, shapes=shapes) returns (fake kernels here)
+    expect(per_shape_cases.tile_of_dispatch(_fake_dispatch(spec, record), shapes))
+    variants = dispatch.heuristic_variants(spec, record)
     assert variants  # each test runs per-shape tiles besides the default
     for variant in variants:
         t = variant.tile

@@ -116,9 +116,9 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     spec, shapes = cases.bf16_bias_gelu(), cases.BF16_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    cases.expect_bf16_tiles(lambda M, N: k.choose(M, N).spec.tile)
+    cases.expect_bf16_tiles(cases.tile_of_dispatch(k, shapes))
     for M, N, K in shapes:
-        assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), (M, N)
+        assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
@@ -134,7 +134,7 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
     spec, shapes = cases.fp8_scaled("fp8_per_shape_dispatch"), cases.FP8_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    cases.expect_fp8_tiles(lambda M, N: k.choose(M, N).spec.tile)
+    cases.expect_fp8_tiles(cases.tile_of_dispatch(k, shapes))
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=5)
 
 
@@ -186,7 +186,7 @@ def test_fp8_exact_dispatch_takes_the_opaque_loop_up_to_k_2048(cache_dir):
     spec, shapes, expect = cases.cases()["fp8_deep"]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    expect(lambda M, N, K=None: k.choose(M, N, K).spec.tile)
+    expect(cases.tile_of_dispatch(k, shapes))
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=7)
     g = torch.Generator(device="cuda").manual_seed(8)
     for M, N, K in [s for s in shapes if s[2] <= 2048]:
@@ -206,15 +206,17 @@ def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir
     spec, shapes = cases.fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), cases.FP8_FAST_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    cases.expect_fp8_fast_tiles(lambda M, N: k.choose(M, N).spec.tile)
+    cases.expect_fp8_fast_tiles(cases.tile_of_dispatch(k, shapes))
     _check_fp8_scaled_dispatch(k, spec, shapes, seed=6)
 
 
-@pytest.mark.parametrize("case", ["fp8_fast_weights_first", "fp8_weights_first", "bf16_weights_first"])
-def test_the_plans_128_row_cooperative_tiles_load_their_weights_evict_first(cache_dir, case):
-    """At 129-256 rows the plan's unswapped 128-row cooperative tiles take Sm90Tile.weights_evict_first (fp8 fast
-    and exact, bf16): each shape against the reference into a poisoned out, and bit for bit the output of the same
-    tile without it (an L2 policy on the loads, nothing else) on the same inputs."""
+@pytest.mark.parametrize("case", ["fp8_fast_weights_first", "fp8_weights_first", "bf16_weights_first",
+                                  "int8_weights_first"])
+def test_the_plans_unswapped_tiles_load_weights_over_40_mib_evict_first(cache_dir, case):
+    """At 97-256 rows the plan's unswapped tiles, cooperative and pingpong, take Sm90Tile.weights_evict_first where
+    the weights take over 40 MiB (fp8 fast and exact, bf16, int8): each shape against the reference into a poisoned
+    out, and bit for bit the output of the same tile without it (an L2 policy on the loads, nothing else) on the same
+    inputs."""
     import dataclasses
 
     import torch
@@ -222,11 +224,12 @@ def test_the_plans_128_row_cooperative_tiles_load_their_weights_evict_first(cach
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
     from cutlassgen.tiles import shape_tile
+    from cutlassgen.tuning import random_inputs
 
     spec, shapes, expect = cases.cases()[case]
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    expect(lambda M, N, K=None: k.choose(M, N, K).spec.tile)
+    expect(cases.tile_of_dispatch(k, shapes))
     twin_specs = cases.weights_first_twins(spec, shapes)
     twins = {twin.tile: kernel for twin, kernel in zip(twin_specs, cg.build_many(twin_specs))}
     g = torch.Generator(device="cuda").manual_seed(9)
@@ -234,6 +237,10 @@ def test_the_plans_128_row_cooperative_tiles_load_their_weights_evict_first(cach
         assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
         if spec.a.dtype == "e4m3":
             x = _fp8_scaled_inputs(M, N, K, g)
+        elif spec.a.dtype == "int8":
+            torch.manual_seed(M + N + K)
+            (a, b), inputs = random_inputs(spec, M, N, K)
+            x = dict(a=a, b=b, **inputs)
         else:
             a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N + K)
             x = dict(a=a, b=b, bias=bias)
@@ -264,10 +271,10 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     spec, shapes, _ = cases.cases()[f"sm90_{operands}"]  # int8 also at its narrow columns' shapes
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    cases.expect_sm90_int8_or_tf32_tiles(lambda M, N: k.choose(M, N).spec.tile, operands)
+    cases.expect_sm90_int8_or_tf32_tiles(cases.tile_of_dispatch(k, shapes), operands)
     out_dtype = torch.bfloat16 if operands == "int8" else torch.float32
     for M, N, K in shapes:
-        assert k.choose(M, N).spec.tile == shape_tile(spec, M, N), (M, N)
+        assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
         torch.manual_seed(M + N)
         (a, b), inputs = random_inputs(spec, M, N, K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
@@ -289,9 +296,9 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     spec, shapes = cases.bf16_bias_gelu(arch=80, name="sm80_per_shape_dispatch"), cases.SM80_BF16_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    cases.expect_sm80_bf16_tiles(lambda M, N: k.choose(M, N).spec.tile, spec)
+    cases.expect_sm80_bf16_tiles(cases.tile_of_dispatch(k, shapes), spec)
     for M, N, K in shapes:
-        assert k.choose(M, N).spec.tile == (shape_tile(spec, M, N) or spec.tile), M
+        assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), M
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
@@ -314,7 +321,7 @@ def test_sm80_path_int8_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     spec, shapes = cases.int8_dequant(80, "sm80_int8_per_shape_dispatch"), cases.SM80_INT8_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
-    cases.expect_sm80_int8_tiles(lambda M, N: k.choose(M, N).spec.tile)
+    cases.expect_sm80_int8_tiles(cases.tile_of_dispatch(k, shapes))
     for M, N, K in shapes:
         torch.manual_seed(M)
         (a, b), inputs = random_inputs(spec, M, N, K)

@@ -1,6 +1,7 @@
 """Lowering decisions the templates only spell: swap_ab (D^T = B^T A^T), split-K, stream-K and PDL, checked on the
 context and the rendered source (their numerics are checked on the GPU: tests/gpu_specs.py's sm90_swap_* kernels)."""
 import dataclasses
+import re
 
 import pytest
 
@@ -173,7 +174,8 @@ def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
 
 
 def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
-    # Sm90Tile.weights_evict_first (what the per-shape plan sets on 128-row cooperative tiles at 129-256 rows): the
+    # Sm90Tile.weights_evict_first (what the per-shape plan sets on unswapped tiles at 97-256 rows with over 40 MiB of
+    # weights): the
     # problem's B EVICT_FIRST, A as LOAD_HINTS has it; the same tile without it keeps CUTLASS's mainloop as built;
     # a swapped tile, which loads its weights so already, is turned away by validation with the field named
     fast = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
@@ -186,14 +188,19 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
         cg.render(first)
     assert "load_hints.hpp" not in cg.render(fast)
     assert first.key != fast.key and "weights_evict_first" not in str(fast.to_dict())  # old keys hold
-    # exact fp8 (its promotion mainloop under the hints) and bf16 take it alike
+    # exact fp8 (its promotion mainloop under the hints), bf16, and an int8 pingpong tile take it alike
     exact = first.replace(tile=dataclasses.replace(first.tile, fp8_fast_accum=False))
     bf16 = spec().replace(a=Operand("bf16"), b=Operand("bf16", "column"),
                           tile=Sm90Tile(cta=(128, 192, 64), cluster=(2, 1, 1), mainloop="cooperative",
                                         weights_evict_first=True))
-    for other in (exact, bf16):
+    int8 = spec().replace(a=Operand("int8"), b=Operand("int8", "column"), accumulator="int32",
+                          tile=Sm90Tile(cta=(64, 160, 128), cluster=(2, 1, 1), mainloop="pingpong",
+                                        weights_evict_first=True))
+    for other in (exact, bf16, int8):
         assert lower(other)["load_hints"] == ("EVICT_NORMAL", "EVICT_FIRST"), other.tile
-        assert "cute::TMA::CacheHintSm90::EVICT_FIRST>" in cg.render(other), other.tile
+        # (the pingpong tile's last token tile in a box of its own: a third parameter)
+        assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_NORMAL,\s+"
+                         r"cute::TMA::CacheHintSm90::EVICT_FIRST(, 0)?>", cg.render(other)), other.tile
     assert "full_promotion.hpp" in cg.render(exact)
     with pytest.raises(cg.SpecError, match="tile.weights_evict_first.*swap_ab tiles load the weights EVICT_FIRST"):
         spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
