@@ -1813,10 +1813,11 @@ WEIGHTS_128B_FAST_SHAPES = [(256, 5120, 2048), (256, 8192, 2048), (256, 8192, 40
 WEIGHTS_128B_INT8_SHAPES = [(256, 8192, 4096), (128, 10240, 4096), (128, 10240, 8192), (192, 10240, 8192),
                             (128, 5120, 14336)]
 # Runs 280-282: warm, +2.2-7.3% on every tile with 48-80 MiB of weights (bf16 64x80 at 128x5120x8192, fp8's 128x64
-# at 128 rows, 64x160 and 192x80 pingpong, int8's too), fp8's 128-row tiles at 256 rows +1.1-1.6% at 32 MiB and
-# +2.3-3.0% at 40 MiB (128x160); with 10-24 MiB level to -1.7%, int8 at 32 MiB -2.6 / -3.9%, the 64-row pingpong
-# tiles at 40 MiB -6.0 to -15.0% again; cold -0.9 to +1.3% but exact fp8's 128x64 at 128x5120x14336 -2.7%. Taken: the
-# field on every unswapped tile at 97-256 rows whose weights take over 40 MiB (tiles.WEIGHTS_FIRST_MIN_BYTES).
+# at 128 rows, 64x160 and 192x80 pingpong, int8's too) but exact fp8's 128x64 at 128x5120x14336 (+1.1 / +0.3%),
+# fp8's 128-row tiles at 256 rows +1.1-1.6% at 32 MiB and +2.3-3.0% at 40 MiB (128x160); with 10-24 MiB level to
+# -1.7%, int8 at 32 MiB -2.6 / -3.9%, the 64-row pingpong tiles at 40 MiB -6.0 to -15.0% again; cold -0.9 to +1.3%
+# but that 128x64 -2.7%. Taken: the field on every unswapped tile at 97-256 rows whose weights take over 40 MiB
+# (tiles.WEIGHTS_FIRST_MIN_BYTES).
 # weights128c: the one tile that rule takes unmeasured, 64x224 pingpong at 177-192 rows (three 64-row tiles share each
 # weight tile), in bf16, fp8 fast and int8.
 # Runs 283-285: warm +4.9 / +5.6% (bf16, 72 MiB), +2.0 / +2.7% (bf16, 144 MiB), +6.3% (fp8 fast, 72 MiB), +8.8 / +9.1%
