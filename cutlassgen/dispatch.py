@@ -11,6 +11,7 @@ tuned at one M and several N split the same way in N, and at one M and N and sev
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -223,6 +224,9 @@ def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, i
     return sizes
 
 
+# build() keys its memo by these classes on every call; working out a tile (where K or the weights' size can matter)
+# takes ~0.1 ms, so a model's repeated shapes are looked up
+@functools.lru_cache(maxsize=4096)
 def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int, int]:
     """(M bucket, n_min, k_max, weights_max) of a problem in the per-shape plan: tiles.plan_shape_class; k_max the
     depth up to which its tile was chosen (tiles.OPAQUE_PIPELINE_MAX_K where shape_tile set opaque_pipeline for this
@@ -231,7 +235,7 @@ def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int, i
     from .tiles import (OPAQUE_PIPELINE_MAX_K, WEIGHTS_FIRST_MIN_BYTES, may_take_opaque_pipeline,
                         may_take_weights_first, plan_shape_class, shape_tile, weights_bytes, weights_first_tile)
 
-    # build() keys its memo by these classes on every call: the tile is worked out only where K can matter
+    # the tile is worked out only where K or the weights' size can matter
     deep = light = False
     if may_take_opaque_pipeline(spec, K) or (may_take_weights_first(spec, M)
                                              and weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES):
