@@ -276,7 +276,10 @@ def test_plan_diff_grid_holds_every_bound_of_the_plan_and_the_point_past_it(monk
     assert {1537, 2561, 9857} <= thresholds and all({n, n - 1} <= ns for n in thresholds)
     assert set(plan_diff.N_VALUES) <= ns and set(plan_diff.M_VALUES) <= ms
     assert all({m, m + 1} <= ms for m in tiles.BUCKET_UPPER if m is not None) and {2048, 2049} <= ms
-    assert ks == {tiles.OPAQUE_PIPELINE_MAX_K, tiles.OPAQUE_PIPELINE_MAX_K + 1, "any"}
+    assert ks == {tiles.OPAQUE_PIPELINE_MAX_K, tiles.OPAQUE_PIPELINE_MAX_K + 1, *plan_diff.K_VALUES, "any"}
+    # the weights' size decides weights_evict_first: the grid holds a point at its bound (10240 x 4096 8-bit
+    # weights, 40 MiB, not over it) and one past it (x 8192)
+    assert 10240 in ns and {4096, 8192} <= ks and 10240 * 4096 == tiles.WEIGHTS_FIRST_MIN_BYTES
 
 
 def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
