@@ -1131,7 +1131,7 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 # At 97-256 rows an unswapped tile reads each weight tile from one to three CTAs of one wave, and no later CTA reads it
 # again: where the weights are larger than L2 keeps, they load EVICT_FIRST (Sm90Tile.weights_evict_first), so that
 # they replace each other in L2 rather than the activations and the dirty lines a previous kernel left
-# (clock_probe.py, runs 5-9: the plain loads paid more for those than _scaled_mm's kernel). On the H200 (50 MB of L2)
+# (clock_probe.py, runs 5-9: the plain loads paid more for those than _scaled_mm's kernel). On the H200 (~50 MB of L2)
 # with the inputs warm in L2, every tile the plans ship there ran +0.3-9.1% faster with it (most +2-6%) where the
 # weights took 48 MiB or more: the 128-row cooperative tiles at 240-256 rows and 128x64 at 128 rows, the 64-row
 # pingpong tiles at 112-128 rows (two share each weight tile) and 64x224 at 184-192 (three), 192x80 pingpong at

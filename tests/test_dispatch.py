@@ -922,7 +922,7 @@ def test_exact_fp8_takes_the_opaque_loop_on_its_128x128_tiles_up_to_k_2048():
 
 
 def test_the_plan_loads_weights_over_40_mib_evict_first_on_unswapped_tiles_at_97_to_256_rows():
-    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-282): 16-bit float, fp8 (exact and fast) and int8 specs set
+    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-285): 16-bit float, fp8 (exact and fast) and int8 specs set
     weights_evict_first on the plan's unswapped tiles at 97-256 rows where the weights take more than
     WEIGHTS_FIRST_MIN_BYTES (K unknown: as large), cooperative and pingpong alike, but for exact fp8's hidden-loop tile
     (K <= OPAQUE_PIPELINE_MAX_K); not on smaller weights, swapped tiles, tf32, or above 256 rows."""
