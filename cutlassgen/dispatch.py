@@ -124,18 +124,17 @@ class DispatchKernel:
         if record.get("limits"):  # a heuristic record: in choose() order, with its own limits, n_min and k_max
             self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
             self.k_maxes = [w.get("k_max", 0) for w in record["winners"]]
-            self.weights_maxes = [w.get("weights_max", 0) for w in record["winners"]]
         else:
             entries = tuned_entries(record["winners"])
             record = {**record, "winners": [record["winners"][i] for i, *_ in entries]}
             kernels = [kernels[i] for i, *_ in entries]
             self.limits, self.n_mins = [lim for _, lim, _, _ in entries], [n for _, _, n, _ in entries]
             self.k_maxes = [k for *_, k in entries]
-            self.weights_maxes = [0] * len(entries)
         from .tiles import operand_bytes
 
-        # choose() runs on every call: the weights' bytes as N * K elements of B
-        self._nk_maxes = [w // operand_bytes(default.spec)[1] for w in self.weights_maxes]
+        # choose() runs on every call: each entry's weights_max (heuristic records only) as N * K elements of B
+        b_bytes = operand_bytes(default.spec)[1]
+        self._nk_maxes = [w.get("weights_max", 0) // b_bytes for w in record["winners"]]
         self.record = record
         self.kernels = kernels
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
@@ -180,10 +179,11 @@ class DispatchKernel:
         return kernel(a, b, c, out=out, **inputs)
 
     def __repr__(self):
-        tiles = ", ".join(f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}"
-                          f"{f' weights<={wm / 2**20:.0f}MiB' if wm else ''}: {w['label']}"
-                          for lim, n, k, wm, w in zip(self.limits, self.n_mins, self.k_maxes, self.weights_maxes,
-                                                      self.record["winners"]))
+        def limits(lim, n, k, weights_max):
+            return (f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}"
+                    f"{f' weights<={weights_max / 2**20:.0f}MiB' if weights_max else ''}")
+        tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}"
+                          for lim, n, k, w in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"]))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 
 
@@ -241,7 +241,7 @@ def plan_class(spec: GemmSpec, M: int, N: int, K: int) -> tuple[int, int, int, i
                                              and weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES):
         tile = shape_tile(spec, M, N, K)
         deep = getattr(tile, "opaque_pipeline", False)
-        light = tile is not None and weights_first_tile(spec, tile, M, any_size=True) is not tile
+        light = tile is not None and weights_first_tile(spec, tile, M) is not tile  # it would at a larger size
     return (*plan_shape_class(spec, M, N), OPAQUE_PIPELINE_MAX_K if deep else 0,
             WEIGHTS_FIRST_MIN_BYTES if light else 0)
 

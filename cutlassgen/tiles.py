@@ -1161,13 +1161,12 @@ def may_take_weights_first(spec: GemmSpec, M: int) -> bool:
             and {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES)
 
 
-def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: int | None = None, *,
-                       any_size: bool = False):
+def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: int | None = None):
     """tile with weights_evict_first set where an M x N x K problem of spec takes it (may_take_weights_first, an
-    unswapped tile but the hidden-loop one, weights over WEIGHTS_FIRST_MIN_BYTES, N or K None as large; any_size: at
-    any weights); else tile."""
+    unswapped tile but the hidden-loop one, weights over WEIGHTS_FIRST_MIN_BYTES; N or K None: as large); else
+    tile."""
     small = N is not None and K is not None and weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES
-    if (tile is None or (small and not any_size) or not may_take_weights_first(spec, M) or tile.weights_evict_first
+    if (tile is None or small or not may_take_weights_first(spec, M) or tile.weights_evict_first
             or tile.opaque_pipeline):
         return tile
     if resolve(dataclasses.replace(spec, tile=tile)).swap_ab:
