@@ -21,6 +21,24 @@ ACTIVATIONS = ("identity", "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh
 QUANT_DTYPES = ("e4m3", "e5m2", "int8")
 QUANT_SCALES = ("none", "per_tensor", "per_row", "per_col")
 RUNTIME = "runtime"  # alpha/beta given at call time instead of baked into the kernel
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _float32_constant(field: str, value, infinite_ok: bool = False) -> float:
+    """value as a float the kernel can bake in as a float32 literal. NaN would render as no C++ literal (a compile
+    error a minute later) and makes the spec unequal to itself; a finite value beyond float32's range would compile
+    to infinity."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SpecError(field, value, "must be a number")
+    try:
+        v = float(value)
+    except OverflowError:  # an int past any float
+        v = float("nan")
+    if v != v or (abs(v) > FLOAT32_MAX and not (infinite_ok and abs(v) == float("inf"))):
+        what = "or +-inf, not NaN" if infinite_ok else "and finite"
+        raise SpecError(field, value, f"must be within float32's range (|x| <= {FLOAT32_MAX:.4g}) {what}: the kernel "
+                        "bakes it in as a float32 constant", "e.g. 1.0")
+    return v
 
 
 def _scalar_or_runtime(field: str, value):
@@ -28,7 +46,7 @@ def _scalar_or_runtime(field: str, value):
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(field, value, "must be a number or 'runtime'", "e.g. 1.0 or 'runtime'")
-    return float(value)
+    return _float32_constant(field, value)
 
 
 @dataclass(frozen=True)
@@ -81,11 +99,9 @@ class Activation:
 
     def __post_init__(self):
         object.__setattr__(self, "fn", choose("epilogue.activation.fn", self.fn, ACTIVATIONS))
-        for f in ("slope", "lo", "hi"):
-            v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise SpecError(f"epilogue.activation.{f}", v, "must be a number")
-            object.__setattr__(self, f, float(v))
+        for f in ("slope", "lo", "hi"):  # a clamp bound may be infinite (one-sided)
+            object.__setattr__(self, f, _float32_constant(f"epilogue.activation.{f}", getattr(self, f),
+                                                          infinite_ok=f != "slope"))
         # Parameters a function does not use are reset, so they cannot split the cache key.
         if self.fn != "leaky_relu":
             object.__setattr__(self, "slope", 0.01)

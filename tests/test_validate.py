@@ -191,6 +191,16 @@ RULES = [
      lambda: sm90(tile=Sm90Tile(cta=(128, 256, 64), stages=8)), ["tile.stages=8", "shared memory"]),
     ("clamp bounds", lambda: sm80(epilogue=[Activation("clamp", lo=-1, hi=1)]),
      lambda: sm80(epilogue=[Activation("clamp", lo=1, hi=-1)]), ["lo < hi"]),
+    # constants are baked in as float32 literals: NaN renders as none (and makes the spec unequal to itself), a value
+    # past float32's range would compile to infinity
+    ("alpha not NaN", lambda: sm80(epilogue=[LinearCombination(alpha=3e38)]),
+     lambda: sm80(epilogue=[LinearCombination(alpha=float("nan"))]), ["alpha=nan", "float32", "finite"]),
+    ("beta in float32", lambda: sm80(c=Operand("fp16"), epilogue=[LinearCombination(beta=-3e38)]),
+     lambda: sm80(c=Operand("fp16"), epilogue=[LinearCombination(beta=-1e39)]), ["beta=-1e+39", "float32"]),
+    ("leaky slope finite", lambda: sm80(epilogue=[Activation("leaky_relu", slope=0.2)]),
+     lambda: sm80(epilogue=[Activation("leaky_relu", slope=float("inf"))]), ["slope=inf", "finite"]),
+    ("clamp bound may be infinite, not NaN", lambda: sm80(epilogue=[Activation("clamp", lo=float("-inf"), hi=6)]),
+     lambda: sm80(epilogue=[Activation("clamp", lo=float("nan"), hi=6)]), ["lo=nan", "not NaN"]),
 ]
 
 
