@@ -5,6 +5,7 @@ Every node is a frozen dataclass with a dict form (`op` names the node) and a fl
 """
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, fields
 from typing import Union
 
@@ -41,6 +42,17 @@ def _float32_constant(field: str, value, infinite_ok: bool = False) -> float:
     return v
 
 
+def _check_name(field: str, value, example: str, output: bool = False) -> None:
+    """An input's name becomes a keyword argument of the kernel's call; an output's, a field of its result tuple
+    (collections.namedtuple: no keyword, no leading underscore)."""
+    if not (isinstance(value, str) and value.isidentifier()) or keyword.iskeyword(value):
+        raise SpecError(field, value, "must be a Python identifier and not a keyword (it becomes a keyword argument"
+                        f"{' and a field of the result' if output else ''})", f"e.g. {example!r}")
+    if output and value.startswith("_"):
+        raise SpecError(field, value, "an output's name may not start with '_' (it becomes a field of the kernel's "
+                        "result tuple)", f"e.g. {example!r}")
+
+
 def _scalar_or_runtime(field: str, value):
     if value == RUNTIME:
         return value
@@ -70,9 +82,7 @@ class _BinaryWithSource:
     def __post_init__(self):
         where = f"epilogue.{self.op}"
         object.__setattr__(self, "source", choose(f"{where}.source", self.source, BROADCASTS))
-        if not (isinstance(self.name, str) and self.name.isidentifier()):
-            raise SpecError(f"{where}.name", self.name, "must be a Python identifier (it becomes a keyword argument)",
-                            "e.g. 'bias'")
+        _check_name(f"{where}.name", self.name, "bias")
         object.__setattr__(self, "dtype", choose(f"{where}.dtype", self.dtype, DTYPES, ALIASES))
 
 
@@ -111,6 +121,9 @@ class Activation:
         if self.fn == "clamp" and not self.lo < self.hi:
             raise SpecError("epilogue.activation.lo", self.lo, f"clamp needs lo < hi (hi={self.hi})",
                             "e.g. lo=-6.0, hi=6.0")
+        if self.fn == "clamp" and self.lo == float("-inf") and self.hi == float("inf"):
+            raise SpecError("epilogue.activation.hi", self.hi, "clamp needs a finite lo or hi (with neither it does "
+                            "nothing)", "e.g. lo=-6.0, hi=6.0, or hi=6.0 alone")
 
 
 @dataclass(frozen=True)
@@ -124,8 +137,7 @@ class Quantize:
     def __post_init__(self):
         object.__setattr__(self, "dtype", choose("epilogue.quantize.dtype", self.dtype, QUANT_DTYPES, ALIASES))
         object.__setattr__(self, "scale", choose("epilogue.quantize.scale", self.scale, QUANT_SCALES))
-        if not (isinstance(self.name, str) and self.name.isidentifier()):
-            raise SpecError("epilogue.quantize.name", self.name, "must be a Python identifier", "e.g. 'scale_out'")
+        _check_name("epilogue.quantize.name", self.name, "scale_out")
 
 
 @dataclass(frozen=True)
@@ -136,8 +148,7 @@ class StoreAux:
     op = "store_aux"
 
     def __post_init__(self):
-        if not (isinstance(self.name, str) and self.name.isidentifier()):
-            raise SpecError("epilogue.store_aux.name", self.name, "must be a Python identifier", "e.g. 'pre_act'")
+        _check_name("epilogue.store_aux.name", self.name, "pre_act", output=True)
         object.__setattr__(self, "dtype", choose("epilogue.store_aux.dtype", self.dtype, DTYPES, ALIASES))
 
 
@@ -148,8 +159,7 @@ class Amax:
     op = "amax"
 
     def __post_init__(self):
-        if not (isinstance(self.name, str) and self.name.isidentifier()):
-            raise SpecError("epilogue.amax.name", self.name, "must be a Python identifier", "e.g. 'amax'")
+        _check_name("epilogue.amax.name", self.name, "amax", output=True)
 
 
 Node = Union[LinearCombination, Add, Multiply, Activation, Quantize, StoreAux, Amax]

@@ -15,7 +15,9 @@ from .spec import PDL_SCHEDULERS
 FP8 = ("e4m3", "e5m2")
 OUTPUT_DTYPES = ("fp16", "bf16", "fp32", "e4m3", "e5m2", "int8", "int32")
 SOURCE_DTYPES = ("fp16", "bf16", "fp32")
-RESERVED_NAMES = {"a", "b", "c", "out", "stream"}
+# kernel(a, b, c, out=..., **inputs) -> d or Result(d, *outputs); cutlassgen.reference(spec, a, b, c, **inputs) and
+# golden.reference's return_float64 option
+RESERVED_NAMES = {"a", "b", "c", "d", "out", "stream", "self", "spec", "return_float64"}
 MAX_SPLIT_K = 16
 # fp32 accumulators one sm90 consumer thread may hold (CUTLASS gives a consumer warpgroup 232 registers). Compiled
 # with nvcc 13.0 (ptxas -v): 256x192 cooperative and 128x192 pingpong spill nothing with every sm90 epilogue of the

@@ -201,6 +201,17 @@ RULES = [
      lambda: sm80(epilogue=[Activation("leaky_relu", slope=float("inf"))]), ["slope=inf", "finite"]),
     ("clamp bound may be infinite, not NaN", lambda: sm80(epilogue=[Activation("clamp", lo=float("-inf"), hi=6)]),
      lambda: sm80(epilogue=[Activation("clamp", lo=float("nan"), hi=6)]), ["lo=nan", "not NaN"]),
+    ("clamp needs a bound", lambda: sm80(epilogue=[Activation("clamp", hi=6)]),
+     lambda: sm80(epilogue=[Activation("clamp")]), ["finite lo or hi"]),
+    # names: keyword arguments of the kernel's call and fields of its result tuple (Result(d, *outputs))
+    ("output not named d", lambda: sm80(epilogue=[StoreAux("d_pre")]), lambda: sm80(epilogue=[StoreAux("d")]),
+     ["'d'", "taken by the kernel's own arguments"]),
+    ("input not named self", lambda: sm80(epilogue=[Add("per_col", "self_bias")]),
+     lambda: sm80(epilogue=[Add("per_col", "self")]), ["'self'", "taken"]),
+    ("name not a keyword", lambda: sm80(epilogue=[Multiply("scalar", "lambda_")]),
+     lambda: sm80(epilogue=[Multiply("scalar", "lambda")]), ["name='lambda'", "not a keyword"]),
+    ("output name without a leading underscore", lambda: sm80(epilogue=[Amax("amax_")]),
+     lambda: sm80(epilogue=[Amax("_amax")]), ["name='_amax'", "start with '_'"]),
 ]
 
 
