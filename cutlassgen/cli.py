@@ -234,3 +234,7 @@ def main(argv=None) -> int:
         # the reader closed the pipe: stop quietly, and send what Python would flush at exit nowhere
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # what a shell reports for a writer ended by SIGPIPE
+    except OSError as e:  # a file or directory named on the command line that cannot be read or written (after
+        # BrokenPipeError, which is an OSError too)
+        print(f"cutlassgen: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
+        return 2

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Optional, Union
 
 from . import epilogue as epi
@@ -242,11 +242,22 @@ class GemmSpec:
 
 
 def _only(d: dict, cls, where: str) -> dict:
+    """d's keys checked against cls's fields: none unknown, none of the required ones missing."""
     known = {f.name for f in fields(cls)}
     for k in d:
         if k not in known:
             raise SpecError(f"{where}.{k}", d[k], "unknown field", did_you_mean(k, sorted(known)))
+    required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+    for k in required:
+        if k not in d:
+            raise SpecError(k if where == "spec" else f"{where}.{k}", None,
+                            f"missing: {cls.__name__} needs {', '.join(required)}",
+                            "e.g. " + _REQUIRED_EXAMPLES.get(k, f"set {k}"))
     return dict(d)
+
+
+_REQUIRED_EXAMPLES = {"arch": "arch = 90", "a": "a = {dtype = 'bf16'}", "b": "b = {dtype = 'bf16', layout = 'column'}",
+                      "d": "d = {dtype = 'bf16'}", "dtype": "dtype = 'bf16'"}
 
 
 def load_spec(path) -> GemmSpec:

@@ -53,6 +53,17 @@ def test_invalid_spec_is_a_message_not_a_traceback(tmp_path, capsys):
     assert "SpecError" in err and "did you mean 'relu'" in err and "Traceback" not in err
 
 
+def test_a_missing_file_or_field_is_a_message_not_a_traceback(tmp_path, capsys):
+    assert main(["render", str(tmp_path / "absent.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "No such file or directory" in err and "absent.toml" in err and "Traceback" not in err
+    partial = tmp_path / "partial.toml"
+    partial.write_text('arch = 90\n[a]\ndtype = "bf16"\n')  # no b, no d
+    assert main(["render", str(partial)]) == 2
+    err = capsys.readouterr().err
+    assert "SpecError: b=None: missing: GemmSpec needs arch, a, b, d" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("args", [["cache", "prune", "--older-than", "-1"], ["cache", "prune", "--older-than", "nan"],
                                   ["tune", str(EXAMPLE), "--limit", "0"]])
 def test_a_bad_option_value_is_a_usage_error_that_changes_nothing(args, tmp_path, monkeypatch, capsys):
