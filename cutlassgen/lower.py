@@ -16,6 +16,7 @@ from .dtypes import DTYPES
 from .spec import GemmSpec
 from .tiles import (Sm80Config, alignment, is_fp8, is_unswapped_coop128, kernel_vector_kind, promotes_accumulators,
                     resolve)
+from .validate import check_target
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -342,6 +343,8 @@ def lower_epilogue(spec: GemmSpec, swap_ab: bool = False) -> Lowered:
 
 def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
     """The template context: every name a template needs, all decided here."""
+    target_arch = spec.arch if target_arch is None else target_arch
+    check_target(spec, target_arch)
     cfg = resolve(spec)
     swap = getattr(cfg, "swap_ab", False)
     lo = lower_epilogue(spec, swap)
@@ -354,7 +357,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         "spec_key": spec.key,
         "spec_json": spec.canonical_json(),
         "path": spec.resolved_path,
-        "target_arch": target_arch or spec.arch,
+        "target_arch": target_arch,
         "element_a": a.cutlass, "element_b": b.cutlass, "element_d": d.cutlass,
         "element_c": DTYPES[spec.c.dtype].cutlass if spec.c is not None else None,
         "element_acc": DTYPES[spec.accumulator].cutlass,

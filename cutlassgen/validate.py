@@ -229,6 +229,18 @@ def _sm80_tile(spec):
                         "per slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
 
 
+def check_target(spec, target) -> None:
+    """A compile target that can run spec's kernel: the arch a render or build is for (default spec.arch)."""
+    if target not in ARCHS:
+        raise SpecError("arch", target, "no supported compile target", "one of " + ", ".join(map(str, ARCHS)))
+    if spec.resolved_path == "sm90" and target != 90:
+        raise SpecError("arch", target, "an sm90-path (wgmma) kernel runs only on sm_90a",
+                        "build with arch=90, or make an sm80-path spec (arch=80) for this GPU")
+    if target < spec.arch:
+        raise SpecError("arch", target, f"the spec needs sm{spec.arch} features; sm_{target} lacks them",
+                        f"build for arch >= {spec.arch}")
+
+
 def check_problem_shape(spec, M: int, N: int, K: int) -> None:
     """An (M, N, K) problem gives each tensor's contiguous dimension an extent that must be a multiple of its
     alignment, or the kernel refuses every call of that shape (runtime.Kernel checks the tensors). Checked where

@@ -25,6 +25,16 @@ def test_render_for_another_target(capsys):
     assert "#define CUTLASSGEN_TARGET_ARCH 90" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("arch, why", [("100", "no supported compile target"), ("75", "no supported compile target")])
+def test_render_refuses_a_target_build_would_refuse(arch, why, capsys):
+    # (render used to print source for any --arch; build refused the same target)
+    assert main(["render", str(EXAMPLE), "--arch", arch]) == 2
+    assert f"SpecError: arch={arch}: {why}" in capsys.readouterr().err
+    sm90 = cg.GemmSpec(arch=90, a="bf16", b=cg.Operand("bf16", "column"), d="bf16")
+    with pytest.raises(cg.SpecError, match="runs only on sm_90a"):
+        cg.render(sm90, 89)
+
+
 def test_python_dash_m_and_the_script_agree():
     out = subprocess.run([sys.executable, "-m", "cutlassgen", "render", str(EXAMPLE)], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True).stdout

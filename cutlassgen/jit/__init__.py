@@ -20,8 +20,9 @@ import warnings
 from dataclasses import dataclass
 
 from .. import __version__
-from ..errors import BuildError, SpecError
+from ..errors import BuildError
 from ..spec import GemmSpec
+from ..validate import check_target
 from . import cache, flags, toolchain
 
 
@@ -100,19 +101,6 @@ def default_target_arch(spec: GemmSpec) -> int:
         major, minor = torch.cuda.get_device_capability()
         return major * 10 + minor
     return spec.arch
-
-
-def check_target(spec: GemmSpec, target: int) -> None:
-    from ..arch import ARCHS
-
-    if target not in ARCHS:
-        raise SpecError("arch", target, "no supported compile target", "one of " + ", ".join(map(str, ARCHS)))
-    if spec.resolved_path == "sm90" and target != 90:
-        raise SpecError("arch", target, "an sm90-path (wgmma) kernel runs only on sm_90a",
-                        "build with arch=90, or make an sm80-path spec (arch=80) for this GPU")
-    if target < spec.arch:
-        raise SpecError("arch", target, f"the spec needs sm{spec.arch} features; sm_{target} lacks them",
-                        f"build for arch >= {spec.arch}")
 
 
 def forget_built(spec: GemmSpec) -> None:
