@@ -23,7 +23,7 @@ import pathlib
 import shutil
 import tomllib
 
-from .dispatch import with_shape_variants
+from .dispatch import check_shapes, with_shape_variants
 from .errors import SpecError
 from .spec import GemmSpec, load_spec
 
@@ -34,23 +34,15 @@ def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise SpecError("manifest", str(path), f"cannot be read as TOML: {e}") from None
-    archs = data.get("archs", [80, 90])
-    if not isinstance(archs, list) or not archs or not all(isinstance(a, int) for a in archs):
-        raise SpecError("manifest.archs", archs, "must be a list of compute capabilities", "e.g. [80, 90]")
+    archs = _archs(data.get("archs", [80, 90]), "manifest.archs")
     out = []
-    for i, entry in enumerate(data.get("spec", [])):
-        entry = dict(entry)
-        own = entry.pop("archs", archs)
+    for i, entry in enumerate(_tables(data, "spec")):
+        own = _archs(entry.pop("archs", archs), f"manifest.spec[{i}].archs")
         shapes = entry.pop("shapes", None)
         spec = load_spec(path.parent / entry["file"]) if "file" in entry else GemmSpec.from_dict(entry)
-        chosen = targets(spec, own)
-        if not chosen:
-            raise SpecError(f"manifest.spec[{i}].archs", own, f"none of these can run {spec.name or spec.key} "
-                            f"({spec.resolved_path} path, arch {spec.arch})", "list 90 for sm90-path specs")
-        out.extend((s, chosen) for s in with_shape_variants([spec], shapes))
-    for i, entry in enumerate(data.get("matrix", [])):
-        entry = dict(entry)
-        own = entry.pop("archs", archs)
+        out.extend(_with_targets(spec, own, shapes, f"manifest.spec[{i}]"))
+    for i, entry in enumerate(_tables(data, "matrix")):
+        own = _archs(entry.pop("archs", archs), f"manifest.matrix[{i}].archs")
         vary = entry.pop("vary", {})
         shapes = entry.pop("shapes", None)
         if not isinstance(vary, dict) or not vary or not all(isinstance(v, list) and v for v in vary.values()):
@@ -61,11 +53,37 @@ def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
             d = _deep_copy(base)
             for dotted, value in zip(vary, values):
                 _set_dotted(d, dotted, value)
-            spec = GemmSpec.from_dict(d)
-            out.extend((s, targets(spec, own)) for s in with_shape_variants([spec], shapes))
+            out.extend(_with_targets(GemmSpec.from_dict(d), own, shapes, f"manifest.matrix[{i}]"))
     if not out:
         raise SpecError("manifest.spec", None, "lists no specs", "add [[spec]] tables with file = '...'")
     return out
+
+
+def _archs(value, where: str) -> list[int]:
+    if not isinstance(value, list) or not value or not all(isinstance(a, int) and not isinstance(a, bool)
+                                                           for a in value):
+        raise SpecError(where, value, "must be a list of compute capabilities", "e.g. [80, 90]")
+    return value
+
+
+def _tables(data: dict, name: str) -> list[dict]:
+    """The manifest's [[name]] tables, each as a dict of its own."""
+    tables = data.get(name, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise SpecError(f"manifest.{name}", tables, f"must be [[{name}]] tables", f"write [[{name}]] above each entry")
+    return [dict(t) for t in tables]
+
+
+def _with_targets(spec: GemmSpec, archs: list[int], shapes, where: str) -> list[tuple[GemmSpec, list[int]]]:
+    """spec and the per-shape variants of shapes (checked even where the spec's tile is not "auto"), each with the
+    archs of the manifest that can run it; none of them is an error, not a spec silently left out."""
+    chosen = targets(spec, archs)
+    if not chosen:
+        raise SpecError(f"{where}.archs", archs, f"none of these can run {spec.name or spec.key} "
+                        f"({spec.resolved_path} path, arch {spec.arch})", "list 90 for sm90-path specs")
+    if shapes is not None:
+        check_shapes(shapes, spec)
+    return [(s, chosen) for s in with_shape_variants([spec], shapes)]
 
 
 def _deep_copy(d):

@@ -100,6 +100,26 @@ def test_manifest_errors_are_clear(tmp_path):
         read_manifest(bad)
 
 
+@pytest.mark.parametrize("text, field", [
+    ('archs = [80]\nspec = "s80.toml"\n', "manifest.spec='s80.toml': must be [[spec]] tables"),
+    ("archs = [80]\nmatrix = [1]\n", "manifest.matrix=[1]: must be [[matrix]] tables"),
+    ('archs = [80]\n[[spec]]\nfile = "s80.toml"\narchs = "80"\n', "manifest.spec[0].archs='80': must be a list"),
+    ('archs = [80]\n[[spec]]\nfile = "s80.toml"\nshapes = [[1, 2]]\n', "shapes=[[1, 2]]: must be a non-empty list"),
+    ('archs = [80]\n[[matrix]]\nfile = "s90.toml"\nvary = {"name" = ["a", "b"]}\n',
+     "manifest.matrix[0].archs=[80]: none of these can run a"),
+])
+def test_a_malformed_manifest_is_a_spec_error_not_a_crash_or_a_silent_skip(tmp_path, text, field):
+    # each was a ValueError or TypeError, an ignored shapes list, or matrix specs built for no arch at all
+    from cutlassgen.aot import read_manifest
+
+    (tmp_path / "s80.toml").write_text(cg.dump_toml(SM80_ALL))
+    (tmp_path / "s90.toml").write_text(cg.dump_toml(SM90_ALL))
+    (tmp_path / "m.toml").write_text(text)
+    with pytest.raises(cg.SpecError) as info:
+        read_manifest(tmp_path / "m.toml")
+    assert field in str(info.value)
+
+
 def test_manifest_matrix_crosses_a_template(tmp_path):
     from cutlassgen.aot import read_manifest
 
