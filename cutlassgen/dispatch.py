@@ -83,9 +83,26 @@ def _read_record_of(spec: GemmSpec, target_arch: int) -> dict | None:
     except (OSError, ValueError) as e:
         warnings.warn(f"ignoring the unreadable tuning record {path}: {e}", stacklevel=3)
         return None
-    if body.get("version") != RECORD_VERSION or body.get("spec_key") != spec.key or not body.get("winners"):
+    if isinstance(body, dict) and (body.get("version") != RECORD_VERSION or body.get("spec_key") != spec.key
+                                   or not body.get("winners")):
+        return None  # another version's record, or another spec's
+    if not _is_tuning_record(body):
+        warnings.warn(f"ignoring the malformed tuning record {path}: not what write_record writes", stacklevel=3)
         return None
     return body
+
+
+def _is_tuning_record(body) -> bool:
+    """body has write_record's form (a hand-edited or foreign file may not): a gpu name, and winners that each have a
+    tile and an (M, N, K) of positive ints; no limits (only heuristic records, made in memory, have them)."""
+    def shape_ok(shape):
+        return (isinstance(shape, list) and len(shape) == 3
+                and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape))
+
+    return (isinstance(body, dict) and isinstance(body.get("gpu"), str) and "limits" not in body
+            and isinstance(body.get("winners"), list)
+            and all(isinstance(w, dict) and isinstance(w.get("tile"), dict) and shape_ok(w.get("shape"))
+                    for w in body["winners"]))
 
 
 def bucket_limits(ms: list[int]) -> list[float]:

@@ -60,6 +60,24 @@ def test_record_round_trip_sorted_by_m(cache_dir):
     path.unlink()
 
 
+@pytest.mark.parametrize("damage", [
+    lambda r: [], lambda r: {**r, "winners": [1]}, lambda r: {k: v for k, v in r.items() if k != "gpu"},
+    lambda r: {**r, "winners": [{**r["winners"][0], "shape": [32]}]},
+    lambda r: {**r, "winners": [{k: v for k, v in r["winners"][0].items() if k != "shape"}]},
+    lambda r: {**r, "winners": [{**r["winners"][0], "shape": ["32", 8192, 8192]}]},
+    lambda r: {**r, "limits": ["x"]},
+], ids=["a list", "a winner not a table", "no gpu", "a short shape", "no shape", "a shape of strings", "limits"])
+def test_a_malformed_record_is_ignored_with_a_warning_not_a_crash(cache_dir, damage):
+    # (a JSON list crashed read_record, a short or missing shape crashed build(), a string in a shape or limits only
+    # the first call on a GPU whose name matched)
+    path = dispatch.write_record(SPEC, 90, "NVIDIA H200", _winners())
+    path.write_text(json.dumps(damage(json.loads(path.read_text()))))
+    default = _fake_kernel(SPEC)
+    with pytest.warns(UserWarning, match="malformed tuning record"):
+        assert dispatch.tuned(default, 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs]) is default
+    path.unlink()
+
+
 def test_a_record_tuned_before_swizzle_auto_still_applies(tmp_path, monkeypatch):
     """Specs were keyed with swizzle 1 until "auto" became the default: their records (the committed H200 study's
     among them) are found through that key, and a record under the current key wins."""
