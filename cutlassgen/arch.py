@@ -51,6 +51,11 @@ WGMMA_BASE_N = (8, 16, 32, 64, 96, 128, 192, 256)
 
 # Operand types whose sm90 wgmma needs K-major A and B (only 16-bit types can be MN-major in shared memory).
 SM90_K_MAJOR_ONLY = frozenset({"tf32", "e4m3", "e5m2", "int8"})
+# And on the sm80 path (mma.sync, whose ldmatrix transposes only 16-bit elements): int8 A column-major or B row-major
+# and e4m3 A column-major stopped nvcc at an incomplete warp tile iterator; e4m3 B row-major compiled on the default
+# tile but not on 64x128x64 with 16x128 warps, and no GPU run has checked it. tf32 A column-major with B row-major
+# compiled. (Random specs compiled with the rule off, session 76.)
+SM80_K_MAJOR_ONLY = frozenset({"e4m3", "e5m2", "int8"})
 
 # Per-thread register file bound on sm90 accumulators: a CTA tile's fp32 accumulators per consumer thread.
 SM90_MAX_ACC_REGS_PER_THREAD = 128  # 128x256 cooperative = 2 warpgroups x 128 floats per thread

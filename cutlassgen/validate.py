@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import epilogue as epi
-from .arch import ACCUMULATOR, ARCHS, SM90_K_MAJOR_ONLY, WGMMA_BASE_N, WGMMA_N_MAX
+from .arch import ACCUMULATOR, ARCHS, SM80_K_MAJOR_ONLY, SM90_K_MAJOR_ONLY, WGMMA_BASE_N, WGMMA_N_MAX
 from .dtypes import DTYPES, max_alignment
 from .errors import SpecError
 from .spec import PDL_SCHEDULERS
@@ -86,13 +86,13 @@ def _dtypes(spec):
 
 def _layouts_and_alignment(spec):
     sm90 = spec.resolved_path == "sm90"
-    if sm90 and spec.a.dtype in SM90_K_MAJOR_ONLY:
-        for nm, want in (("a", "row"), ("b", "column")):
-            op = getattr(spec, nm)
-            if op.layout != want:
-                raise SpecError(f"{nm}.layout", op.layout,
-                                f"wgmma reads {op.dtype} only K-major, so {nm} must be {want}-major on the sm90 path",
-                                f"set {nm}.layout={want!r} (pass a contiguous copy, or W.t() for an nn.Linear weight)")
+    for nm, want in (("a", "row"), ("b", "column")):
+        op = getattr(spec, nm)
+        if op.dtype in (SM90_K_MAJOR_ONLY if sm90 else SM80_K_MAJOR_ONLY) and op.layout != want:
+            raise SpecError(f"{nm}.layout", op.layout,
+                            f"{'wgmma' if sm90 else 'mma.sync'} reads {op.dtype} only K-major, so {nm} must be "
+                            f"{want}-major on the {spec.resolved_path} path",
+                            f"set {nm}.layout={want!r} (pass a contiguous copy, or W.t() for an nn.Linear weight)")
     if not sm90 and spec.d.layout != "row":
         raise SpecError("d.layout", spec.d.layout, "the sm80 path's visitor epilogue stores row-major D",
                         "use d.layout='row' (D^T = B^T A^T gives the column-major result), or arch=90")
@@ -114,6 +114,28 @@ def _layouts_and_alignment(spec):
         if not sm90 and nm in ("a", "b") and op.alignment * DTYPES[op.dtype].bits // 8 < 4:
             raise SpecError(f"{nm}.alignment", op.alignment, "cp.async copies 4, 8 or 16 bytes",
                             f"use at least {32 // DTYPES[op.dtype].bits} elements")
+    if not sm90:
+        _sm80_epilogue_access(spec)
+
+
+def _sm80_epilogue_access(spec):
+    """The sm80 path's epilogue moves min(d's alignment, 8) elements per access (lower: epi_access), and CUTLASS 2.x
+    has its shared-memory iterators (DefaultIteratorsTensorOp) only for some (D, accumulator, access) triples: the
+    rest stop the compile at a static_assert."""
+    d, acc = spec.d.dtype, spec.accumulator
+    if acc == "int32" and d in FP8:
+        raise SpecError("d.dtype", d, "the sm80 path's epilogue turns int32 accumulators into int8, fp16, bf16, fp32 "
+                        "or int32 only", "quantize to int8, or arch=90 (the sm90 path)")
+    access = min(max_alignment(d) if spec.d.alignment == "auto" else spec.d.alignment, 8)
+    if acc == "int32" and d in ("fp16", "bf16"):
+        need, why = 8, f"int32 accumulators become {d} 8 elements at a time"
+    elif d in FP8 or (acc == "int32" and d == "int8"):
+        need, why = 4, f"its {d} output moves 4, 8 or 16 elements at a time"
+    else:
+        return
+    if access < need:
+        raise SpecError("d.alignment", spec.d.alignment, f"on the sm80 path {why}",
+                        f"use d.alignment={need} or more (or 'auto'), or arch=90")
 
 
 def _epilogue(spec):
