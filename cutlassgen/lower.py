@@ -263,10 +263,12 @@ class Lowered:
 
 
 def _float_literal(v: float) -> str:
+    # a constant expression: the Params structs hold static constexpr floats, and cutlass::platform's infinity()
+    # (a bit_cast) is not one ("expression must have a constant value", a one-sided clamp, session 76)
     if v == float("inf"):
-        return "cutlass::platform::numeric_limits<float>::infinity()"
+        return "cuda::std::numeric_limits<float>::infinity()"
     if v == float("-inf"):
-        return "-cutlass::platform::numeric_limits<float>::infinity()"
+        return "-cuda::std::numeric_limits<float>::infinity()"
     return repr(float(v)) + "f"
 
 

@@ -4,7 +4,8 @@ from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Mult
 
 ALL_ACTIVATIONS = [Activation("relu"), Activation("gelu"), Activation("gelu_tanh"), Activation("silu"),
                    Activation("sigmoid"), Activation("tanh"), Activation("leaky_relu", slope=0.1),
-                   Activation("hardswish"), Activation("clamp", lo=-4.0, hi=4.0), Activation("identity")]
+                   Activation("hardswish"), Activation("clamp", lo=-4.0, hi=4.0), Activation("identity"),
+                   Activation("clamp", hi=5.0)]  # one-sided: its lo renders as -infinity, a constant expression
 
 
 def _chain(quantize_to):

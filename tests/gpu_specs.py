@@ -28,7 +28,7 @@ GPU_SPECS = {
                                         tile=Sm90Tile(cta=(64, 128, 64), mainloop="pingpong", cluster=(1, 1, 1)),
                                         epilogue=[LinearCombination(alpha="runtime", beta=0.5),
                                                   Activation("leaky_relu", slope=0.1),
-                                                  Activation("clamp", lo=-3.0, hi=3.0)]),
+                                                  Activation("clamp", lo=-3.0, hi=3.0), Activation("clamp", hi=2.5)]),
     # Every remaining activation in one chain, rescaled between steps; stream-K.
     "sm90_bf16_act_chain_streamk": GemmSpec(
         arch=90, a=Operand("bf16"), b=Operand("bf16", ROW), d=Operand("fp32"),
@@ -59,7 +59,7 @@ GPU_SPECS = {
     "sm80_tf32_acts": GemmSpec(arch=80, a=Operand("fp32"), b=Operand("fp32"), d=Operand("fp32"),
                                epilogue=[Activation("leaky_relu", slope=0.2), Activation("clamp", lo=-1.5, hi=4.0),
                                          Activation("hardswish"), Activation("tanh"), Activation("sigmoid"),
-                                         Activation("gelu_tanh")]),
+                                         Activation("gelu_tanh"), Activation("clamp", lo=-0.25)]),
     "sm89_fp8_scaled": GemmSpec(arch=89, a=Operand("e4m3"), b=Operand("e4m3", COL), d=Operand("bf16"),
                                 epilogue=[Multiply("scalar", "scale", "fp32"), Add("per_col", "bias", "fp32")]),
     # 8-bit outputs on the sm80 path: int8 requantize, and an fp8 e5m2 output with amax (sm89 for fp8).

@@ -4,6 +4,7 @@
 // that the generated source defines, because C++17 has no float template arguments.
 #pragma once
 #include <cmath>
+#include <cuda/std/limits>  // the generated Params' infinite clamp bounds (cutlass::platform's is not constexpr)
 
 #include "cutlass/array.h"
 #include "cutlass/cutlass.h"
