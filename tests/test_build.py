@@ -262,6 +262,21 @@ def test_missing_toolchain_pieces_are_named(monkeypatch):
     toolchain.find_cutlass.cache_clear()
 
 
+@pytest.mark.parametrize("name, value", [("CUTLASSGEN_JOBS", "abc"), ("CUTLASSGEN_JOBS", "0"), ("MAX_JOBS", "2.5"),
+                                         ("CUTLASSGEN_LOCK_TIMEOUT", "abc"), ("CUTLASSGEN_LOCK_TIMEOUT", "-5"),
+                                         ("CUTLASSGEN_LOCK_TIMEOUT", "nan")])
+def test_a_bad_setting_in_the_environment_is_named(monkeypatch, name, value):
+    # (a word in CUTLASSGEN_JOBS or CUTLASSGEN_LOCK_TIMEOUT was a ValueError traceback; -5 seconds waited forever)
+    for other in ("CUTLASSGEN_JOBS", "MAX_JOBS", "CUTLASSGEN_LOCK_TIMEOUT"):
+        monkeypatch.delenv(other, raising=False)
+    monkeypatch.setenv(name, value)
+    read = (lambda: jit._parallel_jobs(4)) if name.endswith("JOBS") else cache.lock_timeout
+    with pytest.raises(cg.BuildError, match=f"{name}='{value}' is not an? (integer|number) of at least"):
+        read()
+    monkeypatch.setenv(name, "3")
+    assert read() == 3
+
+
 def test_arch_mismatches_are_spec_errors():
     with pytest.raises(cg.SpecError, match="runs only on sm_90a"):
         jit.plan(cg.load_spec(pathlib.Path(ROOT, "examples/specs/linear_bias_gelu_fp8_sm90.toml")), 80)

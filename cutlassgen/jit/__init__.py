@@ -242,9 +242,10 @@ def _compile_missing(jobs_: list[Job], root, verbose, jobs) -> list[pathlib.Path
 
 
 def _parallel_jobs(n_kernels: int) -> int:
-    env = os.environ.get("CUTLASSGEN_JOBS") or os.environ.get("MAX_JOBS")
-    if env:
-        return max(1, int(env))
+    for name in ("CUTLASSGEN_JOBS", "MAX_JOBS"):
+        jobs = toolchain.env_number(name, int, 1, "the number of compile jobs to run at once")
+        if jobs is not None:
+            return jobs
     cores = os.cpu_count() or 1
     try:
         mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30

@@ -81,7 +81,10 @@ def publish(staging: pathlib.Path, entry: pathlib.Path, module_file: str, meta: 
 
 
 def lock_timeout() -> float:
-    return float(os.environ.get("CUTLASSGEN_LOCK_TIMEOUT", "900"))
+    from .toolchain import env_number
+
+    seconds = env_number("CUTLASSGEN_LOCK_TIMEOUT", float, 0, "the seconds to wait for another build of a kernel")
+    return 900.0 if seconds is None else seconds
 
 
 def _arch_key(key: str, target_arch: int | str) -> str:

@@ -26,6 +26,23 @@ class ToolchainError(BuildError):
         self.command, self.source_path, self.log_path, self.first_errors = "", "", "", [what]
 
 
+def env_number(name: str, cast, minimum, meaning: str):
+    """The number an environment variable sets (None where unset or empty); a value that is not one, or is below
+    minimum, is a ToolchainError naming the variable rather than a traceback from int() or float()."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = cast(text)
+    except ValueError:
+        value = None
+    if value is None or value != value or value < minimum:
+        raise ToolchainError(f"{name}={text!r} is not {'an integer' if cast is int else 'a number'} of at least "
+                             f"{minimum}",
+                             f"set it to {meaning}, or unset it")
+    return value
+
+
 def _pip_nvcc() -> pathlib.Path | None:
     """nvcc from the nvidia-cuda-nvcc wheel (the `cu13` layout), if installed."""
     spec = importlib.util.find_spec("nvidia")
