@@ -122,11 +122,13 @@ def _sm80_epilogue_access(spec):
     """The sm80 path's epilogue moves min(d's alignment, 8) elements per access (lower: epi_access), and CUTLASS 2.x
     has its shared-memory iterators (DefaultIteratorsTensorOp) only for some (D, accumulator, access) triples: the
     rest stop the compile at a static_assert."""
+    from .tiles import alignment
+
     d, acc = spec.d.dtype, spec.accumulator
     if acc == "int32" and d in FP8:
         raise SpecError("d.dtype", d, "the sm80 path's epilogue turns int32 accumulators into int8, fp16, bf16, fp32 "
                         "or int32 only", "quantize to int8, or arch=90 (the sm90 path)")
-    access = min(max_alignment(d) if spec.d.alignment == "auto" else spec.d.alignment, 8)
+    access = min(alignment(spec.d), 8)
     if acc == "int32" and d in ("fp16", "bf16"):
         need, why = 8, f"int32 accumulators become {d} 8 elements at a time"
     elif d in FP8 or (acc == "int32" and d == "int8"):
@@ -224,6 +226,7 @@ def _sm80_tile(spec):
                         f"e.g. warp=({tb[0] // 2}, {tb[1] // 2}, {tb[2]}) for 4 warps")
     if warp[0] * warp[1] > 64 * 128:  # 256 accumulators per thread
         raise _tile_err("warp", warp, "more than 8192 accumulators per warp spills registers", "use at most 64x128")
+    _sm80_thread_maps(spec, tb, warp, warps)
     kbytes = tb[2] * DTYPES[spec.a.dtype].bits // 8
     if kbytes % 32:
         raise _tile_err("threadblock", tb, f"threadblock K of {kbytes} bytes; must be a multiple of 32 bytes",
@@ -249,6 +252,49 @@ def _sm80_tile(spec):
         raise _tile_err("split_k", cfg.split_k,
                         "the sm80 path's visitor epilogue cannot reduce split-K slices (it would apply the epilogue "
                         "per slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
+
+
+def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
+    """CUTLASS 2.x spreads each stage's copies and the epilogue's stores over the threadblock's threads with thread
+    maps that static_assert at least one iteration per thread."""
+    from .tiles import alignment
+
+    threads = 32 * warps
+    for name, rows, bits in (("A", tb[0], DTYPES[spec.a.dtype].bits), ("B", tb[1], DTYPES[spec.b.dtype].bits)):
+        # the mainloop copies each stage's operand tiles in 16-byte pieces, at least one per thread
+        pieces = rows * tb[2] * bits // 128
+        if pieces < threads:
+            raise _tile_err("threadblock", tb, f"its {name} tile of {rows}x{tb[2]} is {pieces} 16-byte copies a stage, "
+                            f"fewer than the {threads} threads of {warps} warps (CUTLASS's thread map: 'Number of "
+                            "iterations must be non-zero')", "use larger warps (fewer of them) or a larger tile")
+    why = _sm80_epilogue_map_error(tb, warp, min(alignment(spec.d), 8), DTYPES[spec.d.dtype].bits)
+    if why:
+        raise _tile_err("warp", warp, f"the epilogue's thread map of threadblock {tb[:2]} over {warps} warps {why} "
+                        "(CUTLASS 2.x's OutputTileOptimalThreadMap)", "use warps of at least 32 columns, e.g. "
+                        f"warp=({min(64, tb[0])}, {min(64, tb[1])}, {tb[2]})")
+
+
+def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | None:
+    """Why CUTLASS 2.x's epilogue thread map (DefaultThreadMapTensorOp -> OutputTileOptimalThreadMap, the sm80 path's
+    OutputTileThreadLayout) would stop nvcc at a static_assert for this threadblock and warp tile, or None. Its
+    arithmetic, step by step: a warp row of the output tile (8 rows of tb N columns per M warp) is spread over the N
+    warps, each taking 8 / N-warps rows in accesses of per_access elements, 256 bytes wide where it can."""
+    warps_n = tb[1] // warp[1]
+    columns = tb[1] // per_access  # accesses across the tile
+    if 8 <= warps_n:  # one row per warp: a warp's 32 lanes must each take an access of the row
+        return None if columns >= 32 else f"leaves a warp fewer than 32 accesses ({columns}) of a row"
+    rows = 8 // warps_n
+    target_width = 256 // (per_access * d_bits // 8)
+    if 32 // max(target_width, 1) > rows:
+        width, access_rows = 32 // rows, rows
+    else:
+        width = min(columns, 32, target_width)
+        access_rows = min(8, 32 // width) if width else 0
+    if not width or width * per_access > tb[1] or columns // width == 0:
+        return f"cannot lay {width} lanes of {per_access} elements across its {tb[1]} columns"
+    if not access_rows or rows // access_rows == 0:
+        return f"gives each warp {rows} rows to store but lays its lanes {access_rows} rows deep"
+    return None
 
 
 def check_target(spec, target) -> None:
