@@ -86,9 +86,14 @@ def cmd_cache(args):
                 rows.append(f"tuning/{record.name}  BAD (unreadable; build() ignores it)")
         print("\n".join(rows) if rows else f"(empty: {root})")
     elif args.action == "info":
-        matches = [e for e in cache.entries(root) if e.name.startswith(args.key or "")]
+        if not args.key:
+            print("cutlassgen cache info needs an entry's key (a prefix will do); `cutlassgen cache ls` lists them",
+                  file=sys.stderr)
+            return 2
+        matches = [e for e in cache.entries(root) if e.name.startswith(args.key)]
         if len(matches) != 1:
-            print(f"{len(matches)} entries match {args.key!r}; give a longer key prefix", file=sys.stderr)
+            print(f"no entry's key starts with {args.key!r} (`cutlassgen cache ls` lists them)" if not matches else
+                  f"{len(matches)} entries' keys start with {args.key!r}; give a longer prefix", file=sys.stderr)
             return 1
         print(json.dumps(cache.read_meta(matches[0]), indent=2))
     elif args.action == "clear":

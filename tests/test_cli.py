@@ -115,6 +115,18 @@ def test_cache_ls_info_prune_clear(ci_kernels, tmp_path, monkeypatch, capsys):
     assert cache.entries(root) == []
 
 
+def test_cache_info_says_what_key_it_needs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    (tmp_path / "sm80" / "0123456789abcdef").mkdir(parents=True)
+    (tmp_path / "sm80" / "0123ffff").mkdir()
+    assert main(["cache", "info"]) == 2  # (was "0 entries match None; give a longer key prefix")
+    assert "needs an entry's key" in capsys.readouterr().err
+    assert main(["cache", "info", "dead"]) == 1
+    assert "no entry's key starts with 'dead'" in capsys.readouterr().err
+    assert main(["cache", "info", "0123"]) == 1
+    assert "2 entries' keys start with '0123'; give a longer prefix" in capsys.readouterr().err
+
+
 def test_doctor_reports_the_toolchain(capsys):
     code = main(["doctor"])
     out = capsys.readouterr().out
