@@ -76,7 +76,7 @@ def _tables(data: dict, name: str) -> list[dict]:
 
 def _with_targets(spec: GemmSpec, archs: list[int], shapes, where: str) -> list[tuple[GemmSpec, list[int]]]:
     """spec and the per-shape variants of shapes (checked even where the spec's tile is not "auto"), each with the
-    archs of the manifest that can run it; none of them is an error, not a spec silently left out."""
+    archs of the manifest that can run it. Where none can, an error: not a spec built for no arch."""
     chosen = targets(spec, archs)
     if not chosen:
         raise SpecError(f"{where}.archs", archs, f"none of these can run {spec.name or spec.key} "
