@@ -81,3 +81,11 @@ def test_the_compile_sweep_picks_a_varied_sample_of_them(outcomes):
     assert len({s.key for s in sample}) == 12 and {s.resolved_path for s in sample} == {"sm80", "sm90"}
     covered = set().union(*(sweep.features(s) for s in sample))
     assert len(covered) > 3 * max(len(sweep.features(s)) for s in sample)
+    # --plans: the tiles build(spec, shapes=...) adds, at random shapes, for an all-"auto" spec
+    import random
+
+    from cutlassgen.dispatch import tile_is_auto
+
+    auto = cg.GemmSpec(arch=90, a="bf16", b=cg.Operand("bf16", "column"), d="bf16")
+    plans = [v for seed in range(4) for v in sweep.plan_variants(auto, random.Random(seed))]
+    assert plans and all(isinstance(v, cg.GemmSpec) and not tile_is_auto(v) for v in plans)
