@@ -96,7 +96,8 @@ def main() -> int:
         for s in plan_variants(spec, gen.rng) if args.plans else [spec]:
             valid[s.key] = s
     sample = varied_sample(list(valid.values()), args.count)
-    print(f"{len(valid)} valid specs of {args.pool}; compiling {len(sample)}", flush=True)
+    print(f"{len(valid)} {'plan tiles' if args.plans else 'valid specs'} from {args.pool} random spec dicts; "
+          f"compiling {len(sample)}", flush=True)
     started = time.time()
     try:  # one ninja run (-k 0): what compiles is cached, then each spec is looked up alone below
         cg.build_many(sample, load=False, jobs=args.jobs)
