@@ -15,7 +15,7 @@ from .arch import WGMMA_BASE_N
 from .dtypes import DTYPES
 from .spec import GemmSpec
 from .tiles import (Sm80Config, alignment, is_fp8, is_unswapped_coop128, kernel_vector_kind, promotes_accumulators,
-                    resolve)
+                    resolve, sm80_epilogue_access)
 from .validate import check_target
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
@@ -372,7 +372,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
     if isinstance(cfg, Sm80Config):
         fp8 = is_fp8(spec)
         ctx.update(scalar_broadcast="VisitorScalarBroadcast<float, Stride<_0, _0, _0>>",
-                   epi_access=min(alignment(spec.d), 8), tb=cfg.threadblock, warp=cfg.warp, inst=cfg.instruction,
+                   epi_access=sm80_epilogue_access(spec), tb=cfg.threadblock, warp=cfg.warp, inst=cfg.instruction,
                    stages=cfg.stages, swizzle=cfg.swizzle,
                    arch_tag="cutlass::arch::Sm89" if fp8 else "cutlass::arch::Sm80",
                    math_op="cutlass::arch::OpMultiplyAddSaturate" if spec.a.dtype == "int8"

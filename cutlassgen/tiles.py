@@ -57,6 +57,12 @@ def alignment(op) -> int:
     return max_alignment(op.dtype) if op.alignment == AUTO else op.alignment
 
 
+def sm80_epilogue_access(spec: GemmSpec) -> int:
+    """Elements of D the sm80 path's epilogue moves per access: D's alignment, at most 8 (wider accesses leave too few
+    rows per iteration for the 2.x thread map)."""
+    return min(alignment(spec.d), 8)
+
+
 def sm80_auto_stages(smem_limit: int, per_stage: int, least: int = 2) -> int:
     """The sm80 path's "auto" stage count: what fits beside 8 KiB, at least `least` and at most 4."""
     return max(least, min(4, (smem_limit - 8 * 1024) // per_stage))

@@ -119,16 +119,16 @@ def _layouts_and_alignment(spec):
 
 
 def _sm80_epilogue_access(spec):
-    """The sm80 path's epilogue moves min(d's alignment, 8) elements per access (lower: epi_access), and CUTLASS 2.x
+    """The sm80 path's epilogue moves tiles.sm80_epilogue_access elements of D per access, and CUTLASS 2.x
     has its shared-memory iterators (DefaultIteratorsTensorOp) only for some (D, accumulator, access) triples: the
     rest stop the compile at a static_assert."""
-    from .tiles import alignment
+    from .tiles import sm80_epilogue_access
 
     d, acc = spec.d.dtype, spec.accumulator
     if acc == "int32" and d in FP8:
         raise SpecError("d.dtype", d, "the sm80 path's epilogue turns int32 accumulators into int8, fp16, bf16, fp32 "
                         "or int32 only", "quantize to int8, or arch=90 (the sm90 path)")
-    access = min(alignment(spec.d), 8)
+    access = sm80_epilogue_access(spec)
     if acc == "int32" and d in ("fp16", "bf16"):
         need, why = 8, f"int32 accumulators become {d} 8 elements at a time"
     elif d in FP8 or (acc == "int32" and d == "int8"):
@@ -257,7 +257,7 @@ def _sm80_tile(spec):
 def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
     """CUTLASS 2.x spreads each stage's copies and the epilogue's stores over the threadblock's threads with thread
     maps that static_assert at least one iteration per thread."""
-    from .tiles import alignment
+    from .tiles import sm80_epilogue_access
 
     threads = 32 * warps
     for name, rows, bits in (("A", tb[0], DTYPES[spec.a.dtype].bits), ("B", tb[1], DTYPES[spec.b.dtype].bits)):
@@ -267,7 +267,7 @@ def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
             raise _tile_err("threadblock", tb, f"its {name} tile of {rows}x{tb[2]} is {pieces} 16-byte copies a stage, "
                             f"fewer than the {threads} threads of {warps} warps (CUTLASS's thread map: 'Number of "
                             "iterations must be non-zero')", "use larger warps (fewer of them) or a larger tile")
-    why = _sm80_epilogue_map_error(tb, warp, min(alignment(spec.d), 8), DTYPES[spec.d.dtype].bits)
+    why = _sm80_epilogue_map_error(tb, warp, sm80_epilogue_access(spec), DTYPES[spec.d.dtype].bits)
     if why:
         raise _tile_err("warp", warp, f"the epilogue's thread map of threadblock {tb[:2]} over {warps} warps {why} "
                         "(CUTLASS 2.x's OutputTileOptimalThreadMap)", "use warps of at least 32 columns, e.g. "
@@ -285,7 +285,7 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
         return None if columns >= 32 else f"leaves a warp fewer than 32 accesses ({columns}) of a row"
     rows = 8 // warps_n
     target_width = 256 // (per_access * d_bits // 8)
-    if 32 // max(target_width, 1) > rows:
+    if 32 // target_width > rows:  # target_width is 256 bytes of accesses of 1 to 32 bytes: 8 to 256
         width, access_rows = 32 // rows, rows
     else:
         width = min(columns, 32, target_width)

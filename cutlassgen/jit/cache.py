@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..errors import BuildError
+from .toolchain import env_number
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -81,8 +82,6 @@ def publish(staging: pathlib.Path, entry: pathlib.Path, module_file: str, meta: 
 
 
 def lock_timeout() -> float:
-    from .toolchain import env_number
-
     seconds = env_number("CUTLASSGEN_LOCK_TIMEOUT", float, 0, "the seconds to wait for another build of a kernel")
     return 900.0 if seconds is None else seconds
 
