@@ -18,52 +18,108 @@ Kernels already in the JIT cache (same key) are copied instead of compiled again
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import pathlib
 import shutil
 import tomllib
 
+from .arch import ARCHS
 from .dispatch import check_shapes, with_shape_variants
-from .errors import SpecError
+from .errors import SpecError, did_you_mean
 from .spec import GemmSpec, load_spec
 
 
 def read_manifest(path) -> list[tuple[GemmSpec, list[int]]]:
+    """Each spec of the manifest file at path (and the per-shape variants of its shapes) with the archs to build it
+    for; a SpecError naming the manifest's entry for anything it cannot build as written."""
     path = pathlib.Path(path)
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise SpecError("manifest", str(path), f"cannot be read as TOML: {e}") from None
+    return manifest_specs(data, path.parent)
+
+
+def manifest_specs(data: dict, folder: pathlib.Path) -> list[tuple[GemmSpec, list[int]]]:
+    """read_manifest of a manifest already parsed; its spec files are relative to folder."""
+    _known_keys(data, ("archs", "spec", "matrix"), "manifest")
     archs = _archs(data.get("archs", [80, 90]), "manifest.archs")
     out = []
-    for i, entry in enumerate(_tables(data, "spec")):
-        own = _archs(entry.pop("archs", archs), f"manifest.spec[{i}].archs")
-        shapes = entry.pop("shapes", None)
-        spec = load_spec(path.parent / entry["file"]) if "file" in entry else GemmSpec.from_dict(entry)
-        out.extend(_with_targets(spec, own, shapes, f"manifest.spec[{i}]"))
-    for i, entry in enumerate(_tables(data, "matrix")):
-        own = _archs(entry.pop("archs", archs), f"manifest.matrix[{i}].archs")
+    for where, entry, own, shapes in _entries(data, "spec", archs):
+        with _located(where, entry.get("file")):
+            spec = _spec_file(folder, entry["file"], where) if "file" in entry else GemmSpec.from_dict(entry)
+            out.extend(_with_targets(spec, own, shapes, where))
+    for where, entry, own, shapes in _entries(data, "matrix", archs, also_reads=("vary",)):
         vary = entry.pop("vary", {})
-        shapes = entry.pop("shapes", None)
         if not isinstance(vary, dict) or not vary or not all(isinstance(v, list) and v for v in vary.values()):
-            raise SpecError(f"manifest.matrix[{i}].vary", vary, "must map dotted fields to non-empty lists",
+            raise SpecError(f"{where}.vary", vary, "must map dotted fields to non-empty lists",
                             "e.g. vary = {\"d.dtype\" = [\"bf16\", \"fp16\"]}")
-        base = load_spec(path.parent / entry.pop("file")).to_dict() if "file" in entry else entry
-        for values in itertools.product(*vary.values()):
-            d = _deep_copy(base)
-            for dotted, value in zip(vary, values):
-                _set_dotted(d, dotted, value)
-            out.extend(_with_targets(GemmSpec.from_dict(d), own, shapes, f"manifest.matrix[{i}]"))
+        with _located(where, entry.get("file")):
+            base = _spec_file(folder, entry["file"], where).to_dict() if "file" in entry else entry
+            for values in itertools.product(*vary.values()):
+                d = _deep_copy(base)
+                for dotted, value in zip(vary, values):
+                    _set_dotted(d, dotted, value, f"{where}.vary")
+                out.extend(_with_targets(GemmSpec.from_dict(d), own, shapes, where))
     if not out:
         raise SpecError("manifest.spec", None, "lists no specs", "add [[spec]] tables with file = '...'")
     return out
+
+
+def _entries(data: dict, name: str, archs: list[int], also_reads: tuple = ()):
+    """(where, entry, its archs, its shapes) of each [[name]] table; archs and shapes taken out of the entry, which
+    holds a spec's fields, or file = ... and also_reads."""
+    for i, entry in enumerate(_tables(data, name)):
+        where = f"manifest.{name}[{i}]"
+        own = _archs(entry.pop("archs", archs), f"{where}.archs")
+        shapes = entry.pop("shapes", None)
+        if "file" in entry:
+            _known_keys(entry, ("file", "archs", "shapes", *also_reads), where)
+        yield where, entry, own, shapes
+
+
+def _known_keys(table: dict, allowed: tuple, where: str) -> None:
+    """A key the manifest does not read is a typo (`shape` for `shapes`, `arch` for `archs`), not something to skip."""
+    for key in table:
+        if key not in allowed:
+            hint = did_you_mean(key, allowed)
+            if where != "manifest":
+                hint += " (a spec's own fields go in its file, or in a table without file = ...)"
+            raise SpecError(f"{where}.{key}", table[key], "is not a manifest field here", hint)
+
+
+@contextlib.contextmanager
+def _located(where: str, file):
+    """A SpecError from a spec in the manifest, with the entry (and file) it came from in its field."""
+    try:
+        yield
+    except SpecError as e:
+        if e.field.startswith(where):  # raised by this module, already located
+            raise
+        place = f"{where} ({file}): " if file is not None else f"{where}."
+        raise SpecError(place + e.field, e.value, e.rule, e.fix) from None
+
+
+def _spec_file(folder: pathlib.Path, file, where: str) -> GemmSpec:
+    if not isinstance(file, str) or not file:
+        raise SpecError(f"{where}.file", file, "must be a spec file's path, relative to the manifest",
+                        "e.g. file = \"specs/linear_gelu.toml\"")
+    try:
+        return load_spec(folder / file)
+    except OSError as e:
+        raise SpecError(f"{where}.file", file, f"cannot be read ({folder / file}: {e.strerror})") from None
 
 
 def _archs(value, where: str) -> list[int]:
     if not isinstance(value, list) or not value or not all(isinstance(a, int) and not isinstance(a, bool)
                                                            for a in value):
         raise SpecError(where, value, "must be a list of compute capabilities", "e.g. [80, 90]")
-    return value
+    for a in value:
+        if a not in ARCHS:
+            raise SpecError(where, value, f"{a} is no supported compile target",
+                            "choose from " + ", ".join(map(str, ARCHS)))
+    return list(dict.fromkeys(value))  # a target listed twice builds once
 
 
 def _tables(data: dict, name: str) -> list[dict]:
@@ -82,7 +138,10 @@ def _with_targets(spec: GemmSpec, archs: list[int], shapes, where: str) -> list[
         raise SpecError(f"{where}.archs", archs, f"none of these can run {spec.name or spec.key} "
                         f"({spec.resolved_path} path, arch {spec.arch})", "list 90 for sm90-path specs")
     if shapes is not None:
-        check_shapes(shapes, spec)
+        try:
+            check_shapes(shapes, spec)
+        except SpecError as e:
+            raise SpecError(f"{where}.{e.field}", e.value, e.rule, e.fix) from None
     return [(s, chosen) for s in with_shape_variants([spec], shapes)]
 
 
@@ -91,12 +150,16 @@ def _deep_copy(d):
             for k, v in d.items()}
 
 
-def _set_dotted(d: dict, dotted: str, value) -> None:
+def _set_dotted(d: dict, dotted: str, value, where: str) -> None:
+    """d's field at a dotted path ("tile.cta"), making the tables on the way that d lacks."""
     *parents, leaf = dotted.split(".")
-    for key in parents:
-        node = d.get(key)
+    if not all(parents) or not leaf:
+        raise SpecError(where, dotted, "is not a dotted field name", "e.g. \"d.dtype\" or \"tile.cta\"")
+    for i, key in enumerate(parents):
+        node = d.setdefault(key, {})
         if not isinstance(node, dict):
-            node = d[key] = {}
+            raise SpecError(where, dotted, f"goes through {'.'.join(parents[:i + 1])}, which is not a table",
+                            f"vary {'.'.join(parents[:i + 1])} itself")
         d = node
     d[leaf] = value
 

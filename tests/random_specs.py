@@ -1,5 +1,5 @@
-"""Random spec dicts for tests/test_spec_fuzz.py and scripts/compile_random_specs.py: mostly near-valid, with a few
-fields a user might get wrong."""
+"""Random spec dicts (and AOT manifests of them) for tests/test_spec_fuzz.py and scripts/compile_random_specs.py:
+mostly near-valid, with a few fields a user might get wrong."""
 import random
 
 from cutlassgen import epilogue as epi
@@ -93,6 +93,56 @@ class RandomSpecs:
             del out["a"]["dtype"]
         if self.chance(self.wrong / 2):
             del out[self.pick(["arch", "a", "b", "d"])]
+        return out
+
+
+class RandomManifests(RandomSpecs):
+    """Manifests as tomllib parses them: [[spec]] and [[matrix]] tables naming FILES (which the test writes) or
+    holding random spec dicts, with archs, shapes and vary drawn as for specs."""
+
+    FILES = ("sm80.toml", "sm90_auto.toml")
+    BAD_FILES = ("missing.toml", "not_toml.toml", "invalid_spec.toml", "", ".", 3)
+
+    def archs(self):
+        return self.pick([[80, 90], [90], [80], [80, 86, 89, 90], [86], [90, 90]],
+                         [[91], "90", [], [True], [0, 90], 90, [75], ["sm90"]], 0.1)
+
+    def shapes(self):
+        return self.pick([[[32, 8192, 8192]], [[256, 4096, 4096], [4096, 4096, 4096]], [[7, 4096, 1024]]],
+                         [[[1, 2]], "x", [], [[0, 8, 8]], [[32, 8191, 8192]], [32, 64, 64]], 0.1)
+
+    def vary(self) -> dict:
+        usual = {"d.dtype": [["bf16", "fp16"], ["e4m3"]], "name": [["x", "y"]], "tile.stages": [["auto", 3, 4]],
+                 "tile.cta": [[[128, 128, 64], [128, 256, 64]]], "a.alignment": [[8, 16], ["auto"]],
+                 "tile.threadblock": [[[128, 128, 32]]]}
+        odd = {"": [["x"]], "a.dtype.x": [["bf16"]], "tile.foo": [[1]], "d..dtype": [["bf16"]],
+               "epilogue.op": [["amax"]], "d.dtype": [[], "bf16", [3]]}
+        keys = self.rng.sample(sorted(usual), self.rng.randint(1, 2))
+        if self.chance(0.1):
+            keys.append(self.rng.choice(sorted(odd)))
+        return {k: self.rng.choice(odd[k] if k in odd else usual[k]) for k in keys}
+
+    def entry(self, matrix: bool) -> dict:
+        if self.chance(0.6):
+            entry = {"file": self.pick(self.FILES, self.BAD_FILES, 0.1)}
+            if self.chance(self.wrong * 2):  # a spec field or a typo beside file = ...
+                entry[self.pick(["shape", "arch", "name", "tile"])] = self.shapes()
+        else:
+            entry = self.spec()
+        entry.update(self.some({"archs": self.archs, "shapes": self.shapes}))
+        if matrix and self.chance(0.97):
+            entry["vary"] = self.vary()
+        return entry
+
+    def manifest(self) -> dict:
+        out = self.some({"archs": self.archs})
+        for name, p in (("spec", 0.85), ("matrix", 0.4)):
+            if self.chance(p):
+                out[name] = [self.entry(name == "matrix") for _ in range(self.rng.randint(1, 3))]
+                if self.chance(self.wrong):
+                    out[name] = self.pick([out[name][0], "sm80.toml", [1]])  # not tables
+        if self.chance(self.wrong):
+            out[self.pick(["arch", "specs", "shapes"])] = [90]
         return out
 
 

@@ -89,3 +89,44 @@ def test_the_compile_sweep_picks_a_varied_sample_of_them(outcomes):
     auto = cg.GemmSpec(arch=90, a="bf16", b=cg.Operand("bf16", "column"), d="bf16")
     plans = [v for seed in range(4) for v in sweep.plan_variants(auto, random.Random(seed))]
     assert plans and all(isinstance(v, cg.GemmSpec) and not tile_is_auto(v) for v in plans)
+
+
+N_MANIFESTS = 3000
+
+
+def test_random_manifests_are_refused_naming_their_entry_or_list_specs_each_target_can_build(tmp_path):
+    """AOT manifests (cutlassgen.aot.manifest_specs over random parsed TOML): a SpecError whose field starts at the
+    manifest, or specs each with archs its path can be compiled for. (Before: a file = 3 or a missing file was a
+    TypeError or FileNotFoundError, a typo beside file = ... such as `shape` was skipped without a word, and archs
+    = [91] reached the compiler.)"""
+    from cutlassgen.aot import manifest_specs
+    from cutlassgen.arch import ARCHS
+    from cutlassgen.validate import check_target
+    from random_specs import RandomManifests
+
+    from ci_specs import SM80_ALL
+
+    (tmp_path / "sm80.toml").write_text(cg.dump_toml(SM80_ALL))
+    (tmp_path / "sm90_auto.toml").write_text(cg.dump_toml(cg.GemmSpec(arch=90, a="bf16", b=cg.Operand("bf16", "column"),
+                                                                      d="bf16")))
+    (tmp_path / "not_toml.toml").write_text("arch = [90\n")
+    (tmp_path / "invalid_spec.toml").write_text('arch = 90\na = {dtype = "bf16"}\nb = {dtype = "bf16"}\n')
+    gen, built, refused = RandomManifests(seed=7), [], collections.Counter()
+    for _ in range(N_MANIFESTS):
+        try:
+            pairs = manifest_specs(gen.manifest(), tmp_path)
+        except cg.SpecError as e:
+            assert str(e).startswith("manifest"), e
+            refused[str(e).split("=", 1)[0].split("]", 1)[-1].split(" (", 1)[0] or str(e)[:20]] += 1
+            continue
+        assert pairs
+        for spec, archs in pairs:
+            assert isinstance(spec, cg.GemmSpec) and archs and len(set(archs)) == len(archs)
+            for arch in archs:
+                assert arch in ARCHS
+                check_target(spec, arch)
+        built.append(pairs)
+    assert len(built) > N_MANIFESTS // 20, "the generator should make buildable manifests too"
+    assert any(len(pairs) > 1 and not cg.dispatch.tile_is_auto(pairs[1][0]) for pairs in built), "no shape variants"
+    # the entry's own fields and the spec fields inside it are both named
+    assert {".archs", ".file", ".shapes", ".vary", ".shape"} <= set(refused), refused
