@@ -66,6 +66,7 @@ def _positive_int(text: str) -> int:
 
 
 def cmd_cache(args):
+    from .dispatch import is_tuning_record
     from .jit import cache
 
     root = cache.cache_root()
@@ -80,10 +81,13 @@ def cmd_cache(args):
         for record in sorted((root / "tuning").glob("*.json")) if (root / "tuning").is_dir() else []:
             try:
                 body = json.loads(record.read_text())
-                wins = ", ".join(f"M={w['shape'][0]}: {w['label']}" for w in body["winners"])
+            except (OSError, ValueError):
+                body = None
+            if is_tuning_record(body):  # the test build() applies before it dispatches by the record
+                wins = ", ".join(f"M={w['shape'][0]}: {w.get('label', w['tile'])}" for w in body["winners"])
                 rows.append(f"tuning/{record.name}  {body['gpu']}  {wins}")
-            except (OSError, ValueError, KeyError, TypeError):
-                rows.append(f"tuning/{record.name}  BAD (unreadable; build() ignores it)")
+            else:
+                rows.append(f"tuning/{record.name}  BAD (unreadable or malformed; build() ignores it)")
         print("\n".join(rows) if rows else f"(empty: {root})")
     elif args.action == "info":
         if not args.key:

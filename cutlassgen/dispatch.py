@@ -86,13 +86,13 @@ def _read_record_of(spec: GemmSpec, target_arch: int) -> dict | None:
     if isinstance(body, dict) and (body.get("version") != RECORD_VERSION or body.get("spec_key") != spec.key
                                    or not body.get("winners")):
         return None  # another version's record, or another spec's
-    if not _is_tuning_record(body):
+    if not is_tuning_record(body):
         warnings.warn(f"ignoring the malformed tuning record {path}: not what write_record writes", stacklevel=3)
         return None
     return body
 
 
-def _is_tuning_record(body) -> bool:
+def is_tuning_record(body) -> bool:
     """body has write_record's form (a hand-edited or foreign file may not): a gpu name, and winners that each have a
     tile and an (M, N, K) of positive ints; no limits (only heuristic records, made in memory, have them)."""
     def shape_ok(shape):

@@ -99,13 +99,17 @@ def test_cache_ls_info_prune_clear(ci_kernels, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(root))
     (root / "tuning").mkdir(exist_ok=True)
     (root / "tuning" / "abc-sm90.json").write_text('{"gpu": "NVIDIA H200", "winners": [{"shape": [32, 8, 8], '
+                                                   '"tile": {"cta": [64, 128, 64]}, '
                                                    '"label": "64x128x64 c1x1 pingpong"}]}')
     (root / "tuning" / "broken-sm90.json").write_text("{")
+    # listed as BAD where build() would ignore it (dispatch.is_tuning_record), not only where it fails to parse
+    (root / "tuning" / "no_tile-sm90.json").write_text('{"gpu": "NVIDIA H200", "winners": [{"shape": [32, 8, 8], '
+                                                       '"label": "64x128x64 c1x1 pingpong"}]}')
     assert main(["cache", "ls"]) == 0
     out = capsys.readouterr().out
     assert "ci_sm80_all_nodes" in out and "BAD" in out
     assert "tuning/abc-sm90.json  NVIDIA H200  M=32: 64x128x64 c1x1 pingpong" in out
-    assert "tuning/broken-sm90.json  BAD" in out
+    assert "tuning/broken-sm90.json  BAD" in out and "tuning/no_tile-sm90.json  BAD" in out
     assert main(["cache", "info", src.name[:8]]) == 0
     assert '"compile_seconds"' in capsys.readouterr().out
     assert main(["cache", "prune"]) == 0
