@@ -1,6 +1,6 @@
 """Compile a varied sample of random valid specs: every spec that validates must compile (validate.py's contract).
 
-    python scripts/compile_random_specs.py --count 30 [--seed 5] [--jobs N]
+    python scripts/compile_random_specs.py --count 30 [--seed 5] [--jobs N] [--plans | --configs SPECS]
 
 Draws specs with tests/random_specs.py, keeps the valid ones, picks --count of them that together cover the most
 features (path, dtypes, layouts, alignments, epilogue nodes, tile fields), compiles them in one parallel ninja run
@@ -74,30 +74,51 @@ def plan_variants(spec, rng) -> list:
         return []
 
 
+def tune_variants(spec, rng) -> list:
+    """What `cutlassgen tune` would compile for an all-"auto" spec at two random shapes (tuning.candidates: the
+    per-shape tiles, the configuration space, and the decode and token-fitted tiles where the shapes ask for them)."""
+    from cutlassgen.tuning import candidates
+
+    shapes = [(rng.choice([8, 16, 64, 100, 128, 200, 256, 2048, 8192]), rng.choice([2048, 4096, 8192, 14336]),
+               rng.choice([1024, 4096, 8192])) for _ in range(2)]
+    try:
+        return candidates(spec, shapes)
+    except cg.SpecError:  # a shape the spec's alignment cannot take
+        return []
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--count", type=int, default=30)
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--pool", type=int, default=20000, help="random spec dicts drawn")
     p.add_argument("--jobs", type=int, default=None)
-    p.add_argument("--plans", action="store_true",
-                   help="the per-shape plan's tiles instead: each spec's tile left 'auto', the tiles build(spec, "
-                        "shapes=...) adds at three random shapes")
+    tiles = p.add_mutually_exclusive_group()
+    tiles.add_argument("--plans", action="store_true",
+                       help="the per-shape plan's tiles instead: each spec's tile left 'auto', the tiles "
+                            "build(spec, shapes=...) adds at three random shapes")
+    tiles.add_argument("--configs", type=int, metavar="SPECS", default=0,
+                       help="tune's configurations instead: each of the first SPECS valid specs with its tile left "
+                            "'auto', what tuning.candidates enumerates for it at two random shapes")
     args = p.parse_args()
-    gen, valid = RandomSpecs(args.seed), {}
+    gen, valid, bases = RandomSpecs(args.seed), {}, 0
+    variants = plan_variants if args.plans else tune_variants if args.configs else (lambda spec, rng: [spec])
     for _ in range(args.pool):
         d = gen.spec()
-        if args.plans:
+        if args.plans or args.configs:
             d.pop("tile", None)
         try:
             spec = cg.GemmSpec.from_dict(d)
         except cg.SpecError:
             continue
-        for s in plan_variants(spec, gen.rng) if args.plans else [spec]:
+        for s in variants(spec, gen.rng):
             valid[s.key] = s
+        bases += 1
+        if bases == args.configs:
+            break
+    what = "plan tiles" if args.plans else f"tune configurations of {bases} specs" if args.configs else "valid specs"
     sample = varied_sample(list(valid.values()), args.count)
-    print(f"{len(valid)} {'plan tiles' if args.plans else 'valid specs'} from {args.pool} random spec dicts; "
-          f"compiling {len(sample)}", flush=True)
+    print(f"{len(valid)} {what} from random spec dicts; compiling {len(sample)}", flush=True)
     started = time.time()
     try:  # one ninja run (-k 0): what compiles is cached, then each spec is looked up alone below
         cg.build_many(sample, load=False, jobs=args.jobs)

@@ -89,6 +89,9 @@ def test_the_compile_sweep_picks_a_varied_sample_of_them(outcomes):
     auto = cg.GemmSpec(arch=90, a="bf16", b=cg.Operand("bf16", "column"), d="bf16")
     plans = [v for seed in range(4) for v in sweep.plan_variants(auto, random.Random(seed))]
     assert plans and all(isinstance(v, cg.GemmSpec) and not tile_is_auto(v) for v in plans)
+    # --configs: what `cutlassgen tune` enumerates for it, its own default tile first
+    configs = sweep.tune_variants(auto, random.Random(0))
+    assert configs[0] == auto and len(configs) > 50 and not any(tile_is_auto(v) for v in configs[1:])
 
 
 N_MANIFESTS = 3000
