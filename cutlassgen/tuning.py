@@ -107,6 +107,10 @@ def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
             yield dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages)
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None,
             token_rows=()) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
@@ -115,8 +119,9 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     small threadblocks with deep pipelines); token_rows, M values of 65-256 rows, add (sm90) the swapped tiles
     whose token side fits each in one or two CTA columns (tokens_space).
     match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
-    if limit is not None and limit < 1:
-        raise SpecError("limit", limit, "must be at least 1 (or None: every configuration)", "e.g. limit=64")
+    if limit is not None and (not _is_int(limit) or limit < 1):
+        raise SpecError("limit", limit, "must be an integer of at least 1 (or None: every configuration)",
+                        "e.g. limit=64")
     try:
         wanted = re.compile(match) if match is not None else None
     except re.error as e:
@@ -237,9 +242,14 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
     from .jit import build_many
 
     shapes = check_shapes(shapes, spec)
-    if reps < 1:
-        raise SpecError("reps", reps, "must be at least 1: the timed runs whose median is taken", "e.g. reps=20")
+    if not _is_int(reps) or reps < 1:
+        raise SpecError("reps", reps, "must be an integer of at least 1: the timed runs whose median is taken",
+                        "e.g. reps=20")
     variants = configs(spec, limit) if variants is None else variants
+    if not torch.cuda.is_available():  # before a build of minutes whose kernels nothing here could time
+        raise RuntimeError(f"timing {len(variants)} configurations needs a CUDA GPU, and torch sees none "
+                           "(torch.cuda.is_available() is False); nothing was compiled. cutlassgen.tuning.candidates"
+                           "(spec, shapes) lists what tune would time, and cutlassgen.build_many compiles them")
     kernels = build_many(variants)  # every compile happens here, once; workers load from the cache
     n = gpus if gpus is not None else torch.cuda.device_count()
     if n > 1 and make_inputs is None and len({torch.cuda.get_device_name(i) for i in range(n)}) == 1:

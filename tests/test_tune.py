@@ -177,6 +177,24 @@ def test_bad_shapes_limits_and_reps_are_clear_errors_before_any_build(capsys):
             run(spec, [(32, 8192, 8192), (32, 8190, 8192)])
     with pytest.raises(cg.SpecError, match="reps"):
         study(spec, [(32, 8192, 8192)], reps=0)
+    for bad in (dict(limit="8"), dict(limit=2.5), dict(limit=True), dict(reps="20"), dict(reps=1.5)):
+        with pytest.raises(cg.SpecError, match=next(iter(bad))):
+            tune(spec, [(32, 8192, 8192)], **bad)
+
+
+def test_tune_without_a_gpu_says_so_before_compiling(monkeypatch):
+    """On a machine without a CUDA GPU, tune() compiled its candidates for a minute or more and then failed inside
+    torch ("Torch not compiled with CUDA enabled"); now it stops first, naming the cause."""
+    torch = pytest.importorskip("torch")
+    from cutlassgen import jit
+    from cutlassgen.tuning import study, tune
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(jit, "build_many", lambda *a, **k: pytest.fail("compiled without a GPU to time on"))
+    spec = cg.load_spec(ROOT / "examples" / "specs" / "bias_gelu_bf16_sm90.toml")
+    for run in (tune, study):
+        with pytest.raises(RuntimeError, match="needs a CUDA GPU, and torch sees none.*nothing was compiled"):
+            run(spec, [(128, 4096, 4096)], limit=2)
 
 
 def test_tune_times_the_default_and_the_per_shape_heuristics_tiles_first():
