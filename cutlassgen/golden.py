@@ -49,6 +49,50 @@ def _operand(value, kind, M, N):
     return t.reshape(M, 1) if kind == "per_row" else t.reshape(1, N)
 
 
+def _check_arguments(spec: GemmSpec, a, b, c, inputs: dict) -> None:
+    """The kernel's own checks of what it is given, in its words (runtime.Kernel), but for dtypes, layouts and
+    devices: the reference takes any real tensors and works in float64."""
+    import torch
+
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        if t.dim() != 2:
+            raise ValueError(f"{name} must be 2-D; got shape {tuple(t.shape)}")
+    M, K = a.shape
+    if b.shape[0] != K:
+        raise ValueError(f"b must be (K, N) with K={K} (a is {tuple(a.shape)}); got {tuple(b.shape)}")
+    N = b.shape[1]
+    if spec.c is not None and c is None:
+        raise ValueError("c is required: this spec's epilogue reads C (beta or a tensor source)")
+    if spec.c is None and c is not None:
+        raise ValueError("c was given but this spec has no C operand")
+    if c is not None and not isinstance(c, torch.Tensor):
+        raise TypeError(f"c must be a torch.Tensor, not {type(c).__name__}")
+    if c is not None and tuple(c.shape) != (M, N):
+        raise ValueError(f"c has shape {tuple(c.shape)}; expected ({M}, {N})")
+    wanted = {name: kind for name, kind, _ in epi.inputs_of(spec.epilogue)}
+    unknown, missing = set(inputs) - set(wanted), set(wanted) - set(inputs)
+    if unknown:
+        raise TypeError(f"unexpected epilogue input(s) {sorted(unknown)}; this spec takes {sorted(wanted) or 'none'}")
+    if missing:
+        raise TypeError(f"missing epilogue input(s) {sorted(missing)}")
+    for name, kind in wanted.items():
+        value = inputs[name]
+        if kind == "scalar":
+            if isinstance(value, torch.Tensor):
+                if value.numel() != 1:
+                    raise ValueError(f"{name} must be a number or a one-element tensor; got {tuple(value.shape)}")
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name} must be a number or a one-element tensor, not {type(value).__name__}")
+            continue
+        length, what = (M, "M (one per row)") if kind == "per_row" else (N, "N (one per column)")
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor of shape ({length},), not {type(value).__name__}")
+        if value.dim() != 1 or value.shape[0] != length:
+            raise ValueError(f"{name} must have shape ({length},) = {what}; got {tuple(value.shape)}")
+
+
 def reference(spec: GemmSpec, a, b, c=None, *, return_float64: bool = False, **inputs):
     """Evaluate spec on (a, b, c, inputs) in float64, rounding where the kernel rounds (aux stores, the output).
 
@@ -57,6 +101,7 @@ def reference(spec: GemmSpec, a, b, c=None, *, return_float64: bool = False, **i
     """
     import torch
 
+    _check_arguments(spec, a, b, c, inputs)
     M, N = a.shape[0], b.shape[1]
     acc = a.double() @ b.double()
     if spec.accumulator == "int32":

@@ -8,6 +8,8 @@ import copy
 
 import pytest
 
+import cutlassgen as cg
+
 torch = pytest.importorskip("torch")
 
 pytestmark = pytest.mark.compile
@@ -94,6 +96,25 @@ def test_bad_call_is_refused_with_a_named_argument(ci_kernels, case):
     _, how, exc, fragment = case
     with pytest.raises(exc) as info:
         how(ci_kernels["sm80"])
+    assert fragment in str(info.value), str(info.value)
+
+
+# The calls cutlassgen.reference refuses as the kernel does: the same exception and words. (It takes any real dtype,
+# layout and device, and no out=, so those cases are the kernel's alone.) It used to raise KeyError for a missing
+# input, torch's RuntimeError for a wrong length, and ignore an unexpected input.
+REFERENCE_REFUSES = ["a not a tensor", "b not a tensor", "a 1-D", "a 3-D", "K mismatch", "c missing", "c wrong shape",
+                     "c not a tensor", "missing bias", "missing alpha", "unexpected input", "misspelled input",
+                     "bias wrong length", "bias 2-D", "bias not a tensor", "per-row scale is per-col length",
+                     "scalar as a string", "scalar as a bool"]
+
+
+@pytest.mark.parametrize("case", [b for b in BAD if b[0] in REFERENCE_REFUSES], ids=REFERENCE_REFUSES)
+def test_the_reference_refuses_a_bad_call_as_the_kernel_does(case):
+    from ci_specs import SM80_ALL
+
+    _, how, exc, fragment = case
+    with pytest.raises(exc) as info:
+        how(lambda *args, **inputs: cg.reference(SM80_ALL, *args, **inputs))
     assert fragment in str(info.value), str(info.value)
 
 
