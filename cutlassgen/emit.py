@@ -41,6 +41,8 @@ def _environment() -> jinja2.Environment:
 
 def render(spec: GemmSpec, target_arch: int | None = None) -> str:
     """The CUTLASS C++ translation unit for spec (compiled for target_arch, default spec.arch)."""
+    if not isinstance(spec, GemmSpec):
+        raise TypeError(f"render() takes a GemmSpec, not {type(spec).__name__}")
     ctx = lower(spec, target_arch)
     name = "sm90_gemm.cu.j2" if ctx["path"] == "sm90" else "sm80_gemm.cu.j2"
     return _environment().get_template(name).render(**ctx)

@@ -299,7 +299,8 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
 
 def check_target(spec, target) -> None:
     """A compile target that can run spec's kernel: the arch a render or build is for (default spec.arch)."""
-    if target not in ARCHS:
+    # 80.0 == 80 would pass the lookup and name the module "..._sm80.0"
+    if not isinstance(target, int) or isinstance(target, bool) or target not in ARCHS:
         raise SpecError("arch", target, "no supported compile target", "one of " + ", ".join(map(str, ARCHS)))
     if spec.resolved_path == "sm90" and target != 90:
         raise SpecError("arch", target, "an sm90-path (wgmma) kernel runs only on sm_90a",

@@ -3,6 +3,7 @@ leaves nothing half-written, a corrupt entry is rebuilt, the key sees every inpu
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -283,6 +284,20 @@ def test_arch_mismatches_are_spec_errors():
     spec89 = cg.GemmSpec(arch=89, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"))
     with pytest.raises(cg.SpecError, match="needs sm89 features"):
         jit.plan(spec89, 80)
+    # 80.0 passed as 80 and failed after the compile, in torch's op schema ("..._sm80.0")
+    for target in (80.0, "80", True):
+        with pytest.raises(cg.SpecError, match="no supported compile target"):
+            cg.build(spec89.replace(arch=80, a="bf16", b=cg.Operand("bf16", "column")), arch=target)
+
+
+def test_build_render_and_build_many_name_a_wrong_argument_type():
+    spec = cg.load_spec(pathlib.Path(ROOT, "examples/specs/fp16_bias_relu_sm80.toml"))
+    for call, words in ((lambda: cg.build({"arch": 80}), "build() takes a GemmSpec, not dict"),
+                        (lambda: cg.render("spec.toml"), "render() takes a GemmSpec, not str"),
+                        (lambda: cg.build_many(spec), "build_many() takes a list of GemmSpecs"),
+                        (lambda: cg.build_many([spec, "x"]), "build_many() takes GemmSpecs, not str")):
+        with pytest.raises(TypeError, match=re.escape(words)):
+            call()
 
 
 @pytest.mark.compile

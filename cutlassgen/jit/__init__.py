@@ -164,7 +164,12 @@ def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, j
     from ..prebuilt import find_prebuilt, jit_forbidden
     from ..runtime import Kernel
 
+    if isinstance(specs, GemmSpec):
+        raise TypeError("build_many() takes a list of GemmSpecs; for one, build_many([spec]) or build(spec)")
     specs = list(specs)
+    for spec in specs:
+        if not isinstance(spec, GemmSpec):
+            raise TypeError(f"build_many() takes GemmSpecs, not {type(spec).__name__}")
     results: list = [None] * len(specs)
     todo: list[tuple[int, Job]] = []
     for i, spec in enumerate(specs):
