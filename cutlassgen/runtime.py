@@ -44,6 +44,32 @@ def _load_module(path: pathlib.Path):
     return module
 
 
+def _overlaps(x: tuple, y: tuple) -> bool:
+    """Whether two strided blocks of memory share a byte. Each is (address, outer, inner, ld, element size): outer
+    runs of inner elements, ld elements apart (a matrix's rows, or its columns where column-major; a vector is one
+    run). Exact where the runs are equally far apart in bytes or either block is one run (slices of one buffer side
+    by side do not overlap); otherwise any overlap of the two address ranges counts."""
+    px, ox, ix, lx, ex = x
+    py, oy, iy, ly, ey = y
+    wx, wy = ix * ex, iy * ey
+    if px + (ox - 1) * lx * ex + wx <= py or py + (oy - 1) * ly * ey + wy <= px:
+        return False
+    pitch = lx * ex if oy == 1 or (ox > 1 and lx * ex == ly * ey) else ly * ey if ox == 1 else 0
+    if pitch == 0:  # runs of both blocks, at different distances: left at the ranges' overlap
+        return True
+    # row i of x meets row k of y where q = i - k has q * pitch strictly between d - wx and d + wy
+    d = py - px
+    q_lo, q_hi = (d - wx) // pitch + 1, -((-(d + wy)) // pitch) - 1
+    return max(q_lo, 1 - oy) <= min(q_hi, ox - 1)
+
+
+def _block(t, ld: int, row_major: bool) -> tuple:
+    """A matrix's memory as _overlaps takes it."""
+    rows, cols = t.shape
+    return (t.data_ptr(), rows, cols, ld, t.element_size()) if row_major else \
+        (t.data_ptr(), cols, rows, ld, t.element_size())
+
+
 def _as_tensor(x):
     """x as a torch tensor sharing its memory if it speaks DLPack or the CUDA array interface; else x unchanged."""
     T = torch
@@ -92,6 +118,12 @@ class Kernel:
         self._m_tile = (cfg.cta[1] if cfg.swap_ab else cfg.cta[0]) if isinstance(cfg, Sm90Config) else 0
         self._a_row_major = spec.a.layout == "row"
         self._a_bytes = storage(spec.a.dtype).bits // 8  # a's element size (both call paths check a's dtype first)
+        # (row-major, element size) of each matrix, and (name, pointer slot, kind, element size) of each input that
+        # a caller may pass as a tensor, for _out_clash
+        self._geometry = tuple((op.layout == "row", storage(op.dtype).bits // 8) if op is not None else (True, 1)
+                               for op in (spec.a, spec.b, spec.c, spec.d))
+        self._input_geometry = tuple((s.name, s.ptr, s.kind, 4 if s.kind == "scalar" else storage(s.dtype).bits // 8)
+                                     for s in self._in_slots)
 
     @property
     def build_info(self) -> dict:
@@ -345,7 +377,8 @@ class Kernel:
                 return None
             d = out
             ldd = self._fast_matrix(out, M, N, self._fd, dev)
-            if ldd is None:
+            if ldd is None or self._out_clash(M, N, K, out.data_ptr(), ldd, a.data_ptr(), lda, b.data_ptr(), ldb,
+                                              c.data_ptr() if c is not None else 0, ldc, ptrs):
                 return None
         extras, aux_ld = [], 0
         for kind, ptr, dtype in self._fouts:
@@ -407,6 +440,12 @@ class Kernel:
         d_dtype = tdt(spec.d.dtype)
         if out is not None:
             ldd = self._matrix(out, "out", M, N, d_dtype, spec.d.layout, self._align["d"], device)
+            clash = self._out_clash(M, N, K, out.data_ptr(), ldd, a.data_ptr(), lda, b.data_ptr(), ldb,
+                                    c.data_ptr() if c is not None else 0, ldc, ptrs) if M * N * K else None
+            if clash:
+                raise ValueError(f"out shares memory with {clash}{' (without being c itself)' * (clash == 'c')}: "
+                                 f"the kernel reads {clash} while it writes out, so the result would depend on "
+                                 "timing; pass an out of its own")
         # Device last, so that every shape/dtype/layout mistake is reported the same way on any machine.
         if device.type != "cuda":
             raise ValueError(f"a is on {device}; kernels run on CUDA tensors (move the operands with .cuda())")
@@ -447,6 +486,36 @@ class Kernel:
                           out.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, stream,
                           self._rows_readable(a, M, K, lda))
         return self._result(out, extras)
+
+    def _out_clash(self, M, N, K, d, ldd, a, lda, b, ldb, c, ldc, ptrs):
+        """The name of what a caller's out (at address d) shares memory with (a, b, part of c, an epilogue input),
+        or None; a, b, c the operands' addresses (c 0 for none), ptrs the inputs' as the launch takes them. The
+        kernel would read it while writing out, so the result would depend on timing. c may be out itself (the same
+        view): each tile's C is read before its D is written there, and no other tile touches it. Runs on every call
+        with out= after the checks of shapes, dtypes and layouts, so it is integer arithmetic: a range test per
+        tensor, the exact test (_overlaps) only where the ranges meet."""
+        (row_a, es_a), (row_b, es_b), (row_c, es_c), (row_d, es_d) = self._geometry
+        block = (d, M, N, ldd, es_d) if row_d else (d, N, M, ldd, es_d)
+        hi = d + ((block[1] - 1) * ldd + block[2]) * es_d
+        if a < hi:
+            m = (a, M, K, lda, es_a) if row_a else (a, K, M, lda, es_a)
+            if d < a + ((m[1] - 1) * lda + m[2]) * es_a and _overlaps(block, m):
+                return "a"
+        if b < hi:
+            m = (b, K, N, ldb, es_b) if row_b else (b, N, K, ldb, es_b)
+            if d < b + ((m[1] - 1) * ldb + m[2]) * es_b and _overlaps(block, m):
+                return "b"
+        if c and c < hi:
+            m = (c, M, N, ldc, es_c) if row_c else (c, N, M, ldc, es_c)
+            if d < c + ((m[1] - 1) * ldc + m[2]) * es_c and m != block and _overlaps(block, m):
+                return "c"
+        for name, index, kind, es in self._input_geometry:
+            p = ptrs[index]
+            if p and p < hi:
+                n = M if kind == "per_row" else N if kind == "per_col" else 1
+                if d < p + n * es and _overlaps(block, (p, 1, n, n, es)):
+                    return name
+        return None
 
     def _result(self, d, extras):
         return self.Result(d, *extras) if self.Result else d

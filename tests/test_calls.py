@@ -88,7 +88,27 @@ BAD = [
     ("out column-major", lambda k: call(k, out=torch.empty(N, M, dtype=torch.int8).t()), ValueError,
      "out must be row-major"),
     ("cpu tensors", lambda k: call(k), ValueError, "a is on cpu"),
+    # out sharing memory with what the kernel reads: a race, not a result (c itself, the same view, is allowed)
+    ("out overlaps a", lambda k: call(k, **_a_and_out_in_one_buffer()), ValueError, "out shares memory with a"),
+    ("out overlaps bias", lambda k: call(k, **_bias_inside_out()), ValueError, "out shares memory with bias"),
+    ("out is part of c", lambda k: call(k, **_out_inside_c()), ValueError,
+     "out shares memory with c (without being c itself)"),
 ]
+
+
+def _a_and_out_in_one_buffer():
+    buf = torch.randn(M * K).bfloat16()
+    return dict(a=buf.view(M, K), out=buf.view(torch.int8)[:M * N].view(M, N))  # out over a's first bytes
+
+
+def _bias_inside_out():
+    raw = torch.zeros(M * N, dtype=torch.int8)
+    return dict(out=raw.view(M, N), bias=raw[:2 * N].view(torch.bfloat16))
+
+
+def _out_inside_c():
+    c = torch.randn(M, N).bfloat16()
+    return dict(c=c, out=c.view(torch.int8)[:, :N])  # int8 over the first half of each of c's rows
 
 
 @pytest.mark.parametrize("case", BAD, ids=[b[0] for b in BAD])
@@ -116,6 +136,21 @@ def test_the_reference_refuses_a_bad_call_as_the_kernel_does(case):
     with pytest.raises(exc) as info:
         how(lambda *args, **inputs: cg.reference(SM80_ALL, *args, **inputs))
     assert fragment in str(info.value), str(info.value)
+
+
+def test_out_beside_a_in_one_buffer_is_not_an_overlap(ci_kernels, monkeypatch):
+    """Slices of one buffer side by side (an engine's packed activations) share no byte: the call goes on to the
+    device check, the last one, instead of an overlap error."""
+    buf = torch.randn(M, K + N // 2).bfloat16()  # each row: a's K bf16, then out's N int8
+    with pytest.raises(ValueError, match="a is on cpu"):
+        call(ci_kernels["sm80"], a=buf[:, :K], out=buf.view(torch.int8)[:, 2 * K:2 * K + N])
+    # c itself (the same view) may be out, were D of C's type: in place (test_gpu_correctness runs it)
+    a, b, c, _ = good()
+    k, at = ci_kernels["sm80"], lambda t: t.data_ptr()
+    monkeypatch.setattr(k, "_geometry", (*k._geometry[:3], k._geometry[2]))  # D of C's type and layout
+    no_inputs = [0] * k._n_ptrs
+    assert k._out_clash(M, N, K, at(c), N, at(a), K, at(b), K, at(c), N, no_inputs) is None
+    assert k._out_clash(M, N, K, at(c) + 2, N, at(a), K, at(b), K, at(c), N, no_inputs) == "c"  # one element on
 
 
 def test_there_are_at_least_thirty_bad_calls():

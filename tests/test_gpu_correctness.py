@@ -114,6 +114,27 @@ def test_matches_reference(gpu_kernel, name, shape):
     assert_other_outputs_close(kernel, res, ref, f"{name} {M}x{N}x{K}")
 
 
+@pytest.mark.parametrize("name", ["sm90_tf32_residual", "sm90_fp16_residual_colD", "sm80_bf16_residual_aux_amax"])
+def test_out_may_be_c_itself(gpu_kernel, name):
+    """In place: out=c (the same view) writes D over the C it reads, each tile's C read before its D is written
+    (runtime.Kernel refuses an out that overlaps a, b, an input vector or part of c). TMA and 2.x epilogues, row- and
+    column-major; not yet run on a GPU when written (session 77)."""
+    import torch
+
+    import cutlassgen as cg
+
+    spec, kernel = GPU_SPECS[name], gpu_kernel(name)
+    M, N, K = aligned_shape(spec, (4097, 272, 528))
+    gen = torch.Generator(device="cuda").manual_seed(77)
+    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+    before = c.clone()
+    res = kernel(a, b, c, out=c, **inputs)
+    d = res.d if kernel.Result else res
+    assert d.data_ptr() == c.data_ptr()
+    ref = cg.reference(spec, a, b, before, **inputs)
+    assert_close(c, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} {M}x{N}x{K} D over C")
+
+
 def assert_other_outputs_close(kernel, res, ref, what):
     """The outputs beside D (amax, aux stores) against the reference's."""
     for slot in kernel._out_slots:

@@ -101,6 +101,14 @@ def test_gpu_only_argument_checks(gpu_kernel):
     with pytest.raises(ValueError, match="a's data pointer is not 16-byte aligned"):
         big = torch.randn(256 * 384 + 1, device="cuda").bfloat16()
         k(big[1:].view(256, 384), b, bias=bias)
+    # an out sharing memory with an operand: the fast path hands it to the checks (test_calls has the CPU cases)
+    buf = torch.empty(256 * 512 + 256 * 384, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="out shares memory with a"):
+        k(buf[:256 * 384].view(256, 384).copy_(a), b, bias=bias, out=buf[256 * 128:256 * 640].view(256, 512))
+    side = torch.empty(256, 384 + 512, device="cuda", dtype=torch.bfloat16)  # a and out side by side in one buffer
+    side[:, :384] = a
+    out = k(side[:, :384], b, bias=bias, out=side[:, 384:])
+    assert rel_error(out, k(a, b, bias=bias)) == 0
 
 
 def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
