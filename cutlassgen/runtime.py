@@ -426,13 +426,7 @@ class Kernel:
             ldc = self._matrix(c, "c", M, N, tdt(spec.c.dtype), spec.c.layout, self._align["c"], device)
         elif c is not None:
             raise ValueError("c was given but this kernel's spec has no C operand")
-        unknown = set(inputs) - self._input_names
-        if unknown:
-            raise TypeError(f"unexpected epilogue input(s) {sorted(unknown)}; this kernel takes "
-                            f"{sorted(self._input_names) or 'none'}")
-        missing = self._input_names - set(inputs)
-        if missing:
-            raise TypeError(f"missing epilogue input(s) {sorted(missing)} ({self._describe(missing)})")
+        self._check_input_names(inputs)
         ptrs = [0] * self._n_ptrs
         scalars = [0.0] * self._n_scalars
         for slot in self._in_slots:
@@ -520,6 +514,15 @@ class Kernel:
     def _result(self, d, extras):
         return self.Result(d, *extras) if self.Result else d
 
+    def _check_input_names(self, inputs):
+        unknown = set(inputs) - self._input_names
+        if unknown:
+            raise TypeError(f"unexpected epilogue input(s) {sorted(unknown)}; this kernel takes "
+                            f"{sorted(self._input_names) or 'none'}")
+        missing = self._input_names - set(inputs)
+        if missing:
+            raise TypeError(f"missing epilogue input(s) {sorted(missing)} ({self._describe(missing)})")
+
     def _describe(self, names):
         return ", ".join(f"{s.name}: {s.kind} {s.dtype}" for s in self._in_slots if s.name in names)
 
@@ -566,6 +569,7 @@ def _register_op(kernel: Kernel):
         return outs
 
     def call(a, b, c=None, *, out=None, **inputs):
+        kernel._check_input_names(inputs)  # as a direct call does: a missing one was a KeyError, an extra ignored
         tensors = [inputs[n] if isinstance(inputs[n], T.Tensor) else None for n in in_names]
         numbers = [0.0 if isinstance(inputs[n], T.Tensor) else float(inputs[n]) for n in in_names]
         res = launch(a, b, c, tensors, numbers)

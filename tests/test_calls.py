@@ -153,6 +153,16 @@ def test_out_beside_a_in_one_buffer_is_not_an_overlap(ci_kernels, monkeypatch):
     assert k._out_clash(M, N, K, at(c) + 2, N, at(a), K, at(b), K, at(c), N, no_inputs) == "c"  # one element on
 
 
+@pytest.mark.parametrize("case", [b for b in BAD if b[0] in ("missing bias", "missing alpha", "unexpected input",
+                                                             "misspelled input")], ids=lambda b: b[0])
+def test_the_torch_op_refuses_wrong_epilogue_inputs_by_name(ci_kernels, case):
+    """kernel.op (what a torch.compile graph calls) raised KeyError for a missing input and ignored an extra one."""
+    _, how, exc, fragment = case
+    with pytest.raises(exc) as info:
+        how(ci_kernels["sm80"].op)
+    assert fragment in str(info.value), str(info.value)
+
+
 def test_there_are_at_least_thirty_bad_calls():
     assert len(BAD) >= 30
 
