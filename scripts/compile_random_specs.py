@@ -131,7 +131,8 @@ def main() -> int:
             print(f"ok      {spec.key}")
         except cg.BuildError as e:
             failed += 1
-            print(f"FAILED  {spec.key}\n  " + "\n  ".join(e.first_errors[:3]) + f"\n  spec: {json.dumps(spec.to_dict())}")
+            print(f"FAILED  {spec.key}\n  " + "\n  ".join(e.first_errors[:3])
+                  + f"\n  spec: {json.dumps(spec.to_dict())}")
     print(f"{len(sample) - failed} compiled, {failed} failed, in {time.time() - started:.0f} s")
     return 1 if failed else 0
 
