@@ -200,6 +200,9 @@ class GemmSpec:
         object.__setattr__(self, "tile", tile.normalized())
         if not isinstance(self.name, str):
             raise SpecError("name", self.name, "must be a string")
+        if not self.name.isprintable():  # a newline in it broke the build's ninja file, failing the whole batch
+            raise SpecError("name", self.name, "must be one line of printable characters (it labels the kernel in "
+                            "build logs and progress lines)", "e.g. name = 'llama_up_proj'")
         validate(self)
 
     @property

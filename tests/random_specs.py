@@ -87,6 +87,9 @@ class RandomSpecs:
             out["c"] = self.operand(self.pick([d, "bf16", "fp32"]), "row")
         if self.chance(0.15):
             out["path"] = self.pick(["auto", "sm80", "sm90"])
+        if self.chance(0.2):
+            out["name"] = self.pick(["up_proj", "qkv fused", "a$b c:d", 'q"uote', "ünï", "x" * 200],
+                                    ["two\nlines", "tab\there", "nul\x00", 7, None], 0.1)
         if self.chance(0.6):
             out["tile"] = self.tile(arch == 90 and out.get("path") != "sm80")
         if self.chance(self.wrong / 2):  # a required field left out

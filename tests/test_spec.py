@@ -112,6 +112,18 @@ def test_canonical_json_is_sorted_and_complete():
     assert text == json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
 
 
+def test_a_name_is_one_printable_line():
+    """A newline in a spec's name broke the build's ninja file (a lexing error reported as a failed nvcc, for every
+    kernel of that build); '$' in it read as a ninja variable. Printable names of any characters are kept."""
+    spec = GemmSpec(arch=90, a="bf16", b=Operand("bf16", "column"), d="bf16")
+    for bad in ("two\nlines", "tab\there", "nul\x00", "\x1b[31mred"):
+        with pytest.raises(cg.SpecError, match="one line of printable characters"):
+            spec.replace(name=bad)
+    for good in ("a$b c:d", 'q"uote )cgspec"', "ünï", ""):
+        assert GemmSpec.from_dict(spec.replace(name=good).to_dict()).name == good
+        assert "CUTLASSGEN_SPEC_JSON" in cg.render(spec.replace(name=good))
+
+
 def test_load_spec_reports_bad_toml(tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text("arch = [")

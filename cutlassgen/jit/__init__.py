@@ -339,6 +339,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         (st / "kernel.cu").write_text(job.source)  # the key hashes the source: a resumed folder's is the same
         nv = [*flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)]
         obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
+        desc = job.label.replace("$", "$$")  # a variable's value: ninja reads "$x" in a spec's name as a variable
         objs = [obj]
         steps = []
         if job.split:
@@ -347,17 +348,17 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             (st / "cubin_embed.S").write_text(_EMBED_ASM.format(cubin=quoted))
             steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc_cubin {src}",
                                f"  flags = {' '.join([*nv, flags.DEVICE_PART])}", f"  log = {st / 'device.log'}",
-                               f"  desc = {job.label}"]),
+                               f"  desc = {desc}"]),
                       (embed, [f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))}"
                                f" | {_ninja_escape(str(cubin))}", f"  log = {st / 'embed.log'}",
-                               f"  desc = {job.label}"])]
+                               f"  desc = {desc}"])]
             nv.append(flags.HOST_PART)
             objs.append(embed)
         steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {' '.join(nv)}",
-                         f"  log = {st / 'build.log'}", f"  desc = {job.label}"]),
+                         f"  log = {st / 'build.log'}", f"  desc = {desc}"]),
                   (mod, [f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
                          f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}", f"  log = {st / 'link.log'}",
-                         f"  desc = {job.label}"])]
+                         f"  desc = {desc}"])]
         missing = [] if mod.exists() else [edge for output, edge in steps if not output.exists()]
         if len(missing) < len(steps):
             resumed.add(job.key)
