@@ -36,6 +36,9 @@ def _env(cache_dir, **extra):
 
 @pytest.mark.compile
 def test_eight_processes_compile_once(tmp_path):
+    # a cache path with a space and a colon: the ninja file quotes every path it hands the shell (a space split one
+    # into two arguments and failed every compile)
+    tmp_path = tmp_path / "my cache: 8"
     script = BUILD_SCRIPT.format(tests=TESTS, tag="concurrent")
     procs = [subprocess.Popen([sys.executable, "-c", script], env=_env(tmp_path), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(8)]
@@ -232,6 +235,13 @@ def test_cache_key_is_the_same_in_another_process():
                          env=dict(os.environ, PYTHONPATH=ROOT)).stdout.strip()
     job = jit.plan(small_sm80("key"), 80)
     assert out == jit.cache_key(jit.key_parts(job.source_key, 80))
+
+
+@pytest.mark.compile  # needs the toolchain for the key; fails before nvcc runs
+def test_a_cache_path_nvcc_cannot_take_is_named_before_compiling(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path / "cost$HOME"))
+    with pytest.raises(cg.BuildError, match=r"path holds \$ .*set CUTLASSGEN_CACHE_DIR"):
+        cg.build_many([small_sm80("dollar")], load=False)
 
 
 def test_compile_error_raises_build_error_and_caches_nothing(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -294,7 +295,26 @@ def _ninja_escape(s: str) -> str:
     return s.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
 
+def _shell(*words) -> str:
+    """words as one ninja variable's value that its rule's command line passes to the shell: each quoted for the
+    shell (a cache, venv or toolkit path with a space split into two arguments and failed every compile), then '$'
+    escaped for ninja. Flags of plain characters are left as they are."""
+    return " ".join(shlex.quote(str(w)) for w in words).replace("$", "$$")
+
+
+# Characters nvcc passes on to a shell unquoted when they are in a source's path: a build folder holding one failed
+# every compile ("$" expanded, a backquote a syntax error, '"' a failed build; a space, ':', "'" and a backslash built,
+# session 77).
+_NVCC_UNSAFE_PATH = set('$`"')
+
+
 def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
+    unsafe = _NVCC_UNSAFE_PATH & set(str(root))
+    if unsafe:
+        raise toolchain.ToolchainError(f"a build folder whose path holds {' '.join(sorted(unsafe))} ({root}): nvcc "
+                                       "hands source paths to a shell unquoted, so every compile there fails",
+                                       "set CUTLASSGEN_CACHE_DIR (or the --out of `cutlassgen aot`) to a path "
+                                       "without them")
     nvcc = toolchain.find_nvcc()
     cutlass = toolchain.find_cutlass()
     pyb_inc, _ = toolchain.find_pybind11()
@@ -307,8 +327,8 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     done = " > $log 2>&1 && mv -f $out.part $out"
     lines = [
         "ninja_required_version = 1.3",
-        f"nvcc = {nvcc}",
-        f"cxx = {toolchain.host_cxx()}",
+        f"nvcc = {_shell(nvcc)}",
+        f"cxx = {_shell(toolchain.host_cxx())}",
         "rule nvcc",
         "  command = $nvcc $flags -c $in -o $out.part" + done,
         "  description = nvcc $desc",
@@ -330,8 +350,8 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     cxxflags = [*flags.CXX_FLAGS, f"-DCUTLASSGEN_MODULE_NAME={flags.MODULE_NAME}",
                 *(f"-I{p}" for p in (str(toolchain.CSRC), pyb_inc, toolchain.python_include()))]
     lines += [f"build {_ninja_escape(str(binding_o))}: cxx {_ninja_escape(str(toolchain.CSRC / 'binding.cpp'))}",
-              f"  cxxflags = {' '.join(cxxflags)}", f"  log = {work / 'binding.log'}"]
-    ldflags = " ".join(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc))
+              f"  cxxflags = {_shell(*cxxflags)}", f"  log = {_shell(work / 'binding.log')}"]
+    ldflags = _shell(*(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc)))
     resumed = set()
     for job in jobs_:
         st = cache.resume_dir(job.key, job.target_arch, root)
@@ -347,17 +367,17 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             quoted = str(cubin).replace("\\", "\\\\").replace('"', '\\"')  # an assembler string literal
             (st / "cubin_embed.S").write_text(_EMBED_ASM.format(cubin=quoted))
             steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc_cubin {src}",
-                               f"  flags = {' '.join([*nv, flags.DEVICE_PART])}", f"  log = {st / 'device.log'}",
+                               f"  flags = {_shell(*nv, flags.DEVICE_PART)}", f"  log = {_shell(st / 'device.log')}",
                                f"  desc = {desc}"]),
                       (embed, [f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))}"
-                               f" | {_ninja_escape(str(cubin))}", f"  log = {st / 'embed.log'}",
+                               f" | {_ninja_escape(str(cubin))}", f"  log = {_shell(st / 'embed.log')}",
                                f"  desc = {desc}"])]
             nv.append(flags.HOST_PART)
             objs.append(embed)
-        steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {' '.join(nv)}",
-                         f"  log = {st / 'build.log'}", f"  desc = {desc}"]),
+        steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {_shell(*nv)}",
+                         f"  log = {_shell(st / 'build.log')}", f"  desc = {desc}"]),
                   (mod, [f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
-                         f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}", f"  log = {st / 'link.log'}",
+                         f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}", f"  log = {_shell(st / 'link.log')}",
                          f"  desc = {desc}"])]
         missing = [] if mod.exists() else [edge for output, edge in steps if not output.exists()]
         if len(missing) < len(steps):
@@ -446,7 +466,8 @@ cutlassgen_cubin_start:
 
 def _commands_text(nvcc, job: Job, source: str, includes=()) -> str:
     """The nvcc command(s) that compile a kernel source, as a user would rerun them."""
-    base = f"{nvcc} {' '.join(flags.nvcc_flags(job.target_arch))}" + "".join(f" -I{p}" for p in includes)
+    base = shlex.join([str(nvcc), *flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)])
+    source = shlex.quote(source)
     if not job.split:
         return f"{base} -c {source}"
     return (f"{base} {flags.DEVICE_PART} -cubin {source} -o kernel.cubin   and   "
