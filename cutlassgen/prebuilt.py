@@ -25,9 +25,11 @@ def prebuilt_dirs() -> list[pathlib.Path]:
 @functools.lru_cache(maxsize=None)
 def _read_index(directory: str) -> dict:
     try:
-        return json.loads((pathlib.Path(directory) / INDEX).read_text())
+        index = json.loads((pathlib.Path(directory) / INDEX).read_text())
     except (OSError, ValueError):
         return {}
+    # a hand-edited or foreign file: its string entries count, anything else is no entry (the JIT path builds it)
+    return {k: v for k, v in index.items() if isinstance(v, str) and v} if isinstance(index, dict) else {}
 
 
 def index_key(source_key: str, target_arch: int) -> str:

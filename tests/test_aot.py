@@ -134,3 +134,17 @@ def test_manifest_matrix_crosses_a_template(tmp_path):
     m.write_text('archs = [90]\n[[matrix]]\nfile = "base.toml"\nvary = {"tile.cta" = [[128, 128, 48]]}\n')
     with pytest.raises(cg.SpecError, match="CTA K"):
         read_manifest(m)
+
+
+@pytest.mark.parametrize("text", ['["not", "a", "table"]', '{"k@sm90": 3, "j@sm90": null}', '"x"', "{"])
+def test_a_malformed_prebuilt_index_is_no_entry_not_a_crash(tmp_path, monkeypatch, text):
+    # a list was an AttributeError on .get, a number a TypeError on the path join, at every build() of any spec
+    from cutlassgen import prebuilt
+
+    (tmp_path / prebuilt.INDEX).write_text(text)
+    monkeypatch.setenv("CUTLASSGEN_PREBUILT_DIRS", str(tmp_path))
+    prebuilt._read_index.cache_clear()
+    try:
+        assert prebuilt.find_prebuilt("k", 90) is None and prebuilt.find_prebuilt("j", 90) is None
+    finally:
+        prebuilt._read_index.cache_clear()
