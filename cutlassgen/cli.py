@@ -75,7 +75,8 @@ def cmd_cache(args):
         for entry in cache.entries(root):
             meta = cache.read_meta(entry)
             ok = (entry / cache.COMPLETE).exists()
-            name = meta.get("spec", {}).get("name") or meta.get("spec_key", "?")
+            spec = meta.get("spec")
+            name = (spec.get("name") if isinstance(spec, dict) else None) or meta.get("spec_key", "?")
             rows.append(f"{entry.parent.name}/{entry.name}  {'ok ' if ok else 'BAD'}  {name}  "
                         f"{meta.get('compile_seconds', '?')} s  {meta.get('built_at', '')}")
         for record in sorted((root / "tuning").glob("*.json")) if (root / "tuning").is_dir() else []:

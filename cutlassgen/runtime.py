@@ -128,10 +128,9 @@ class Kernel:
     @property
     def build_info(self) -> dict:
         """meta.json of the cache entry: key parts, compile time, flags, compiler warnings."""
-        try:
-            return json.loads((self.binary_path.parent / "meta.json").read_text())
-        except (OSError, ValueError):
-            return {}
+        from .jit.cache import read_meta
+
+        return read_meta(self.binary_path.parent)
 
     @functools.cached_property
     def pipeline(self) -> dict:

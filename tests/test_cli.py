@@ -131,6 +131,18 @@ def test_cache_info_says_what_key_it_needs(tmp_path, monkeypatch, capsys):
     assert "2 entries' keys start with '0123'; give a longer prefix" in capsys.readouterr().err
 
 
+def test_cache_ls_and_info_take_a_malformed_meta_json(tmp_path, monkeypatch, capsys):
+    # a meta.json that is a list, or whose spec is not a table, was an AttributeError in `cache ls`
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    for key, text in (("aaaa0000", "[1, 2]"), ("bbbb0000", '{"spec": "x", "spec_key": "k1"}'), ("cccc0000", "{")):
+        (tmp_path / "sm90" / key).mkdir(parents=True)
+        (tmp_path / "sm90" / key / "meta.json").write_text(text)
+    assert main(["cache", "ls"]) == 0
+    out = capsys.readouterr().out
+    assert "sm90/aaaa0000  BAD  ?" in out and "sm90/bbbb0000  BAD  k1" in out and "sm90/cccc0000  BAD  ?" in out
+    assert main(["cache", "info", "aaaa"]) == 0 and capsys.readouterr().out.strip() == "{}"
+
+
 def test_doctor_reports_the_toolchain(capsys):
     code = main(["doctor"])
     out = capsys.readouterr().out

@@ -210,7 +210,10 @@ def entries(root: pathlib.Path | None = None):
 
 
 def read_meta(entry: pathlib.Path) -> dict:
+    """An entry's meta.json; {} where it is missing, unreadable or not a table (it describes the module, which works
+    without it)."""
     try:
-        return json.loads((entry / META).read_text())
+        meta = json.loads((entry / META).read_text())
     except (OSError, ValueError):
         return {}
+    return meta if isinstance(meta, dict) else {}
