@@ -96,7 +96,7 @@ class Kernel:
         self._out_slots = [s for s in lo.slots if s.is_output]
         self._n_ptrs, self._n_scalars = lo.n_ptrs, lo.n_scalars
         self._input_names = {s.name for s in self._in_slots}
-        self._workspace = {}
+        self._workspace = {}  # (device, M, N, K) -> bytes: stream-K's and split-K's depend on the device's SMs
         self.Result = collections.namedtuple("Result", ["d", *(s.name for s in self._out_slots)]) \
             if self._out_slots else None
         self._align = {n: alignment(getattr(spec, n)) for n in ("a", "b", "d")}
@@ -262,11 +262,11 @@ class Kernel:
         if launch is None:  # anything unusual: the thorough path explains what is wrong, or handles it
             return self._checked_call(a, b, c, out, inputs)
         dev, M, N, K, lda, ldb, ldc, d, ldd, ptrs, scalars, extras, aux_ld = launch
-        ws = self._workspace.get((M, N, K))
-        if ws is None:  # the first call at this shape
+        ws = self._workspace.get((dev, M, N, K))
+        if ws is None:  # the first call at this shape on this device (the current one: the fast path checked)
             if self._hint_pending:
                 self._hint_per_shape(M, N, K)
-            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
+            ws = self._workspace[(dev, M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
         workspace = d.new_empty(ws, dtype=T.uint8) if ws else None
         self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
                       d.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, self._raw_stream(dev),
@@ -467,13 +467,14 @@ class Kernel:
             ref = reference(spec, a, b, c, **inputs)
             return self._result(out.copy_(ref.d if self.Result else ref), [
                 t.copy_(getattr(ref, s.name).reshape(t.shape)) for t, s in zip(extras, self._out_slots)])
-        ws = self._workspace.get((M, N, K))
-        if ws is None:  # the first call at this shape
-            if self._hint_pending:
-                self._hint_per_shape(M, N, K, stacklevel=4)
-            ws = self._workspace[(M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd, ptrs, scalars)
-        workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
-        with T.cuda.device(device):
+        with T.cuda.device(device):  # the workspace's size too: stream-K's depends on the device's SMs
+            ws = self._workspace.get((device.index, M, N, K))
+            if ws is None:  # the first call at this shape on this device
+                if self._hint_pending:
+                    self._hint_per_shape(M, N, K, stacklevel=4)
+                ws = self._workspace[(device.index, M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd,
+                                                                                         ptrs, scalars)
+            workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None
             stream = T.cuda.current_stream(device).cuda_stream
             self._mod.run(M, N, K, lda, ldb, ldc, ldd, a.data_ptr(), b.data_ptr(), c.data_ptr() if c is not None else 0,
                           out.data_ptr(), ptrs, scalars, aux_ld, workspace.data_ptr() if ws else 0, ws, stream,
