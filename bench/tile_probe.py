@@ -27,7 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
-     fast256hints weights256 weights256b weights128 weights128b weights128c
+     fast256hints weights256 weights256b weights128 weights128b weights128c stages256
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -2485,6 +2485,17 @@ def with_and_without_weights_first(make, shapes: list) -> list:
     return [(what, make, both(t), tile_shapes, contenders, anchor) for t, tile_shapes in by_tile.items()]
 
 
+def plan_tile_by_stages(make, shape, stages: tuple) -> tuple:
+    """A group of make's fp8 scaled spec at shape: the tile the plan ships there as it is ("auto" stages) and with
+    each of stages, against the _scaled_mm that accumulates alike."""
+    base = make(Sm90Tile())
+    tile = shape_tile(base, *shape)
+    name = label(base.replace(tile=tile))
+    tiles = {f"{name} (plan, auto stages)": tile,
+             **{f"{name} {n} stages": dataclasses.replace(tile, stages=n) for n in stages}}
+    return ("fp8 scaled", make, tiles, [shape], fp8_scaled_contenders, scaled_mm_like(make))
+
+
 def fp8_beside_plan(make, tiles: dict, shapes: list) -> tuple:
     """An fp8 scaled group (make: fp8_scaled, or fp8_scaled_fast for the plan with fast accumulation too): tiles
     beside the per-shape plan and torch._scaled_mm, whose accumulation (exact or fast) is the anchor."""
@@ -2738,6 +2749,13 @@ CASES = {
     "weights128c": (with_and_without_weights_first(bias_gelu, WEIGHTS_128C_BF16_SHAPES) +
                     with_and_without_weights_first(fp8_scaled_fast, WEIGHTS_128C_FAST_SHAPES) +
                     with_and_without_weights_first(int8_dequant, WEIGHTS_128C_INT8_SHAPES)),
+    # stages256 (written in session 77 without a GPU; not yet run): exact and fast fp8's 256-row plan tile (128x128x128
+    # cooperative, weights EVICT_FIRST, 6 stages as "auto" fills them) with 3-5 stages, at 256x8192^2 and at K = 32768.
+    # Cold, both take fewer cycles than _scaled_mm's kernels but run at a 1.0-2.0% lower clock, which goes with the
+    # field's faster loads (clock_probe runs 10-12); fewer loads in flight might keep the clock (bench/NOTES.md,
+    # session 75's first item). Run cold and warm.
+    "stages256": [plan_tile_by_stages(make, shape, (3, 4, 5)) for make in (fp8_scaled, fp8_scaled_fast)
+                  for shape in ((256, 8192, 8192), (256, 8192, 32768))],
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
