@@ -311,6 +311,51 @@ def test_build_render_and_build_many_name_a_wrong_argument_type():
 
 
 @pytest.mark.compile
+def test_another_pythons_build_of_an_sm90_kernel_compiles_only_its_host_part(ci_kernels, cache_dir, tmp_path,
+                                                                               monkeypatch):
+    """The device part (cubin and ptxas log) is kept by a key without the Python ABI and pybind11: a build for
+    another Python (here the same kernel under a key that says so) takes it and compiles the host part alone. This
+    is how a cubin compiled on one machine seeds a build on another (bench/NOTES.md, session 77)."""
+    import shutil
+
+    from ci_specs import SM90_ALL
+
+    first = ci_kernels["sm90"].binary_path
+    kept = cache_dir / cache.DEVICE / "sm90" / jit.device_key(jit.plan(SM90_ALL, 90).with_cache_key())
+    assert cache.lookup(kept, "kernel.cubin"), "the CI kernels' build kept its device part"
+    root = tmp_path / "other python"
+    shutil.copytree(cache_dir / cache.DEVICE, root / cache.DEVICE)
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(root))
+    real = jit.key_parts
+    monkeypatch.setattr(jit, "key_parts", lambda *a: {**real(*a), "python_abi": ".cpython-399-other.so"})
+    (second,) = cg.build_many([SM90_ALL], arch=90, load=False)
+    meta, before = cache.read_meta(second.parent), cache.read_meta(first.parent)
+    assert second.parent.name != first.parent.name and meta["device_part_reused"] and not meta["resumed"]
+    assert (kept / "kernel.cubin").read_bytes() in second.read_bytes()  # the kept cubin is the one embedded
+    assert meta["resources"] == before["resources"] and meta["warnings"] == before["warnings"]
+
+
+def test_a_broken_device_part_is_not_taken_and_prune_removes_old_ones(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    (staging / "kernel.cubin").write_bytes(b"cubin bytes")
+    (staging / "device.log").write_text("ptxas info    : Used 168 registers")
+    cache.keep_device_part("k1", 90, staging)
+    kept = cache.device_part_dir("k1", 90)
+    into = tmp_path / "into"
+    into.mkdir()
+    assert cache.take_device_part("k1", 90, into) and (into / "kernel.cubin").read_bytes() == b"cubin bytes"
+    (kept / "kernel.cubin").write_bytes(b"cubin bytez")  # flipped: its COMPLETE digest no longer matches
+    (into / "kernel.cubin").unlink()
+    assert not cache.take_device_part("k1", 90, into) and not (into / "kernel.cubin").exists()
+    cache.keep_device_part("k1", 90, staging)  # a broken one is replaced
+    assert cache.take_device_part("k1", 90, into)
+    assert cache.prune(tmp_path, time.time() - 3600)[0] == 0 and kept.exists()
+    assert cache.prune(tmp_path, time.time() + 1)[0] == 1 and not kept.exists()
+
+
+@pytest.mark.compile
 def test_repeated_build_in_process_is_memoized(ci_kernels):
     from ci_specs import SM80_ALL
 

@@ -85,6 +85,18 @@ def key_parts(src_key: str, target_arch: int) -> dict:
             "flags": flags.nvcc_flags(target_arch)}
 
 
+def device_key(job: Job) -> str:
+    """What a split build's device part (its cubin) depends on: the cache key's parts but the Python ABI and pybind11,
+    which only the host part and the binding see (cache.device_part_dir)."""
+    parts = job.with_cache_key().key_parts
+    h = hashlib.sha256()
+    for part in (job.source, toolchain.csrc_digest(), flags.recipe(job.target_arch, job.spec.resolved_path),
+                 str(job.target_arch), parts["nvcc"], parts["cutlass"], parts["cutlassgen"]):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
 def cache_key(parts: dict) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -352,11 +364,14 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     lines += [f"build {_ninja_escape(str(binding_o))}: cxx {_ninja_escape(str(toolchain.CSRC / 'binding.cpp'))}",
               f"  cxxflags = {_shell(*cxxflags)}", f"  log = {_shell(work / 'binding.log')}"]
     ldflags = _shell(*(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc)))
-    resumed = set()
+    resumed, device_reused = set(), set()
     for job in jobs_:
         st = cache.resume_dir(job.key, job.target_arch, root)
         stagings[job.key] = st
         (st / "kernel.cu").write_text(job.source)  # the key hashes the source: a resumed folder's is the same
+        if job.split and not (st / "kernel.cubin").exists() and not (st / MODULE_FILE).exists() and \
+                cache.take_device_part(device_key(job), job.target_arch, st):
+            device_reused.add(job.key)  # built before for another Python: only the host part compiles
         nv = [*flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)]
         obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
         desc = job.label.replace("$", "$$")  # a variable's value: ninja reads "$x" in a spec's name as a variable
@@ -380,7 +395,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
                          f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}", f"  log = {_shell(st / 'link.log')}",
                          f"  desc = {desc}"])]
         missing = [] if mod.exists() else [edge for output, edge in steps if not output.exists()]
-        if len(missing) < len(steps):
+        if len(missing) < len(steps) - (job.key in device_reused):
             resumed.add(job.key)
         lines += [line for edge in missing for line in edge]
     (work / "build.ninja").write_text("\n".join(lines) + "\n")
@@ -409,12 +424,15 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         warns = performance_warnings(log)
         for w in warns:
             warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=3)
+        if job.split:
+            cache.keep_device_part(device_key(job), job.target_arch, st)
         for tmp in ("kernel.o", "link.log", "device.log", "embed.log", "cubin_embed.o", "cubin_embed.S",
                     "kernel.cubin"):
             (st / tmp).unlink(missing_ok=True)
         meta = {"spec": job.spec.to_dict(), "spec_key": job.spec.key, "key": job.key, "key_parts": job.key_parts,
                 "compile_seconds": round(spans.get(job.key, elapsed), 2), "build_seconds": round(elapsed, 2),
                 "kernels_in_build": len(jobs_), "resumed": job.key in resumed,
+                "device_part_reused": job.key in device_reused,
                 "resources": ptxas_resources(log),
                 "nvcc_command": _commands_text(nvcc, job, "kernel.cu"),
                 "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}

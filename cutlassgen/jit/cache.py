@@ -1,7 +1,7 @@
 """The content-addressed kernel cache.
 
 Layout: <root>/sm<arch>/<key>/ holding kernel.cu, the module, build.log, meta.json and COMPLETE (the module's
-sha256). An entry is a hit only if COMPLETE exists and matches the module's bytes; anything else is a miss and is
+sha256); <root>/device/ the sm90 device parts that another Python's build of a kernel reuses (below). An entry is a hit only if COMPLETE exists and matches the module's bytes; anything else is a miss and is
 rebuilt. Entries appear by renaming a finished private folder into place, so a reader never sees half of one.
 """
 from __future__ import annotations
@@ -79,6 +79,51 @@ def publish(staging: pathlib.Path, entry: pathlib.Path, module_file: str, meta: 
         shutil.rmtree(trash, ignore_errors=True)
     os.rename(staging, entry)
     return entry / module_file
+
+
+# Device parts (sm90's cubin and its ptxas log), kept by a key without the Python ABI or pybind11 (jit.device_key):
+# <root>/device/sm<arch>/<key>/ holding kernel.cubin, device.log and COMPLETE (the cubin's sha256). The same kernel
+# built for another Python (an AOT wheel per Python version, a second venv, the H200 machine's Python 3.12 after this
+# machine's 3.11) compiles only its host part, ~40% of the CPU time.
+DEVICE = "device"
+DEVICE_FILES = ("kernel.cubin", "device.log")
+
+
+def device_part_dir(key: str, target_arch: int, root: pathlib.Path | None = None) -> pathlib.Path:
+    return (root or cache_root()) / DEVICE / f"sm{target_arch}" / key
+
+
+def take_device_part(key: str, target_arch: int, staging: pathlib.Path) -> bool:
+    """Copy a kept device part into staging (the build then leaves its compile out); False if there is none intact."""
+    kept = device_part_dir(key, target_arch)
+    if lookup(kept, DEVICE_FILES[0]) is None:
+        return False
+    try:
+        for name in reversed(DEVICE_FILES):  # the cubin last: the build takes a staging cubin as a finished step
+            shutil.copyfile(kept / name, staging / f"{name}.part")
+            os.replace(staging / f"{name}.part", staging / name)
+    except OSError:  # removed meanwhile (a prune), or unreadable: compile it
+        (staging / DEVICE_FILES[0]).unlink(missing_ok=True)
+        return False
+    return True
+
+
+def keep_device_part(key: str, target_arch: int, staging: pathlib.Path) -> None:
+    """Keep a finished build's device part (once: whoever renames first wins; every copy is the same compile)."""
+    kept = device_part_dir(key, target_arch)
+    if lookup(kept, DEVICE_FILES[0]) is not None or not all((staging / n).is_file() for n in DEVICE_FILES):
+        return
+    part = kept.parent / f".part-{kept.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        part.mkdir(parents=True)
+        for name in DEVICE_FILES:
+            shutil.copyfile(staging / name, part / name)
+        (part / COMPLETE).write_text(file_digest(part / DEVICE_FILES[0]))
+        if kept.exists():  # broken (no intact COMPLETE): replace it
+            shutil.rmtree(kept, ignore_errors=True)
+        os.rename(part, kept)
+    except OSError:  # another build kept it first, or the cache is not writable: keeping is only a saving
+        shutil.rmtree(part, ignore_errors=True)
 
 
 def lock_timeout() -> float:
@@ -179,6 +224,11 @@ def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
     for path in sorted(failed.iterdir()) if failed.is_dir() else []:  # named by key, for any arch
         candidates.append((path, sorted((root / "locks").glob(f"sm*-{path.name}.lock"))))
     candidates += [(path, []) for path in sorted(root.glob("sm*/.trash-*"))]  # a publish cut off before its rmtree
+    candidates += [(path, []) for path in sorted(root.glob(f"{DEVICE}/sm*/.part-*"))]  # a keep cut off midway
+    for path in sorted(root.glob(f"{DEVICE}/sm*/*")):
+        if not path.name.startswith(".") and path.stat().st_mtime < built_before:
+            shutil.rmtree(path, ignore_errors=True)  # never in use: a build copies what it takes
+            removed += 1
     for path, lock_paths in candidates:
         if _remove_unless_held(path, lock_paths):
             leftovers += 1
