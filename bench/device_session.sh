@@ -36,7 +36,8 @@
 #                                   # (CLOCK_WHAT fp8|bias_gelu, CLOCK_SHAPES, CLOCK_BEFORE: its --before; work of
 #                                   # fewer CTAs than SMs only)
 #
-# CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first.
+# CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first (e.g. the device parts
+# bench/seed_device_parts.py compiled on a machine without a GPU: its builds then compile only host parts).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -69,24 +70,13 @@ suite|prebuild)
   stamp "build all suite kernels"
   SUITE_K=${SUITE_K:-} PER_SHAPE_CASES=${PER_SHAPE_CASES:-} ONLY_PER_SHAPE=${ONLY_PER_SHAPE:-} $PY - <<'PY' 2>&1 \
       | tail -5 | tee "$OUT/prebuild.log"
-import os, sys, time, pathlib
-sys.path.insert(0, "tests"); sys.path.insert(0, "bench")
+import os, sys, time
+sys.path.insert(0, "bench")
 import cutlassgen as cg
-import per_shape_cases
-from gpu_specs import GPU_SPECS
-from cutlassgen.demo import default_spec
-specs = []
-if os.environ["ONLY_PER_SHAPE"] != "1":
-    specs += list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted(pathlib.Path("examples/specs").glob("*.toml"))]
-    specs += [default_spec(90)]  # the bench stage builds its own kernels
-# what build(spec, shapes=...) compiles in the per-shape tests: PER_SHAPE_CASES names some (per_shape_cases.cases()),
-# else all of them unless SUITE_K leaves them out
+from suite_specs import prebuild_specs
+# PER_SHAPE_CASES names some per-shape cases (per_shape_cases.cases()), else all of them unless SUITE_K leaves them out
 wanted = os.environ.get("PER_SHAPE_CASES") or ("" if "not per_shape" in os.environ["SUITE_K"] else "all")
-for name, (spec, shapes, _) in per_shape_cases.cases().items():
-    if wanted == "all" or name in wanted.split(","):
-        specs += per_shape_cases.planned_specs(spec, shapes)
-        if name.endswith("weights_first"):  # the kernels such a test compares its output with
-            specs += per_shape_cases.weights_first_twins(spec, shapes)
+specs = prebuild_specs(suite=os.environ["ONLY_PER_SHAPE"] != "1", per_shape=wanted)
 t = time.time()
 try:
     cg.build_many(specs, verbose=False)

@@ -97,6 +97,13 @@ def device_key(job: Job) -> str:
     return h.hexdigest()[:24]
 
 
+def nvcc_flags_with_includes(target_arch: int) -> list[str]:
+    """nvcc's flags for a kernel source, with the include folders (csrc/, CUTLASS's): what each compile step gets;
+    the device part adds flags.DEVICE_PART and -cubin, the host part of a split build flags.HOST_PART."""
+    return [*flags.nvcc_flags(target_arch), *(f"-I{p}" for p in (str(toolchain.CSRC),
+                                                                  *toolchain.find_cutlass().include_dirs))]
+
+
 def cache_key(parts: dict) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -372,7 +379,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         if job.split and not (st / "kernel.cubin").exists() and not (st / MODULE_FILE).exists() and \
                 cache.take_device_part(device_key(job), job.target_arch, st):
             device_reused.add(job.key)  # built before for another Python: only the host part compiles
-        nv = [*flags.nvcc_flags(job.target_arch), *(f"-I{p}" for p in includes)]
+        nv = nvcc_flags_with_includes(job.target_arch)
         obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
         desc = job.label.replace("$", "$$")  # a variable's value: ninja reads "$x" in a spec's name as a variable
         objs = [obj]

@@ -1,0 +1,76 @@
+"""Compile, on a machine without a GPU, the device parts (sm90 cubins) that a GPU session's builds will need, so that
+those builds compile only host parts (cutlassgen/jit/cache.py: device parts; README: The build system).
+
+    python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,stages256] [--jobs 2]
+
+Each kernel's cubin is compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART) and
+kept under OUT/device/sm90/<jit.device_key> as a build keeps it. Carry OUT to the GPU machine and start its session
+with SEED_CACHE=OUT (bench/device_session.sh copies it into the cache). A part is taken there only where the device
+key matches: the same rendered source, csrc/, flags, nvcc version, CUTLASS version and cutlassgen version.
+"""
+import argparse
+import concurrent.futures
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+
+def wanted_specs(what: set) -> list:
+    """The sm90-path specs of device_session.sh's prebuild (suite_specs: the GPU suite, per_shape: its per-shape
+    tests) and of the tile_probe.py cases named in what."""
+    from suite_specs import prebuild_specs
+
+    specs = prebuild_specs(suite="suite" in what, per_shape="all" if "per_shape" in what else "")
+    for case in what - {"suite", "per_shape"}:
+        import tile_probe
+
+        specs += [g[1](t) for g in tile_probe.CASES[case] for t in g[2].values() if t is not tile_probe.PLAN]
+    return list({s.key: s for s in specs if s.resolved_path == "sm90"}.values())
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, type=pathlib.Path)
+    p.add_argument("--what", default="suite,per_shape", help="suite, per_shape and/or tile_probe.py case names")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = p.parse_args()
+    os.environ["CUTLASSGEN_CACHE_DIR"] = str(args.out.resolve())
+    from cutlassgen.jit import cache, device_key, flags, nvcc_flags_with_includes, plan, toolchain
+
+    nvcc = str(toolchain.find_nvcc())
+    jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(set(args.what.split(",")))]
+    todo = [j for j in jobs if cache.lookup(cache.device_part_dir(device_key(j), 90), "kernel.cubin") is None]
+    print(f"{len(jobs)} sm90 kernels, {len(jobs) - len(todo)} already kept; compiling {len(todo)} device parts "
+          f"({args.jobs} at a time)", flush=True)
+
+    def compile_one(job) -> str:
+        with tempfile.TemporaryDirectory(dir=args.out) as tmp:
+            st = pathlib.Path(tmp)
+            (st / "kernel.cu").write_text(job.source)
+            cmd = [nvcc, *nvcc_flags_with_includes(90), flags.DEVICE_PART, "-cubin", str(st / "kernel.cu"), "-o",
+                   str(st / "kernel.cubin")]
+            with open(st / "device.log", "w") as log:
+                rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+            if rc:
+                return f"FAILED  {job.label}: " + (st / "device.log").read_text()[-300:]
+            cache.keep_device_part(device_key(job), 90, st)
+            return f"kept    {job.label}"
+
+    started, failed = time.time(), 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for i, line in enumerate(pool.map(compile_one, todo), 1):
+            failed += line.startswith("FAILED")
+            print(f"[{i}/{len(todo)}, {time.time() - started:.0f} s] {line}", flush=True)
+    print(f"{len(todo) - failed} kept, {failed} failed, in {time.time() - started:.0f} s "
+          f"({sum(1 for _ in (args.out / cache.DEVICE).rglob('kernel.cubin'))} in {args.out / cache.DEVICE})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
