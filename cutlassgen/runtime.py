@@ -63,13 +63,6 @@ def _overlaps(x: tuple, y: tuple) -> bool:
     return max(q_lo, 1 - oy) <= min(q_hi, ox - 1)
 
 
-def _block(t, ld: int, row_major: bool) -> tuple:
-    """A matrix's memory as _overlaps takes it."""
-    rows, cols = t.shape
-    return (t.data_ptr(), rows, cols, ld, t.element_size()) if row_major else \
-        (t.data_ptr(), cols, rows, ld, t.element_size())
-
-
 def _as_tensor(x):
     """x as a torch tensor sharing its memory if it speaks DLPack or the CUDA array interface; else x unchanged."""
     T = torch
