@@ -146,6 +146,22 @@ def specs():
     return out
 
 
+def auto_spec():
+    """The all-"auto" example spec: after `cutlassgen tune` on this GPU, build() dispatches to the tuned tile by M."""
+    return cg.load_spec(pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml")
+
+
+def per_shape_plans(auto) -> tuple[dict, dict]:
+    """The built-in per-shape heuristic (what build(spec, shapes=...) returns for an all-"auto" spec when no tuning
+    record exists), for the bf16 chain (auto) and for fp8 scaled with each accumulation: kind -> (spec, record), and
+    kind -> the specs it compiles, the default first."""
+    plans = {kind: (spec, dispatch.heuristic_record(spec, shapes)) for kind, spec, shapes in (
+        ("bias_gelu", auto, SHAPES + DECODE_SHAPES),
+        ("fp8_scaled", fp8_scaled(Sm90Tile()), SHAPES),
+        ("fp8_scaled_fast", fp8_scaled(Sm90Tile(fp8_fast_accum=True)), SHAPES))}
+    return plans, {kind: [spec, *dispatch.heuristic_variants(spec, plan)] for kind, (spec, plan) in plans.items()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
@@ -157,17 +173,10 @@ def main():
     args = ap.parse_args()
     flush = l2_flush() if args.cold else None
     table = specs()
-    # The all-"auto" example spec: after `cutlassgen tune` on this GPU, build() dispatches to the tuned tile by M.
-    auto = cg.load_spec(pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml")
+    auto = auto_spec()
     record = dispatch.read_record(auto, 90) or {"winners": []}
     extra = [auto.replace(tile=w["tile"]) for w in record["winners"]]
-    # The built-in per-shape heuristic (what build(spec, shapes=...) returns for an all-"auto" spec when no tuning
-    # record exists), for the bf16 chain and for fp8 scaled with each accumulation.
-    plans = {kind: (spec, dispatch.heuristic_record(spec, shapes)) for kind, spec, shapes in (
-        ("bias_gelu", auto, SHAPES + DECODE_SHAPES),
-        ("fp8_scaled", fp8_scaled(Sm90Tile()), SHAPES),
-        ("fp8_scaled_fast", fp8_scaled(Sm90Tile(fp8_fast_accum=True)), SHAPES))}
-    plan_specs = {kind: [spec, *dispatch.heuristic_variants(spec, plan)] for kind, (spec, plan) in plans.items()}
+    plans, plan_specs = per_shape_plans(auto)
     built = cg.build_many(list(table.values()) + extra + [s for group in plan_specs.values() for s in group])
     kernels = dict(zip(table, built))  # one ninja run above
     at = len(table) + len(extra)

@@ -1,7 +1,7 @@
 """Compile, on a machine without a GPU, the device parts (sm90 cubins) that a GPU session's builds will need, so that
 those builds compile only host parts (cutlassgen/jit/cache.py: device parts; README: The build system).
 
-    python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,stages256] [--jobs 2]
+    python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,anchors,stages256] [--jobs 2]
 
 Each kernel's cubin is compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART) and
 kept under OUT/device/sm90/<jit.device_key> as a build keeps it. Carry OUT to the GPU machine and start its session
@@ -27,7 +27,12 @@ def wanted_specs(what: set) -> list:
     from suite_specs import prebuild_specs
 
     specs = prebuild_specs(suite="suite" in what, per_shape="all" if "per_shape" in what else "")
-    for case in what - {"suite", "per_shape"}:
+    if "anchors" in what:  # bench_anchors.py's tiles and per-shape plans (a tuning record's tiles aside)
+        import bench_anchors
+
+        specs += list(bench_anchors.specs().values())
+        specs += [s for group in bench_anchors.per_shape_plans(bench_anchors.auto_spec())[1].values() for s in group]
+    for case in what - {"suite", "per_shape", "anchors"}:
         import tile_probe
 
         specs += [g[1](t) for g in tile_probe.CASES[case] for t in g[2].values() if t is not tile_probe.PLAN]
@@ -37,7 +42,8 @@ def wanted_specs(what: set) -> list:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, type=pathlib.Path)
-    p.add_argument("--what", default="suite,per_shape", help="suite, per_shape and/or tile_probe.py case names")
+    p.add_argument("--what", default="suite,per_shape",
+                   help="suite, per_shape, anchors (bench_anchors.py) and/or tile_probe.py case names")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args()
     os.environ["CUTLASSGEN_CACHE_DIR"] = str(args.out.resolve())
