@@ -372,15 +372,16 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
               f"  cxxflags = {_shell(*cxxflags)}", f"  log = {_shell(work / 'binding.log')}"]
     ldflags = _shell(*(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc)))
     resumed, device_reused = set(), set()
+    device_keys = {job.key: device_key(job) for job in jobs_ if job.split}  # taken before the build, kept after it
     for job in jobs_:
         st = cache.resume_dir(job.key, job.target_arch, root)
         stagings[job.key] = st
         (st / "kernel.cu").write_text(job.source)  # the key hashes the source: a resumed folder's is the same
-        if job.split and not (st / "kernel.cubin").exists() and not (st / MODULE_FILE).exists() and \
-                cache.take_device_part(device_key(job), job.target_arch, st):
-            device_reused.add(job.key)  # built before for another Python: only the host part compiles
         nv = nvcc_flags_with_includes(job.target_arch)
         obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
+        if job.split and not (st / "kernel.cubin").exists() and not mod.exists() and \
+                cache.take_device_part(device_keys[job.key], job.target_arch, st):
+            device_reused.add(job.key)  # built before for another Python: only the host part compiles
         desc = job.label.replace("$", "$$")  # a variable's value: ninja reads "$x" in a spec's name as a variable
         objs = [obj]
         steps = []
@@ -399,8 +400,8 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {_shell(*nv)}",
                          f"  log = {_shell(st / 'build.log')}", f"  desc = {desc}"]),
                   (mod, [f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
-                         f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}", f"  log = {_shell(st / 'link.log')}",
-                         f"  desc = {desc}"])]
+                         f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}",
+                         f"  log = {_shell(st / 'link.log')}", f"  desc = {desc}"])]
         missing = [] if mod.exists() else [edge for output, edge in steps if not output.exists()]
         if len(missing) < len(steps) - (job.key in device_reused):
             resumed.add(job.key)
@@ -432,7 +433,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         for w in warns:
             warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=3)
         if job.split:
-            cache.keep_device_part(device_key(job), job.target_arch, st)
+            cache.keep_device_part(device_keys[job.key], job.target_arch, st)
         for tmp in ("kernel.o", "link.log", "device.log", "embed.log", "cubin_embed.o", "cubin_embed.S",
                     "kernel.cubin"):
             (st / tmp).unlink(missing_ok=True)
