@@ -113,6 +113,13 @@ with open(out, "w") as f:
 """
 
 
+def _steps_done(cache_dir, output_name: str) -> int:
+    """How many steps writing output_name the running build's ninja has logged as finished."""
+    lines = [line.split("\t") for log in (cache_dir / "tmp").glob("ninja-*/.ninja_log")
+             for line in log.read_text().splitlines()]
+    return sum(len(fields) == 5 and fields[3].endswith("/" + output_name) for fields in lines)  # start end mtime path hash
+
+
 def _start_fake_build(tmp_path, names: list, slow: str):
     """A process building small_sm80 kernels of names with the fake toolchain, whose compile of slow hangs until the
     file hang (returned) is removed; returned once that compile has started (and any other kernel has linked)."""
@@ -129,7 +136,9 @@ def _start_fake_build(tmp_path, names: list, slow: str):
     victim = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
-    while len(list((cache_dir / "tmp").glob(f"resume-*/{MODULE_FILE}"))) < len(names) - 1:  # the others linked
+    # The others linked: ninja logs a step once its command has exited. Their module files appear earlier, when the
+    # link opens them, and a SIGINT then would stop that link and ninja would remove its half-written output.
+    while _steps_done(cache_dir, MODULE_FILE) < len(names) - 1:
         assert time.monotonic() < deadline and victim.poll() is None
         time.sleep(0.05)
     while log.read_text().count("kernel.o.part") < len(names):  # slow's compile has started
