@@ -102,7 +102,7 @@ def cmd_cache(args):
             return 1
         print(json.dumps(cache.read_meta(matches[0]), indent=2))
     elif args.action == "clear":
-        _, _, kept = cache.prune(root, float("inf"))
+        kept = cache.prune(root, float("inf")).kept
         if kept:  # a running build's folders stay, and the folders of the cache with them
             print(f"removed every entry, build leftover and tuning record from {root} but the {kept} folders that a "
                   "running build holds")
@@ -111,9 +111,9 @@ def cmd_cache(args):
             shutil.rmtree(root, ignore_errors=True)
             print(f"removed {root}")
     elif args.action == "prune":
-        removed, leftovers, kept = cache.prune(root, time.time() - args.older_than * 86400)
-        print(f"removed {removed} entries and {leftovers} build leftovers from {root}" +
-              (f"; kept {kept} that a running build holds" if kept else ""))
+        pruned = cache.prune(root, time.time() - args.older_than * 86400)
+        print(f"removed {pruned.entries} entries, {pruned.device_parts} device parts and {pruned.leftovers} build "
+              f"leftovers from {root}" + (f"; kept {pruned.kept} that a running build holds" if pruned.kept else ""))
     return 0
 
 

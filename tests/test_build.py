@@ -200,7 +200,7 @@ def test_cache_prune_and_clear_leave_a_running_builds_folders_alone(tmp_path, mo
     leftovers = sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir())
     assert [name.split("-")[0] for name in leftovers] == ["ninja", "resume"]
     assert main(["cache", "prune"]) == 0
-    assert "removed 0 entries and 0 build leftovers" in capsys.readouterr().out
+    assert "removed 0 entries, 0 device parts and 0 build leftovers" in capsys.readouterr().out
     assert sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir()) == leftovers
     (cache_dir / "tuning").mkdir()
     (cache_dir / "tuning" / "old-sm90.json").write_text("{}")
@@ -218,7 +218,7 @@ def test_cache_prune_and_clear_leave_a_running_builds_folders_alone(tmp_path, mo
     os.killpg(victim.pid, signal.SIGKILL)
     victim.communicate(timeout=60)
     assert main(["cache", "prune"]) == 0
-    assert "removed 0 entries and 2 build leftovers" in capsys.readouterr().out
+    assert "removed 0 entries, 0 device parts and 2 build leftovers" in capsys.readouterr().out
     assert list((cache_dir / "tmp").iterdir()) == [] and cache.entries(cache_dir) == [entry]
 
 
@@ -359,9 +359,10 @@ def test_a_broken_device_part_is_not_taken_and_prune_removes_old_ones(tmp_path, 
     (into / "kernel.cubin").unlink()
     assert not cache.take_device_part("k1", 90, into) and not (into / "kernel.cubin").exists()
     cache.keep_device_part("k1", 90, staging)  # a broken one is replaced
+    os.utime(kept, (time.time() - 7200,) * 2)  # kept two hours ago, taken now: its age counts from the take
     assert cache.take_device_part("k1", 90, into)
-    assert cache.prune(tmp_path, time.time() - 3600)[0] == 0 and kept.exists()
-    assert cache.prune(tmp_path, time.time() + 1)[0] == 1 and not kept.exists()
+    assert cache.prune(tmp_path, time.time() - 3600) == (0, 0, 0, 0) and kept.exists()
+    assert cache.prune(tmp_path, time.time() + 1) == (0, 1, 0, 0) and not kept.exists()
 
 
 @pytest.mark.compile

@@ -7,6 +7,7 @@ by renaming a finished private folder into place, so a reader never sees half of
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -14,7 +15,7 @@ import pathlib
 import secrets
 import shutil
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import BuildError
 from .toolchain import env_number
@@ -106,6 +107,8 @@ def take_device_part(key: str, target_arch: int, staging: pathlib.Path) -> bool:
     except OSError:  # removed meanwhile (a prune), or unreadable: compile it
         (staging / DEVICE_FILES[0]).unlink(missing_ok=True)
         return False
+    with contextlib.suppress(OSError):  # in use: prune goes by the last build that kept or took it
+        os.utime(kept)
     return True
 
 
@@ -202,12 +205,19 @@ def _remove_unless_held(path: pathlib.Path, lock_paths: list) -> bool:
             lock.release()
 
 
-def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
-    """Remove the entries built before built_before (seconds since the epoch) or incomplete, and what builds left
-    behind: resume folders, ninja folders, failed builds' folders, replaced entries. Whatever a live build (another
-    process) holds stays: it holds its keys' locks and its ninja folder's. Returns (entries removed, leftovers removed,
-    folders kept for live builds)."""
-    removed = leftovers = kept = 0
+class Pruned(NamedTuple):
+    entries: int  # entries removed
+    device_parts: int  # kept device parts removed
+    leftovers: int  # build leftovers removed
+    kept: int  # folders kept because a live build holds them
+
+
+def prune(root: pathlib.Path, built_before: float) -> Pruned:
+    """Remove the entries built before built_before (seconds since the epoch) or incomplete, the device parts last
+    kept or taken before it, and what builds left behind: resume folders, ninja folders, failed builds' folders,
+    replaced entries. Whatever a live build (another process) holds stays: it holds its keys' locks and its ninja
+    folder's."""
+    removed = parts = leftovers = kept = 0
     for entry in entries(root):
         if (entry / COMPLETE).exists() and entry.stat().st_mtime >= built_before:
             continue
@@ -229,7 +239,7 @@ def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
     for path in sorted(root.glob(f"{DEVICE}/sm*/*")):
         if not path.name.startswith(".") and path.stat().st_mtime < built_before:
             shutil.rmtree(path, ignore_errors=True)  # never in use: a build copies what it takes
-            removed += 1
+            parts += 1
     for path, lock_paths in candidates:
         if _remove_unless_held(path, lock_paths):
             leftovers += 1
@@ -239,7 +249,7 @@ def prune(root: pathlib.Path, built_before: float) -> tuple[int, int, int]:
         if not (tmp / lock_path.stem).exists() and (lock := _unheld(lock_path)):
             lock_path.unlink(missing_ok=True)
             lock.release()
-    return removed, leftovers, kept
+    return Pruned(removed, parts, leftovers, kept)
 
 
 def acquire(lock: FileLock, what: str) -> None:
