@@ -26,7 +26,7 @@ import tomllib
 
 from .arch import ARCHS
 from .dispatch import check_shapes, with_shape_variants
-from .errors import SpecError, did_you_mean
+from .errors import SpecError, did_you_mean, is_int
 from .spec import GemmSpec, load_spec
 
 
@@ -112,8 +112,7 @@ def _spec_file(folder: pathlib.Path, file, where: str) -> GemmSpec:
 
 
 def _archs(value, where: str) -> list[int]:
-    if not isinstance(value, list) or not value or not all(isinstance(a, int) and not isinstance(a, bool)
-                                                           for a in value):
+    if not isinstance(value, list) or not value or not all(is_int(a) for a in value):
         raise SpecError(where, value, "must be a list of compute capabilities", "e.g. [80, 90]")
     for a in value:
         if a not in ARCHS:

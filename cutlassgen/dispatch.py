@@ -19,7 +19,7 @@ import pathlib
 import tempfile
 import warnings
 
-from .errors import BuildError, SpecError
+from .errors import BuildError, SpecError, is_int
 from .jit import cache
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile, tile_to_dict
 
@@ -97,7 +97,7 @@ def is_tuning_record(body) -> bool:
     tile and an (M, N, K) of positive ints; no limits (only heuristic records, made in memory, have them)."""
     def shape_ok(shape):
         return (isinstance(shape, list) and len(shape) == 3
-                and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape))
+                and all(is_int(x) and x > 0 for x in shape))
 
     return (isinstance(body, dict) and isinstance(body.get("gpu"), str) and "limits" not in body
             and isinstance(body.get("winners"), list)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Union
 
 from .dtypes import ALIASES, DTYPES
-from .errors import SpecError, choose
+from .errors import SpecError, choose, is_number
 
 # Where an epilogue input's values come from, and the shape the caller passes:
 #   scalar  - a Python number or a one-element tensor
@@ -29,7 +29,7 @@ def _float32_constant(field: str, value, infinite_ok: bool = False) -> float:
     """value as a float the kernel can bake in as a float32 literal. NaN would render as no C++ literal (a compile
     error a minute later) and makes the spec unequal to itself; a finite value beyond float32's range would compile
     to infinity."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise SpecError(field, value, "must be a number")
     try:
         v = float(value)
@@ -56,7 +56,7 @@ def _check_name(field: str, value, example: str, output: bool = False) -> None:
 def _scalar_or_runtime(field: str, value):
     if value == RUNTIME:
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise SpecError(field, value, "must be a number or 'runtime'", "e.g. 1.0 or 'runtime'")
     return _float32_constant(field, value)
 

@@ -1,4 +1,4 @@
-"""The two exception types of the public contract."""
+"""The two exception types of the public contract, and the small checks and wordings that raising them uses."""
 from __future__ import annotations
 
 import difflib
@@ -13,6 +13,16 @@ class SpecError(ValueError):
         if fix:
             msg += f"; {fix}"
         super().__init__(msg)
+
+
+def is_int(value) -> bool:
+    """An int that is not a bool (bool subclasses int: True would otherwise pass as 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value) -> bool:
+    """An int or float that is not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def did_you_mean(value, choices) -> str:

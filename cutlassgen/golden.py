@@ -10,6 +10,7 @@ import math
 
 from . import epilogue as epi
 from .dtypes import DTYPES, storage
+from .errors import is_number
 from .spec import GemmSpec
 
 
@@ -83,7 +84,7 @@ def _check_arguments(spec: GemmSpec, a, b, c, inputs: dict) -> None:
             if isinstance(value, torch.Tensor):
                 if value.numel() != 1:
                     raise ValueError(f"{name} must be a number or a one-element tensor; got {tuple(value.shape)}")
-            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            elif not is_number(value):
                 raise TypeError(f"{name} must be a number or a one-element tensor, not {type(value).__name__}")
             continue
         length, what = (M, "M (one per row)") if kind == "per_row" else (N, "N (one per column)")

@@ -12,7 +12,7 @@ from typing import Optional, Union
 
 from . import epilogue as epi
 from .dtypes import ALIASES, DTYPES
-from .errors import SpecError, choose, did_you_mean
+from .errors import SpecError, choose, did_you_mean, is_int
 
 AUTO = "auto"
 LAYOUTS = ("row", "column")
@@ -25,7 +25,7 @@ def _shape(field_name: str, value, example: tuple):
     if value == AUTO or value is None:
         return AUTO
     if isinstance(value, (list, tuple)) and len(value) == len(example) and all(
-            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+            is_int(v) and v > 0 for v in value):
         return tuple(int(v) for v in value)
     raise SpecError(field_name, value, f"must be {len(example)} positive integers or 'auto'", f"e.g. {example}")
 
@@ -33,7 +33,7 @@ def _shape(field_name: str, value, example: tuple):
 def _int_or_auto(field_name: str, value, lo: int = 1):
     if value == AUTO or value is None:
         return AUTO
-    if isinstance(value, int) and not isinstance(value, bool) and value >= lo:
+    if is_int(value) and value >= lo:
         return value
     raise SpecError(field_name, value, f"must be an integer >= {lo} or 'auto'")
 
@@ -168,7 +168,7 @@ class GemmSpec:
     def __post_init__(self):
         from .validate import validate  # rules live there; construction runs them all
 
-        if isinstance(self.arch, bool) or not isinstance(self.arch, int):
+        if not is_int(self.arch):
             raise SpecError("arch", self.arch, "must be an integer compute capability", "one of 80, 86, 89, 90")
         for nm in ("a", "b", "d", "c"):
             op = getattr(self, nm)

@@ -14,7 +14,7 @@ import re
 import warnings
 
 from .dtypes import DTYPES
-from .errors import SpecError
+from .errors import SpecError, is_int
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
 from .tiles import DECODE_M, resolve  # shapes with M at most DECODE_M get the decode space
 
@@ -107,10 +107,6 @@ def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
             yield dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None,
             token_rows=()) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
@@ -119,7 +115,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     small threadblocks with deep pipelines); token_rows, M values of 65-256 rows, add (sm90) the swapped tiles
     whose token side fits each in one or two CTA columns (tokens_space).
     match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
-    if limit is not None and (not _is_int(limit) or limit < 1):
+    if limit is not None and (not is_int(limit) or limit < 1):
         raise SpecError("limit", limit, "must be an integer of at least 1 (or None: every configuration)",
                         "e.g. limit=64")
     try:
@@ -242,7 +238,7 @@ def study(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, m
     from .jit import build_many
 
     shapes = check_shapes(shapes, spec)
-    if not _is_int(reps) or reps < 1:
+    if not is_int(reps) or reps < 1:
         raise SpecError("reps", reps, "must be an integer of at least 1: the timed runs whose median is taken",
                         "e.g. reps=20")
     variants = configs(spec, limit) if variants is None else variants

@@ -9,7 +9,7 @@ from dataclasses import replace
 from . import epilogue as epi
 from .arch import ACCUMULATOR, ARCHS, SM80_K_MAJOR_ONLY, SM90_K_MAJOR_ONLY, WGMMA_BASE_N, WGMMA_N_MAX
 from .dtypes import DTYPES, max_alignment
-from .errors import SpecError
+from .errors import SpecError, is_int
 from .spec import PDL_SCHEDULERS
 
 FP8 = ("e4m3", "e5m2")
@@ -300,7 +300,7 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
 def check_target(spec, target) -> None:
     """A compile target that can run spec's kernel: the arch a render or build is for (default spec.arch)."""
     # 80.0 == 80 would pass the lookup and name the module "..._sm80.0"
-    if not isinstance(target, int) or isinstance(target, bool) or target not in ARCHS:
+    if not is_int(target) or target not in ARCHS:
         raise SpecError("arch", target, "no supported compile target", "one of " + ", ".join(map(str, ARCHS)))
     if spec.resolved_path == "sm90" and target != 90:
         raise SpecError("arch", target, "an sm90-path (wgmma) kernel runs only on sm_90a",
