@@ -62,7 +62,7 @@ def chained_ms(fn, calls: int = 20, reps: int = 15) -> float:
 
 
 def calls_kernels(run, calls: int) -> list:
-    """The profiler's kernel events of run() (which makes `calls` calls), spins left out, split into one list per call."""
+    """The profiler's kernel events of run() (which makes `calls` calls), spins left out, one list per call."""
     events = [e for e in kernel_events(run) if "spin" not in e["name"] and "sleep" not in e["name"]]
     if not events or len(events) % calls:
         raise RuntimeError(f"{len(events)} kernels in {calls} calls: a call launched a varying number of them")
