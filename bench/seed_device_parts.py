@@ -51,11 +51,13 @@ def main() -> int:
 
     nvcc = str(toolchain.find_nvcc())
     jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(set(args.what.split(",")))]
-    todo = [j for j in jobs if cache.lookup(cache.device_part_dir(device_key(j), 90), "kernel.cubin") is None]
+    keyed = [(j, device_key(j)) for j in jobs]
+    todo = [(j, key) for j, key in keyed if cache.lookup(cache.device_part_dir(key, 90), "kernel.cubin") is None]
     print(f"{len(jobs)} sm90 kernels, {len(jobs) - len(todo)} already kept; compiling {len(todo)} device parts "
           f"({args.jobs} at a time)", flush=True)
 
-    def compile_one(job) -> str:
+    def compile_one(job_and_key) -> str:
+        job, key = job_and_key
         with tempfile.TemporaryDirectory(dir=args.out) as tmp:
             st = pathlib.Path(tmp)
             (st / "kernel.cu").write_text(job.source)
@@ -65,7 +67,7 @@ def main() -> int:
                 rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
             if rc:
                 return f"FAILED  {job.label}: " + (st / "device.log").read_text()[-300:]
-            cache.keep_device_part(device_key(job), 90, st)
+            cache.keep_device_part(key, 90, st)
             return f"kept    {job.label}"
 
     started, failed = time.time(), 0
