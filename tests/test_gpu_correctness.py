@@ -300,7 +300,7 @@ def test_reused_parameters_follow_every_argument(gpu_kernel, name):
         assert_other_outputs_close(kernel, res, ref, f"{name}: {what}")
 
     check(a, b, c, inputs, out, "first call")
-    repeatable = not kernel._out_slots and not kernel._workspace[(M, N, K)]
+    repeatable = not kernel._out_slots and not kernel._workspace[(a.device.index, M, N, K)]
     before = hits()
     a2, b2, c2, inputs2 = make_inputs(spec, kernel, M, N, K, gen)
     for mine, new in [(a, a2), (b, b2), (c, c2)] + [(v, inputs2[n]) for n, v in inputs.items()]:
