@@ -97,11 +97,15 @@ def device_key(job: Job) -> str:
     return h.hexdigest()[:24]
 
 
+def _include_dirs() -> list[str]:
+    """The folders a kernel source includes from: csrc/ and CUTLASS's."""
+    return [str(toolchain.CSRC), *toolchain.find_cutlass().include_dirs]
+
+
 def nvcc_flags_with_includes(target_arch: int) -> list[str]:
     """nvcc's flags for a kernel source, with the include folders (csrc/, CUTLASS's): what each compile step gets;
     the device part adds flags.DEVICE_PART and -cubin, the host part of a split build flags.HOST_PART."""
-    return [*flags.nvcc_flags(target_arch), *(f"-I{p}" for p in (str(toolchain.CSRC),
-                                                                  *toolchain.find_cutlass().include_dirs))]
+    return [*flags.nvcc_flags(target_arch), *(f"-I{p}" for p in _include_dirs())]
 
 
 def cache_key(parts: dict) -> str:
@@ -335,9 +339,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
                                        "set CUTLASSGEN_CACHE_DIR (or the --out of `cutlassgen aot`) to a path "
                                        "without them")
     nvcc = toolchain.find_nvcc()
-    cutlass = toolchain.find_cutlass()
     pyb_inc, _ = toolchain.find_pybind11()
-    includes = [str(toolchain.CSRC), *cutlass.include_dirs]
     work, work_lock = cache.build_workspace(root)
     stagings = {}
     # Each step writes its output under a temporary name and renames it when the tool succeeds, so an output that
@@ -465,7 +467,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             log = binding_log or proc.stdout + proc.stderr
             (failed / "build.log").write_text(log)
         errors = [ln.strip() for ln in log.splitlines() if "error" in ln.lower()][:8] or log.strip().splitlines()[:8]
-        cmd_text = _commands_text(nvcc, job, str(failed / "kernel.cu"), includes)
+        cmd_text = _commands_text(nvcc, job, str(failed / "kernel.cu"), _include_dirs())
         raise BuildError(f"nvcc failed to compile {job.label}" +
                          (f" (and {len(failures) - 1} more kernels)" if len(failures) > 1 else ""),
                          cmd_text, str(failed / "kernel.cu"), str(failed / "build.log"), errors)
