@@ -1101,7 +1101,7 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
 
     runs = []
 
-    def fake_build_many(specs, arch=None, verbose=None):
+    def fake_build_many(specs, arch=None, verbose=None, jobs=None):
         runs.append(list(specs))
         return [_fake_kernel(s) for s in specs]
 
@@ -1127,6 +1127,47 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         jit.forget_built(SPEC)
         if dispatch.record_path(SPEC, 90).exists():
             dispatch.record_path(SPEC, 90).unlink()
+
+
+def test_build_many_with_shapes_builds_every_specs_plan_in_one_run(cache_dir, monkeypatch):
+    """build_many(specs, shapes=[...one list per spec...]): each kernel is what build(spec, shapes=...) returns, and
+    every spec's default and per-shape tiles go to one compile (a model's layers: one ninja run, not one each)."""
+    from cutlassgen import jit
+
+    real_build_many, runs = jit.build_many, []
+
+    def compile_fake(specs, arch=None, *, verbose=None, jobs=None, shapes=None):
+        if shapes is not None:  # the public entry under test
+            return real_build_many(specs, arch, verbose=verbose, jobs=jobs, shapes=shapes)
+        runs.append(list(specs))
+        return [_fake_kernel(s) for s in specs]
+
+    monkeypatch.setattr(jit, "build_many", compile_fake)
+    qkv = SPEC.replace(name="dispatch_unit_qkv")
+    fixed = SPEC.replace(name="dispatch_unit_fixed", tile=SMALL)
+    decode_and_prefill = [(16, 8192, 8192), (4096, 8192, 8192)]
+    narrow = [(32, 6144, 4096)]
+    kernels = jit.build_many([SPEC, qkv, fixed], shapes=[decode_and_prefill, narrow, None])
+    assert len(runs) == 1, runs
+    want = [SPEC, *dispatch.heuristic_variants(SPEC, dispatch.heuristic_record(SPEC, decode_and_prefill)),
+            qkv, *dispatch.heuristic_variants(qkv, dispatch.heuristic_record(qkv, narrow)), fixed]
+    assert runs[0] == want and len(want) > 3
+    assert kernels[0].record == dispatch.heuristic_record(SPEC, decode_and_prefill)
+    assert kernels[0].choose(16).spec.tile.swap_ab and kernels[0].choose(4096).spec is SPEC
+    assert kernels[1].record == dispatch.heuristic_record(qkv, narrow) and kernels[1].choose(32).spec.tile.swap_ab
+    assert kernels[2].spec is fixed and not isinstance(kernels[2], dispatch.DispatchKernel)
+    # what it refuses, before anything compiles
+    with pytest.raises(cg.SpecError, match=r"one list of \(M, N, K\) per spec \(2 here\)"):
+        jit.build_many([SPEC, qkv], shapes=[(16, 8192, 8192), (32, 6144, 4096)])  # one flat list of problems
+    with pytest.raises(cg.SpecError, match=r"per spec \(2 here\)"):
+        jit.build_many([SPEC, qkv], shapes=[narrow])
+    with pytest.raises(cg.SpecError, match=r"shapes\[1\] \(dispatch_unit_qkv\): shapes=\[\]: must be a non-empty"):
+        jit.build_many([SPEC, qkv], shapes=[narrow, []])
+    with pytest.raises(cg.SpecError, match=r"shapes\[0\] \(dispatch_unit\)"):
+        jit.build_many([SPEC, qkv], shapes=[[(16, 8192, 8190)], None])  # K off the operands' alignment
+    with pytest.raises(ValueError, match="neither root nor load=False"):
+        real_build_many([SPEC], shapes=[narrow], load=False)
+    assert len(runs) == 1
 
 
 def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch, capsys):

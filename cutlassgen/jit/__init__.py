@@ -148,28 +148,65 @@ def build(spec: GemmSpec, arch: int | None = None, *, verbose: bool | None = Non
     per-shape tile of each M bucket (and, sm90, N class and K class) they fall in (tiles.shape_tile) is compiled in
     the same ninja run as the default, and a DispatchKernel picks among them by M, N and K.
     """
-    from .. import dispatch as by_shape
-
     if not isinstance(spec, GemmSpec):
         raise TypeError(f"build() takes a GemmSpec, not {type(spec).__name__}")
     buckets = None if shapes is None else _buckets_of(spec, shapes)
     memo = _built.get((spec, arch, dispatch, buckets))
     if memo is not None:
         return memo
-    record = None
-    if dispatch and shapes is not None and by_shape.tile_is_auto(spec):
-        target = default_target_arch(spec) if arch is None else arch
-        if by_shape.read_record(spec, target) is None:  # a tuning record, made on the GPU, beats the heuristic
-            record = by_shape.heuristic_record(spec, shapes)
-    if record is not None:
-        kernels = build_many([spec] + by_shape.heuristic_variants(spec, record), arch=arch, verbose=verbose)
-        kernel = by_shape.with_heuristic(kernels[0], record, kernels[1:])
-    else:
-        kernel = build_many([spec], arch=arch, verbose=verbose)[0]
-        if dispatch:
-            kernel = by_shape.tuned(kernel, kernel.target_arch, build_many)
+    kernel = _build_dispatching([spec], [shapes], arch, verbose, None, dispatch)[0]
     with _loaded_lock:
         return _built.setdefault((spec, arch, dispatch, buckets), kernel)
+
+
+def _build_dispatching(specs: list, shapes: list, arch, verbose, jobs, dispatch: bool = True) -> list:
+    """What build(spec, arch, shapes=s, dispatch=dispatch) returns for each spec and its s, with every default tile
+    and per-shape variant (heuristic_record) compiled in one ninja run. A tuning record's tiles are left to
+    dispatch.tuned(), which ignores a record whose tiles no longer build, with a warning."""
+    from .. import dispatch as by_shape
+
+    plans, todo = [], []
+    for spec, s in zip(specs, shapes):
+        record = None
+        if dispatch and s is not None and by_shape.tile_is_auto(spec):
+            target = default_target_arch(spec) if arch is None else arch
+            if by_shape.read_record(spec, target) is None:  # a tuning record, made on the GPU, beats the heuristic
+                record = by_shape.heuristic_record(spec, s)
+        variants = by_shape.heuristic_variants(spec, record)
+        plans.append((record, len(variants)))
+        todo += [spec, *variants]
+    built = build_many(todo, arch=arch, verbose=verbose, jobs=jobs)
+    out, at = [], 0
+    for record, n_variants in plans:
+        default, variants = built[at], built[at + 1:at + 1 + n_variants]
+        at += 1 + n_variants
+        if record is not None:
+            out.append(by_shape.with_heuristic(default, record, variants))
+        elif dispatch:
+            out.append(by_shape.tuned(default, default.target_arch, build_many))
+        else:
+            out.append(default)
+    return out
+
+
+def _shapes_per_spec(specs: list, shapes) -> list:
+    """build_many's shapes, checked: one entry per spec, each None or a list of (M, N, K) that spec can run."""
+    from ..dispatch import check_shapes
+    from ..errors import SpecError, is_int
+
+    per_spec = list(shapes) if isinstance(shapes, (list, tuple)) else None
+    if (per_spec is None or len(per_spec) != len(specs)
+            or any(isinstance(s, (list, tuple)) and s and is_int(s[0]) for s in per_spec)):
+        raise SpecError("shapes", shapes, f"build_many() takes one list of (M, N, K) per spec ({len(specs)} here), "
+                        "None for a spec without", "e.g. shapes=[[(32, 4096, 4096), (4096, 4096, 4096)], None]; the "
+                        "same problems for every spec: shapes=[problems] * len(specs)")
+    for i, (spec, s) in enumerate(zip(specs, per_spec)):
+        if s is not None:
+            try:
+                check_shapes(s, spec)
+            except SpecError as e:
+                raise SpecError(f"shapes[{i}] ({spec.name or spec.key}): {e.field}", e.value, e.rule, e.fix) from None
+    return per_spec
 
 
 def _buckets_of(spec: GemmSpec, shapes) -> tuple:
@@ -179,11 +216,14 @@ def _buckets_of(spec: GemmSpec, shapes) -> tuple:
 
 
 def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, jobs: int | None = None,
-               root: pathlib.Path | None = None, load: bool = True):
+               root: pathlib.Path | None = None, load: bool = True, shapes=None):
     """Kernels for all specs; every missing one compiles in a single ninja run. Returns them in order.
 
     root: build into this directory instead of the cache (how `cutlassgen aot` fills a prebuilt directory).
     load: False returns module paths instead of loaded kernels (no GPU or torch needed).
+    shapes: one list of (M, N, K) per spec, or None for a spec without (e.g. a model's layers, each with its own N
+    and K): each kernel is then what build(spec, arch, shapes=...) returns, a DispatchKernel over the per-shape
+    tiles for an all-"auto" spec, and every tile of every spec compiles in the one ninja run.
     """
     from ..prebuilt import find_prebuilt, jit_forbidden
     from ..runtime import Kernel
@@ -194,6 +234,12 @@ def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, j
     for spec in specs:
         if not isinstance(spec, GemmSpec):
             raise TypeError(f"build_many() takes GemmSpecs, not {type(spec).__name__}")
+    if shapes is not None:
+        if root is not None or not load:
+            raise ValueError("build_many(shapes=...) returns loaded, dispatching kernels: it takes neither root nor "
+                             "load=False (for an AOT build, list the per-shape specs with "
+                             "dispatch.with_shape_variants, as `cutlassgen aot` does)")
+        return _build_dispatching(specs, _shapes_per_spec(specs, shapes), arch, verbose, jobs)
     results: list = [None] * len(specs)
     todo: list[tuple[int, Job]] = []
     for i, spec in enumerate(specs):
