@@ -115,22 +115,44 @@ def test_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     """build(spec, shapes=...) of an all-auto spec: every M bucket's own tile (swap_ab tiles fitted to the tokens up
     to 256 rows, with their N-class variants, the default above) matches the float64 reference, written into a
     poisoned out."""
-    import torch
-
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
-    from cutlassgen.tiles import shape_tile
 
     spec, shapes = cases.bf16_bias_gelu(), cases.BF16_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     cases.expect_bf16_tiles(cases.tile_of_dispatch(k, shapes))
+    _check_bias_gelu_dispatch(k, spec, shapes)
+
+
+def _check_bias_gelu_dispatch(k, spec, shapes):
+    """Each shape through the dispatching kernel k of a bias+gelu spec into a poisoned out, against the reference."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.tiles import shape_tile
+
     for M, N, K in shapes:
         assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
         a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
         assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
+
+
+def test_build_many_with_shapes_gives_each_spec_its_per_shape_plan(cache_dir):
+    """build_many([bf16, fp8], shapes=[their problems]): each spec's dispatching kernel, with the tiles that
+    build(spec, shapes=...) gives it alone (the two tests beside this one; their kernels are cache hits here), each
+    shape right against the reference into a poisoned out."""
+    import cutlassgen as cg
+
+    bf16, fp8 = cases.bf16_bias_gelu(), cases.fp8_scaled("fp8_per_shape_dispatch")
+    both = cg.build_many([bf16, fp8], shapes=[cases.BF16_SHAPES, cases.FP8_SHAPES])
+    for k, spec, shapes in zip(both, (bf16, fp8), (cases.BF16_SHAPES, cases.FP8_SHAPES)):
+        alone = cg.build(spec, shapes=shapes)
+        assert [k.choose(*s).spec for s in shapes] == [alone.choose(*s).spec for s in shapes], spec.name
+    _check_bias_gelu_dispatch(both[0], bf16, cases.BF16_SHAPES)
+    _check_fp8_scaled_dispatch(both[1], fp8, cases.FP8_SHAPES, seed=6)
 
 
 def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
