@@ -1,12 +1,16 @@
 """Does torch.compile in the same process change how fast cuBLAS runs the decode anchors?
 
-bench_anchors.py's warm runs with --compile (runs 12-47 and 71) have cuBLAS mm at 64x6144x4096 at 191-197 TFLOP/s,
-its runs without at 180-188, while ours stays at 181-185 in both (bench/NOTES.md, session 79). This script times the
+bench_anchors.py's warm runs with --compile (runs 15-47 and 71) have cuBLAS mm at 64x6144x4096 at 191-202 TFLOP/s,
+its runs without at 181-188, while ours stays at 179-191 in both (bench/NOTES.md, session 79). This script times the
 decode shapes as bench_anchors.py does (warm, interleaved rounds, median of 20 runs each) in three phases: before any
 compile, after torch.compile(max-autotune-no-cudagraphs) of bench_anchors.py's fp8 chain at one anchor shape, and
 after it at the other four. In each phase it times the tensors made before any compile and tensors made in that phase
 (whether the change follows where the operands lie in memory), and lists the kernels cuBLAS mm launches
 (torch.profiler) and the matmul settings torch exposes.
+
+Session 79 (bench/results/h200_compile_side_effect.log): no. cuBLAS mm ran 193 / 206 TFLOP/s at 64x6144x4096 on the
+first / new tensors before any compile and the same after (one nvjet kernel throughout), ours 180-181: its warm speed
+there follows the process and the tensor set.
 
 Run: python bench/compile_side_effect.py [--rounds 7]   (needs an sm90 GPU; ~3 minutes, most of it torch.compile)
 """
