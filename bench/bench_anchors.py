@@ -128,6 +128,27 @@ def every_tile(rows) -> list[str]:
     return lines
 
 
+def bf16_operands(M, N, K, seed: int = 0):
+    """The bf16 inputs of a shape, from a seeded generator: activations, weights scaled to keep the outputs O(1), and a
+    bias."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
+    w = (torch.randn(N, K, device="cuda", generator=g) / K ** 0.5).bfloat16()
+    bias = torch.randn(N, device="cuda", generator=g).bfloat16()
+    return a, w, bias
+
+
+def unfused_fp8_chain(a, w, bias, scale):
+    """The unfused torch chain of the +fp8 quantize target (bias, GELU, amax, per-tensor e4m3 quantize) on these
+    tensors, as a function of no arguments: the unfused contender, and what torch.compile compiles."""
+    def unfused_fp8():
+        y = F.gelu(torch.mm(a, w.t()) + bias, approximate="tanh")
+        amax = y.abs().amax()
+        return (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn), amax
+
+    return unfused_fp8
+
+
 def specs():
     out = {}
     for name, tile in BF16_TILES.items():
@@ -196,20 +217,13 @@ def main():
         decode_only = (M, N, K) in DECODE_SHAPES
         flop = 2 * M * N * K
         tf = lambda ms: flop / ms / 1e9  # noqa: E731
-        g = torch.Generator(device="cuda").manual_seed(0)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = (torch.randn(N, K, device="cuda", generator=g) / K ** 0.5).bfloat16()
-        bias = torch.randn(N, device="cuda", generator=g).bfloat16()
+        a, w, bias = bf16_operands(M, N, K)
         scale = torch.tensor([0.5], device="cuda")
         a8 = a.float().clamp(-448, 448).to(torch.float8_e4m3fn)
         w8 = (w.float() * 16).to(torch.float8_e4m3fn)
         sa = torch.rand(M, 1, device="cuda") + 0.5
         sb = torch.rand(1, N, device="cuda") / 16
-
-        def unfused_fp8():
-            y = F.gelu(torch.mm(a, w.t()) + bias, approximate="tanh")
-            amax = y.abs().amax()
-            return (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn), amax
+        unfused_fp8 = unfused_fp8_chain(a, w, bias, scale)
 
         # Every contender of this shape: (column, function). Each is checked once, then all are timed in
         # interleaved rounds, so that clock and temperature drift over the run falls on all of them alike.

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 import cutlassgen as cg
-from bench_anchors import DECODE_SHAPES, SHAPES, auto_spec
+from bench_anchors import DECODE_SHAPES, SHAPES, auto_spec, bf16_operands, unfused_fp8_chain
 from cutlassgen.golden import rel_error
 from cutlassgen.timing import interleaved_rounds_ms, paired_ratio
 
@@ -29,24 +29,9 @@ from cutlassgen.timing import interleaved_rounds_ms, paired_ratio
 WATCHED = [(64, 6144, 4096), (64, 8192, 8192), (32, 4096, 14336)]
 
 
-def operands(M, N, K, seed):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-    w = (torch.randn(N, K, device="cuda", generator=g) / K ** 0.5).bfloat16()
-    bias = torch.randn(N, device="cuda", generator=g).bfloat16()
-    return a, w, bias
-
-
 def compile_fp8_chain(M, N, K):
     """bench_anchors.py's torch.compile contender at one shape, autotuned now (its inputs are dropped after)."""
-    a, w, bias = operands(M, N, K, seed=1)
-    scale = torch.tensor([0.5], device="cuda")
-
-    def unfused_fp8():
-        y = F.gelu(torch.mm(a, w.t()) + bias, approximate="tanh")
-        amax = y.abs().amax()
-        return (y.float() * scale).clamp(-448, 448).to(torch.float8_e4m3fn), amax
-
+    unfused_fp8 = unfused_fp8_chain(*bf16_operands(M, N, K, seed=1), torch.tensor([0.5], device="cuda"))
     torch._dynamo.reset()
     torch.compile(unfused_fp8, mode="max-autotune-no-cudagraphs", dynamic=False)()
     torch.cuda.synchronize()
@@ -66,14 +51,16 @@ def settings() -> str:
     return (f"allow_tf32={m.allow_tf32} allow_bf16_reduced={m.allow_bf16_reduced_precision_reduction} "
             f"allow_fp16_reduced={m.allow_fp16_reduced_precision_reduction} "
             f"blas={torch.backends.cuda.preferred_blas_library()} "
-            f"allocated={torch.cuda.memory_allocated() / 2**20:.0f} MiB reserved={torch.cuda.memory_reserved() / 2**20:.0f} MiB")
+            f"allocated={torch.cuda.memory_allocated() / 2**20:.0f} MiB "
+            f"reserved={torch.cuda.memory_reserved() / 2**20:.0f} MiB")
 
 
 def phase(name, kernel, first, rounds):
     print(f"\n## {name}: {settings()}", flush=True)
     for M, N, K in WATCHED:
         flop = 2 * M * N * K
-        for which, (a, w, bias) in (("first tensors", first[(M, N, K)]), ("new tensors", operands(M, N, K, seed=2))):
+        sets = (("first tensors", first[(M, N, K)]), ("new tensors", bf16_operands(M, N, K, seed=2)))
+        for which, (a, w, bias) in sets:
             ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
             assert rel_error(kernel(a, w.t(), bias=bias), ref) < 1.5e-2
             timed = {"cublas_mm": lambda: torch.mm(a, w.t()),
@@ -93,7 +80,7 @@ def main():
     args = ap.parse_args()
     kernel = cg.build(auto_spec(), shapes=DECODE_SHAPES)  # bench_anchors.py's auto+shapes at the decode shapes
     print(kernel, flush=True)
-    first = {shape: operands(*shape, seed=0) for shape in WATCHED}
+    first = {shape: bf16_operands(*shape, seed=0) for shape in WATCHED}
     phase("before any torch.compile", kernel, first, args.rounds)
     compile_fp8_chain(*SHAPES[3])
     phase(f"after torch.compile at {'x'.join(map(str, SHAPES[3]))}", kernel, first, args.rounds)

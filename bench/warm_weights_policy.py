@@ -20,6 +20,7 @@ from cutlassgen.golden import rel_error
 from cutlassgen.tiles import shape_tile
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 from cutlassgen.tuning import label
+from bench_anchors import bf16_operands
 from tile_probe import WEIGHTS_FIRST_VARIANTS, bias_gelu, build_variants, parse_shapes
 
 SHAPES = [(64, 6144, 4096), (64, 5120, 4096), (64, 4096, 4096)]  # 48, 40 and 32 MiB of bf16 weights
@@ -44,10 +45,7 @@ def main():
         print(f"\n{M}x{N}x{K} ({N * K * 2 / 2**20:.0f} MiB of weights), tile {label(spec)}", flush=True)
         keep = []  # every set stays allocated, so that the next one lands elsewhere
         for i in range(args.sets):
-            g = torch.Generator(device="cuda").manual_seed(100 + i)
-            a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-            w = (torch.randn(N, K, device="cuda", generator=g) / K ** 0.5).bfloat16()
-            bias = torch.randn(N, device="cuda", generator=g).bfloat16()
+            a, w, bias = bf16_operands(M, N, K, seed=100 + i)
             keep.append((a, w, bias))
             ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
             timed = {"cuBLAS mm": lambda a=a, w=w: torch.mm(a, w.t())}
