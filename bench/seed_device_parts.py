@@ -1,7 +1,8 @@
 """Compile, on a machine without a GPU, the device parts (sm90 cubins) that a GPU session's builds will need, so that
 those builds compile only host parts (cutlassgen/jit/cache.py: device parts; README: The build system).
 
-    python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,anchors,stages256] [--jobs 2]
+    python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,anchors,warm_weights,stages256]
+        [--jobs 2]
 
 Each kernel's cubin is compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART) and
 kept under OUT/device/sm90/<jit.device_key> as a build keeps it. Carry OUT to the GPU machine and start its session
@@ -32,25 +33,40 @@ def wanted_specs(what: set) -> list:
 
         specs += list(bench_anchors.specs().values())
         specs += [s for group in bench_anchors.per_shape_plans(bench_anchors.auto_spec())[1].values() for s in group]
-    for case in what - {"suite", "per_shape", "anchors"}:
+    for case in what - {"suite", "per_shape", "anchors", "warm_weights"}:
         import tile_probe
 
         specs += [g[1](t) for g in tile_probe.CASES[case] for t in g[2].values() if t is not tile_probe.PLAN]
     return list({s.key: s for s in specs if s.resolved_path == "sm90"}.values())
 
 
+def wanted_jobs(what: set) -> list:
+    """The cache-keyed sm90 build jobs of wanted_specs, and of warm_weights_policy.py's builds, which render under
+    lower settings (its LOAD_HINTS variants) and so are jobs, not specs."""
+    from cutlassgen.jit import plan
+
+    jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what)]
+    if "warm_weights" in what:
+        import tile_probe
+        import warm_weights_policy
+
+        jobs += tile_probe.variant_jobs(warm_weights_policy.variant_entries())
+    return list({j.key: j for j in jobs if j.target_arch == 90}.values())
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, type=pathlib.Path)
     p.add_argument("--what", default="suite,per_shape",
-                   help="suite, per_shape, anchors (bench_anchors.py) and/or tile_probe.py case names")
+                   help="suite, per_shape, anchors (bench_anchors.py), warm_weights (warm_weights_policy.py) and/or "
+                        "tile_probe.py case names")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args()
     os.environ["CUTLASSGEN_CACHE_DIR"] = str(args.out.resolve())
-    from cutlassgen.jit import cache, device_key, flags, nvcc_flags_with_includes, plan, toolchain
+    from cutlassgen.jit import cache, device_key, flags, nvcc_flags_with_includes, toolchain
 
     nvcc = str(toolchain.find_nvcc())
-    jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(set(args.what.split(",")))]
+    jobs = wanted_jobs(set(args.what.split(",")))
     keyed = [(j, device_key(j)) for j in jobs]
     todo = [(j, key) for j, key in keyed if cache.lookup(cache.device_part_dir(key, 90), "kernel.cubin") is None]
     print(f"{len(jobs)} sm90 kernels, {len(jobs) - len(todo)} already kept; compiling {len(todo)} device parts "

@@ -2884,11 +2884,8 @@ def parse_setting(item: str) -> tuple:
         return name, value
 
 
-def build_variants(entries):
-    """Kernels for (spec, {lower setting: value}) pairs, all compiled in one ninja run. A setting changes the rendered
-    source, and so the cache key, but not the spec, which build_many's per-spec memo goes by."""
-    from cutlassgen.runtime import Kernel
-
+def variant_jobs(entries) -> list:
+    """The cache-keyed build jobs of (spec, {lower setting: value}) pairs (CLONE: the same code under another key)."""
     jobs = []
     for spec, settings in entries:
         settings = dict(settings)
@@ -2900,6 +2897,15 @@ def build_variants(entries):
             job = dataclasses.replace(job, source=source,
                                       source_key=jit.source_key(source, job.target_arch, spec.resolved_path))
         jobs.append(job.with_cache_key())
+    return jobs
+
+
+def build_variants(entries):
+    """Kernels for (spec, {lower setting: value}) pairs, all compiled in one ninja run. A setting changes the rendered
+    source, and so the cache key, but not the spec, which build_many's per-spec memo goes by."""
+    from cutlassgen.runtime import Kernel
+
+    jobs = variant_jobs(entries)
     paths = jit._compile_missing(jobs, None, None, None)
     return [Kernel(job.spec, path, job.target_arch, job.source) for job, path in zip(jobs, paths)]
 

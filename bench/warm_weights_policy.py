@@ -26,6 +26,19 @@ from tile_probe import WEIGHTS_FIRST_VARIANTS, bias_gelu, build_variants, parse_
 SHAPES = [(64, 6144, 4096), (64, 5120, 4096), (64, 4096, 4096)]  # 48, 40 and 32 MiB of bf16 weights
 
 
+def plan_tiles(shapes) -> dict:
+    """shape -> the per-shape plan's tile for an all-"auto" bf16 bias+GELU spec."""
+    return {shape: shape_tile(bias_gelu(Sm90Tile()), *shape) for shape in shapes}
+
+
+def variant_entries(shapes=SHAPES) -> list:
+    """(spec, {LOAD_HINTS: policy}) for each plan tile at shapes and each policy: what main() builds (and
+    bench/seed_device_parts.py --what warm_weights compiles ahead)."""
+    setting, policies = WEIGHTS_FIRST_VARIANTS
+    specs = sorted({bias_gelu(t) for t in plan_tiles(shapes).values()}, key=lambda s: s.key)
+    return [(spec, {setting: p}) for spec in specs for p in policies]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", type=int, default=3, help="tensor sets per shape, made one after another")
@@ -33,10 +46,10 @@ def main():
     ap.add_argument("--shapes", type=parse_shapes, default=SHAPES)
     args = ap.parse_args()
     setting, policies = WEIGHTS_FIRST_VARIANTS
-    tiles = {shape: shape_tile(bias_gelu(Sm90Tile()), *shape) for shape in args.shapes}
-    specs = sorted({bias_gelu(t) for t in tiles.values()}, key=lambda s: s.key)
-    built = build_variants([(spec, {setting: p}) for spec in specs for p in policies])  # one ninja run
-    kernels = {(spec, str(p)): k for (spec, p), k in zip([(s, p) for s in specs for p in policies], built)}
+    tiles = plan_tiles(args.shapes)
+    entries = variant_entries(args.shapes)
+    built = build_variants(entries)  # one ninja run
+    kernels = {(spec, str(settings[setting])): k for (spec, settings), k in zip(entries, built)}
     flush = l2_flush()
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__}; median of {args.rounds} interleaved "
           f"rounds of 20 runs; ours = the plan's tile, its weights {' / '.join(map(str, policies))}", flush=True)

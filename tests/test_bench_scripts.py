@@ -488,3 +488,28 @@ def test_built_beside_plans_compiles_tiles_and_plans_in_one_run_and_builds_each_
     # one ninja run: the tile, the plan's default and its per-shape variants; then build() once per plan
     assert runs == [[tile, *cg.dispatch.with_shape_variants([plan], shapes)]] and len(runs[0]) > 2
     assert tiles == [("kernel", tile)] and plans == [("plan", plan)] and builds == [(plan, shapes)]
+
+
+def test_the_seed_holds_what_warm_weights_policy_builds(monkeypatch):
+    """seed_device_parts.py --what warm_weights compiles ahead the very jobs warm_weights_policy.py's main() builds
+    (the plan's tile at each default shape, under each LOAD_HINTS variant): a key that differs would leave the GPU
+    session compiling those cubins itself."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    from cutlassgen import jit
+    import seed_device_parts
+    import tile_probe
+    import warm_weights_policy
+
+    compiled = []
+    monkeypatch.setattr(jit, "_compile_missing", lambda jobs, *rest: compiled.extend(jobs) or [None] * len(jobs))
+    import cutlassgen.runtime
+    monkeypatch.setattr(cutlassgen.runtime, "Kernel", lambda spec, path, arch, source: source)
+    entries = warm_weights_policy.variant_entries()
+    sources = tile_probe.build_variants(entries)
+    seeded = seed_device_parts.wanted_jobs({"warm_weights"})
+    assert {job.key for job in seeded} == {job.key for job in compiled}
+    assert len(seeded) == len(entries) == 2 * len({spec for spec, _ in entries})  # two policies per tile
+    by_tile = {}
+    for (spec, _), source in zip(entries, sources):
+        by_tile.setdefault(spec, set()).add(source)
+    assert all(len(s) == 2 for s in by_tile.values())  # each policy renders its own source
