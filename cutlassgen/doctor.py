@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import re
 import subprocess
 
@@ -69,6 +70,22 @@ def report() -> tuple[list[str], list[str]]:
         problems.append(str(e))
     root = cache.cache_root()
     lines.append(f"cache {root} ({len(cache.entries(root))} entries; set CUTLASSGEN_CACHE_DIR to move it)")
+    unwritable = _cache_write_problem(root)
     if os.environ.get("CUTLASSGEN_NO_JIT"):
         lines.append("CUTLASSGEN_NO_JIT is set: only prebuilt or cached kernels load")
+    elif unwritable:
+        problems.append(f"{unwritable}: cached kernels load, but a kernel not in the cache cannot be built there; "
+                        "set CUTLASSGEN_CACHE_DIR to a folder this user can write")
     return lines, problems
+
+
+def _cache_write_problem(root: pathlib.Path) -> str | None:
+    """Why a build could not write into the cache, or None: the nearest existing path at or above the cache root
+    (a build creates the rest) is not a folder or not writable by this user, or its lock or scratch folder is not."""
+    existing = next((p for p in (root, *root.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"{existing} is not a folder"
+    for folder in [existing] + [root / sub for sub in ("locks", "tmp") if (root / sub).exists()]:
+        if folder is not None and not (folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)):
+            return f"this user cannot write {folder}"
+    return None

@@ -19,6 +19,17 @@ def templates_dir() -> pathlib.Path:
     return inside if inside.is_dir() else PACKAGE_DIR.parent / "templates"
 
 
+class _BestEffortBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's on-disk cache of compiled templates, whose failure to write costs speed, never a render: a cache
+    folder that this user cannot write (a read-only image's shared cache) or a full disk renders as without it."""
+
+    def dump_bytecode(self, bucket):
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
 def _bytecode_cache():
     """Jinja's compiled templates, kept beside the kernel cache: compiling them costs a new process ~0.1 s.
 
@@ -30,7 +41,7 @@ def _bytecode_cache():
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only cache location: render without it
-    return jinja2.FileSystemBytecodeCache(str(directory))
+    return _BestEffortBytecodeCache(str(directory))
 
 
 @functools.lru_cache(maxsize=None)

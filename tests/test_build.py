@@ -344,6 +344,54 @@ def test_another_pythons_build_of_an_sm90_kernel_compiles_only_its_host_part(ci_
     assert meta["resources"] == before["resources"] and meta["warnings"] == before["warnings"]
 
 
+@pytest.mark.compile
+def test_a_cache_no_build_can_write_serves_its_kernels_and_names_itself_for_the_rest(ci_kernels, tmp_path,
+                                                                                     monkeypatch):
+    """A cache this process cannot write (a read-only image's shared cache; here one whose lock folder is a file,
+    which fails every user's writes alike) loads the kernels it holds and refuses, before compiling, with the cache's
+    path and the kernels it lacks, a build it would have to write: not a PermissionError from inside filelock."""
+    import shutil
+
+    from ci_specs import SM80_ALL
+
+    entry = ci_kernels["sm80"].binary_path.parent
+    root = tmp_path / "shared cache"
+    shutil.copytree(entry, root / entry.parent.name / entry.name)
+    (root / "locks").write_text("")
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(root))
+    (path,) = cg.build_many([SM80_ALL], load=False)  # load=False: past the in-process memo, to the cache
+    assert path == root / entry.parent.name / entry.name / MODULE_FILE
+    with pytest.raises(toolchain.ToolchainError) as info:
+        cg.build_many([small_sm80("ro_a"), small_sm80("ro_b")], arch=80)
+    message = str(info.value)
+    assert f"the kernel cache {root} cannot be written" in message and "2 kernel(s) to build" in message
+    assert "ro_a" in message and "set CUTLASSGEN_CACHE_DIR" in message
+    assert sorted(p.name for p in root.iterdir()) == ["locks", entry.parent.name]  # nothing else was written
+    with pytest.raises(toolchain.ToolchainError, match="the build folder .* cannot be written .* choose an output"):
+        cg.build_many([small_sm80("ro_a")], arch=80, root=root / "locks" / "aot", load=False)  # an AOT build's
+
+
+def test_render_does_not_need_to_write_the_template_cache(tmp_path, monkeypatch):
+    """Jinja's compiled-template cache sits in the kernel cache; a write there that fails (a read-only cache, a full
+    disk) costs the render its speed-up, not the render."""
+    import jinja2.bccache
+
+    from cutlassgen import emit
+
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    emit._environment.cache_clear()
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "jinja"))
+
+    monkeypatch.setattr(jinja2.bccache.tempfile, "NamedTemporaryFile", refuse)
+    try:
+        source = cg.render(small_sm80("ro_render"))
+        assert "cutlass" in source and not list((tmp_path / "jinja").iterdir())
+    finally:
+        emit._environment.cache_clear()  # the next test's environment caches where its own cache is
+
+
 def test_a_broken_device_part_is_not_taken_and_prune_removes_old_ones(tmp_path, monkeypatch):
     monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
     staging = tmp_path / "staging"

@@ -152,6 +152,27 @@ def test_doctor_reports_the_toolchain(capsys):
         assert "problems:" in out
 
 
+def test_doctor_flags_a_cache_a_build_could_not_write(tmp_path, monkeypatch, capsys):
+    """A cache path under a file (here: real, as any user) and a folder this user cannot write (os.access says no,
+    as it does for another user's folder or a read-only mount) are problems; a cache that does not exist yet under a
+    writable folder is not."""
+    from cutlassgen import doctor
+
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path / "new" / "cache"))
+    assert not any("cache" in p for p in doctor.report()[1])
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    assert main(["doctor"]) == 1
+    assert f"{tmp_path / 'file'} is not a folder: cached kernels load" in capsys.readouterr().out
+    (tmp_path / "ro" / "locks").mkdir(parents=True)
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path / "ro"))
+    monkeypatch.setattr(doctor.os, "access", lambda path, mode: pathlib.Path(path).name != "locks")
+    assert main(["doctor"]) == 1
+    assert f"this user cannot write {tmp_path / 'ro' / 'locks'}" in capsys.readouterr().out
+    monkeypatch.setenv("CUTLASSGEN_NO_JIT", "1")  # nothing is built then: not a problem
+    assert not any("cannot write" in p for p in doctor.report()[1])
+
+
 def test_doctor_flags_a_missing_compiler(monkeypatch, capsys):
     from cutlassgen.jit import toolchain
 

@@ -294,13 +294,17 @@ def _cache_lookup_without_toolchain(job: Job):
 
 def _compile_missing(jobs_: list[Job], root, verbose, jobs) -> list[pathlib.Path]:
     """Lock each key, re-check the cache (another process may have just finished it), compile the rest."""
+    into_cache = root is None
     root = root or cache.cache_root()
     paths: dict[str, pathlib.Path] = {}
     held = []
     try:
         for job in sorted({j.key: j for j in jobs_}.values(), key=lambda j: j.key):  # one order: no deadlock
-            lock = cache.key_lock(job.key, job.target_arch, root)
-            cache.acquire(lock, job.label)
+            try:  # the first write into the cache: its lock file
+                lock = cache.key_lock(job.key, job.target_arch, root)
+                cache.acquire(lock, job.label)
+            except OSError as e:
+                raise _unwritable_root(root, e, jobs_, into_cache) from None
             held.append(lock)
             hit = cache.lookup(cache.entry_dir(job.key, job.target_arch, root), MODULE_FILE)
             if hit:
@@ -312,6 +316,22 @@ def _compile_missing(jobs_: list[Job], root, verbose, jobs) -> list[pathlib.Path
         for lock in held:
             lock.release()
     return [paths[j.key] for j in jobs_]
+
+
+def _unwritable_root(root: pathlib.Path, error: OSError, jobs_: list[Job], into_cache: bool):
+    """A ToolchainError for a cache (or an AOT build's output folder) this process cannot write: a read-only
+    image's shared cache serves the kernels it holds, but a kernel it lacks must be compiled somewhere writable."""
+    missing = sorted({j.label for j in jobs_})
+    listed = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    why = f"({error.strerror or error}: {error.filename or root})"
+    if not into_cache:
+        return toolchain.ToolchainError(f"the build folder {root} cannot be written {why}",
+                                        "choose an output folder this user can write")
+    return toolchain.ToolchainError(
+        f"the kernel cache {root} cannot be written {why}, and {len(missing)} kernel(s) to build are not in it "
+        f"({listed})",
+        "set CUTLASSGEN_CACHE_DIR to a folder this user can write (a read-only cache still serves the kernels it "
+        "holds)")
 
 
 def _parallel_jobs(n_kernels: int) -> int:
