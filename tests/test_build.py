@@ -281,6 +281,28 @@ def test_missing_toolchain_pieces_are_named(monkeypatch):
         toolchain.find_cutlass()
     toolchain.find_cutlass.cache_clear()
 
+def test_an_nvcc_setting_that_is_not_a_runnable_nvcc_is_named(tmp_path, monkeypatch):
+    """A folder, a file without execute permission, and a file the OS cannot run were one "does not exist", a
+    PermissionError and an OSError from subprocess (exec format error); each is now a ToolchainError saying which."""
+    plain, garbage, silent = tmp_path / "plain", tmp_path / "garbage", tmp_path / "silent"
+    plain.write_text("#!/bin/sh\n")
+    garbage.write_bytes(b"\x00not a program")
+    garbage.chmod(0o755)
+    silent.write_text("#!/bin/sh\nexit 0\n")
+    silent.chmod(0o755)
+    cases = [(tmp_path, "is a folder"), (plain, "is not executable by this user"),
+             (garbage, "could not run .*garbage --version"), (silent, "could not read the version of .*silent")]
+    try:
+        for path, words in cases:
+            toolchain.find_nvcc.cache_clear()
+            toolchain.nvcc_version.cache_clear()
+            monkeypatch.setenv("CUTLASSGEN_NVCC", str(path))
+            with pytest.raises(toolchain.ToolchainError, match=f"{words}.*check that this nvcc runs|{words}.*point it"):
+                toolchain.nvcc_version(toolchain.find_nvcc())
+    finally:
+        toolchain.find_nvcc.cache_clear()
+        toolchain.nvcc_version.cache_clear()
+
 
 @pytest.mark.parametrize("name, value", [("CUTLASSGEN_JOBS", "abc"), ("CUTLASSGEN_JOBS", "0"), ("MAX_JOBS", "2.5"),
                                          ("CUTLASSGEN_LOCK_TIMEOUT", "abc"), ("CUTLASSGEN_LOCK_TIMEOUT", "-5"),

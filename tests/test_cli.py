@@ -173,6 +173,32 @@ def test_doctor_flags_a_cache_a_build_could_not_write(tmp_path, monkeypatch, cap
     assert not any("cannot write" in p for p in doctor.report()[1])
 
 
+def test_doctor_flags_a_cuda_home_the_search_passed_over(tmp_path, monkeypatch):
+    """CUDA_HOME without bin/nvcc: the search goes on to PATH (or the pip wheel), and doctor says which nvcc compiles
+    instead; a CUDA_HOME that holds one, or CUTLASSGEN_NVCC set, is no problem."""
+    from cutlassgen import doctor
+    from cutlassgen.jit import toolchain
+
+    monkeypatch.delenv("CUTLASSGEN_NVCC", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    toolchain.find_nvcc.cache_clear()
+    real = str(toolchain.find_nvcc())
+    try:
+        monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+        toolchain.find_nvcc.cache_clear()
+        problems = doctor.report()[1]
+        assert f"CUDA_HOME={tmp_path} holds no bin/nvcc, so kernels compile with {real} instead" in "".join(problems)
+        monkeypatch.setenv("CUTLASSGEN_NVCC", real)
+        toolchain.find_nvcc.cache_clear()
+        assert not any("CUDA_HOME" in p for p in doctor.report()[1])
+        monkeypatch.delenv("CUTLASSGEN_NVCC")
+        monkeypatch.setenv("CUDA_HOME", str(pathlib.Path(real).parent.parent))
+        toolchain.find_nvcc.cache_clear()
+        assert not any("CUDA_HOME" in p for p in doctor.report()[1])
+    finally:
+        toolchain.find_nvcc.cache_clear()
+
+
 def test_doctor_flags_a_missing_compiler(monkeypatch, capsys):
     from cutlassgen.jit import toolchain
 

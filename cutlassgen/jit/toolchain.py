@@ -60,8 +60,10 @@ def find_nvcc() -> pathlib.Path:
     """CUTLASSGEN_NVCC, then CUDA_HOME / CUDA_PATH, then PATH, then the pip-installed nvidia-cuda-nvcc."""
     if os.environ.get("CUTLASSGEN_NVCC"):
         p = pathlib.Path(os.environ["CUTLASSGEN_NVCC"])
-        if not p.is_file():
-            raise ToolchainError(f"CUTLASSGEN_NVCC={p} does not exist", "point it at an nvcc binary or unset it")
+        problem = ("does not exist" if not p.exists() else "is a folder" if p.is_dir()
+                   else "is not executable by this user" if not os.access(p, os.X_OK) else None)
+        if problem:
+            raise ToolchainError(f"CUTLASSGEN_NVCC={p} {problem}", "point it at an nvcc binary or unset it")
         return p
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if os.environ.get(var):
@@ -80,7 +82,10 @@ def find_nvcc() -> pathlib.Path:
 
 @functools.lru_cache(maxsize=None)
 def nvcc_version(nvcc: pathlib.Path) -> str:
-    out = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, timeout=60).stdout
+    try:
+        out = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:  # not a program this machine runs, or one that hangs
+        raise ToolchainError(f"could not run {nvcc} --version ({e})", "check that this nvcc runs") from None
     m = re.search(r"release [\d.]+, V([\d.]+)", out)
     if not m:
         raise ToolchainError(f"could not read the version of {nvcc}", "check that this nvcc runs")
