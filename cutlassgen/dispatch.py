@@ -137,6 +137,7 @@ class DispatchKernel:
     weights of at most weights_max bytes) from heuristic_record()."""
 
     def __init__(self, default, record: dict, kernels: list):
+        self._made_from = (default, record, list(kernels))  # what a pickle rebuilds it from (__reduce__)
         self.default = default
         if record.get("limits"):  # a heuristic record: in choose() order, with its own limits, n_min and k_max
             self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
@@ -157,7 +158,18 @@ class DispatchKernel:
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
 
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
+        if "default" not in self.__dict__:  # while unpickling, before the state is set
+            raise AttributeError(name)
         return getattr(self.__dict__["default"], name)
+
+    def __reduce__(self):  # made again in the other process, which checks its own GPU against the record
+        return DispatchKernel, self._made_from
+
+    def __copy__(self):  # as Kernel: no state a caller could change
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def choose(self, M: int, N: int | None = None, K: int | None = None):
         """The first entry whose M limit holds M, whose n_min N reaches (N None: entries without an n_min), whose

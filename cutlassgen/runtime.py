@@ -118,6 +118,19 @@ class Kernel:
         self._input_geometry = tuple((s.name, s.ptr, s.kind, 4 if s.kind == "scalar" else storage(s.dtype).bits // 8)
                                      for s in self._in_slots)
 
+    # A kernel crosses into another process (multiprocessing, torch.multiprocessing.spawn) as what it was built from,
+    # and that process loads the same module file, or builds the spec again where the file is not there. Within one
+    # process a copy is the kernel itself: it holds no state a caller could change (an nn.Module holding one
+    # deep-copies).
+    def __reduce__(self):
+        return _unpickled_kernel, (self.spec, self.target_arch, str(self.binary_path), self.source)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     @property
     def build_info(self) -> dict:
         """meta.json of the cache entry: key parts, compile time, flags, compiler warnings."""
@@ -526,6 +539,25 @@ class Kernel:
         if self._op is None:
             self._op = _register_op(self)
         return self._op
+
+
+def _unpickled_kernel(spec: GemmSpec, target_arch: int, module_path: str, source: str) -> Kernel:
+    """A pickled Kernel in this process: the kernel build() loaded here already, else the pickled module file, else
+    (another machine, another Python, a pruned cache) the spec built for the same target through the cache, the
+    prebuilt kernels or a compile."""
+    from . import jit
+
+    path = pathlib.Path(module_path)
+    for key in ((spec, target_arch), (spec, None)):
+        loaded = jit._loaded.get(key)
+        if loaded is not None and loaded.binary_path == path and loaded.target_arch == target_arch:
+            return loaded
+    if path.is_file():
+        try:
+            return Kernel(spec, path, target_arch, source)
+        except ImportError:  # a module for another Python: build it for this one
+            pass
+    return jit.build_many([spec], arch=target_arch)[0]
 
 
 _OPS: dict = {}  # op name -> caller; torch.library refuses a second registration of a name

@@ -435,6 +435,45 @@ def test_a_broken_device_part_is_not_taken_and_prune_removes_old_ones(tmp_path, 
     assert cache.prune(tmp_path, time.time() + 1) == (0, 1, 0, 0) and not kept.exists()
 
 
+PICKLED_SCRIPT = """
+import json, pickle, sys
+kernels = pickle.load(open(sys.argv[1], "rb"))
+plain, per_shape = kernels["plain"], kernels["dispatch"]
+print(json.dumps({"path": str(plain.binary_path), "key": plain.spec.key, "stages": plain.pipeline["mainloop_stages"],
+                  "chosen": str(per_shape.choose(16, 4096, 4096).binary_path), "default": str(per_shape.spec.key)}))
+"""
+
+
+@pytest.mark.compile
+def test_a_kernel_pickles_into_another_process_and_copies_as_itself(ci_kernels, tmp_path):
+    """multiprocessing and torch.multiprocessing.spawn pickle what they hand a worker, and copy.deepcopy of an
+    nn.Module copies the kernels it holds: each was "TypeError: cannot pickle 'module' object". The worker loads
+    the same module file (or builds the spec where that file is gone); a copy within one process is the kernel
+    itself; a per-shape DispatchKernel pickles as what it was made from."""
+    import copy
+    import pickle
+
+    from cutlassgen import runtime
+    from cutlassgen.dispatch import DispatchKernel
+
+    plain, swap = ci_kernels["sm90"], ci_kernels["sm90_swap"]
+    per_shape = DispatchKernel(plain, {"gpu": None, "limits": [64], "winners": [{"label": "swap", "n_min": 4096}]},
+                               [swap])
+    assert copy.deepcopy(plain) is plain and copy.copy(plain) is plain and copy.deepcopy(per_shape) is per_shape
+    assert pickle.loads(pickle.dumps(plain)) is plain  # this process already loaded it
+    again = pickle.loads(pickle.dumps(per_shape))
+    assert again.choose(16, 4096, 4096) is swap and again.choose(16, 2048, 4096) is plain  # N under n_min
+    (tmp_path / "kernels.pkl").write_bytes(pickle.dumps({"plain": plain, "dispatch": per_shape}))
+    out = subprocess.run([sys.executable, "-c", PICKLED_SCRIPT, str(tmp_path / "kernels.pkl")], capture_output=True,
+                         text=True, env=_env(os.environ["CUTLASSGEN_CACHE_DIR"]), timeout=120)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen == {"path": str(plain.binary_path), "key": plain.spec.key, "stages": plain.pipeline["mainloop_stages"],
+                    "chosen": str(swap.binary_path), "default": plain.spec.key}
+    rebuilt = runtime._unpickled_kernel(plain.spec, plain.target_arch, str(tmp_path / "gone.so"), plain.source)
+    assert rebuilt.binary_path == plain.binary_path and rebuilt.spec == plain.spec  # through the cache, no compile
+
+
 @pytest.mark.compile
 def test_repeated_build_in_process_is_memoized(ci_kernels):
     from ci_specs import SM80_ALL
