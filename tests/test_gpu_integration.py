@@ -74,6 +74,28 @@ def test_runs_on_the_current_stream(gpu_kernel):
     assert rel_error(out, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
 
 
+def _worker_runs_the_pickled_kernel(rank, kernel, a, b, bias, results):
+    results.put(kernel(a, b, bias=bias).cpu())  # torch.multiprocessing.spawn pickles kernel and the tensors
+
+
+def test_a_spawned_worker_runs_the_pickled_kernel(gpu_kernel):
+    """torch.multiprocessing.spawn (CUDA needs spawn) hands the kernel to the worker by pickling it: the worker
+    loads the same module and its result matches the reference."""
+    import torch
+    import torch.multiprocessing as mp
+
+    import cutlassgen as cg
+
+    k = gpu_kernel(NAME)
+    a, b, bias = _inputs(seed=5)
+    results = mp.get_context("spawn").SimpleQueue()
+    workers = mp.spawn(_worker_runs_the_pickled_kernel, args=(k, a, b, bias, results), nprocs=1, join=False)
+    got = results.get().cuda()  # before join: a worker may wait for its result to be read
+    workers.join()
+    assert rel_error(got, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
+    torch.cuda.synchronize()
+
+
 def test_empty_problems_behave_like_torch(gpu_kernel):
     import torch
     import torch.nn.functional as F
