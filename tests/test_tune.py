@@ -101,6 +101,15 @@ ptxas info    : Used 168 registers, used 16 barriers
 """
     got = performance_warnings(log)
     assert [w.split(":")[1].split()[0] for w in got] == ["Registers", "(C7511)"]
+    # the sm80 path's kernel name runs to ~900 characters mangled: the warning names it short
+    sm80 = ("ptxas warning : Registers are spilled to local memory in function '_ZN7cutlass7Kernel2INS_4gemm6kernel22"
+            "DefaultGemmWithVisitorIaNS_6layout8RowMajorELNS_16ComplexTransformE0ELi16EEEEvNT_6ParamsE', 52 bytes "
+            "spill stores, 52 bytes spill loads\nptxas warning : Local memory used for function '_Z3fooi', size of "
+            "stack frame: 8 bytes")
+    assert performance_warnings(sm80) == [
+        "ptxas warning : Registers are spilled to local memory in function 'cutlass::Kernel2<...>', 52 bytes spill "
+        "stores, 52 bytes spill loads", "ptxas warning : Local memory used for function 'foo', size of stack frame: "
+        "8 bytes"]
 
 
 def test_arithmetic_intensity_counts_each_operand_once():

@@ -572,8 +572,28 @@ def performance_warnings(log: str) -> list[str]:
     """The build log's lines that cost speed: ptxas's warnings (spills, stack frames) and its "Potential Performance
     Loss" notes (C7510, C7511, C7515: serialized wgmma), which ptxas prints as "info". Front-end warnings are left
     out, even when a path in them happens to say "spill"."""
-    return [ln.strip() for ln in log.splitlines() if "ptxas" in ln.lower() and
-            ("warning" in ln.lower() or "Potential Performance Loss" in ln)]
+    return [_MANGLED.sub(lambda m: f"'{_short_symbol(m.group(1))}'", ln.strip()) for ln in log.splitlines()
+            if "ptxas" in ln.lower() and ("warning" in ln.lower() or "Potential Performance Loss" in ln)]
+
+
+_MANGLED = re.compile(r"'(_Z\w+)'")
+
+
+def _short_symbol(mangled: str) -> str:
+    """A mangled C++ name as its leading qualified name, template arguments elided: the sm80 path's kernel
+    `_ZN7cutlass7Kernel2INS_4gemm6kernel22DefaultGemmWithVisitor...` (~900 characters) reads cutlass::Kernel2<...>.
+    build.log keeps the full name."""
+    parts, i = [], 3 if mangled.startswith("_ZN") else 2
+    while i < len(mangled) and mangled[i].isdigit():
+        j = i
+        while j < len(mangled) and mangled[j].isdigit():
+            j += 1
+        n = int(mangled[i:j])
+        parts.append(mangled[j:j + n])
+        i = j + n
+    if not parts:
+        return mangled if len(mangled) <= 60 else mangled[:57] + "..."
+    return "::".join(parts) + ("<...>" if mangled[i:i + 1] == "I" else "")
 
 
 _PTXAS_ENTRY = re.compile(r"ptxas info\s*: Compiling entry function '([^']+)'")
