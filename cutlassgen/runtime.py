@@ -542,21 +542,24 @@ class Kernel:
 
 
 def _unpickled_kernel(spec: GemmSpec, target_arch: int, module_path: str, source: str) -> Kernel:
-    """A pickled Kernel in this process: the kernel build() loaded here already, else the pickled module file, else
-    (another machine, another Python, a pruned cache) the spec built for the same target through the cache, the
-    prebuilt kernels or a compile."""
+    """A pickled Kernel in this process: the kernel of that spec and target loaded here already, else the pickled
+    module file, else (another machine, another Python, a pruned cache) the spec built for the same target through
+    the cache, the prebuilt kernels or a compile."""
     from . import jit
 
-    path = pathlib.Path(module_path)
     for key in ((spec, target_arch), (spec, None)):
         loaded = jit._loaded.get(key)
-        if loaded is not None and loaded.binary_path == path and loaded.target_arch == target_arch:
+        if loaded is not None and loaded.target_arch == target_arch:
             return loaded
+    path = pathlib.Path(module_path)
     if path.is_file():
         try:
-            return Kernel(spec, path, target_arch, source)
+            kernel = Kernel(spec, path, target_arch, source)
         except ImportError:  # a module for another Python: build it for this one
             pass
+        else:  # the next unpickling of it (a worker that receives it per task) loads nothing again
+            with jit._loaded_lock:
+                return jit._loaded.setdefault((spec, target_arch), kernel)
     return jit.build_many([spec], arch=target_arch)[0]
 
 
