@@ -351,6 +351,8 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         raise SpecError("tile", spec.tile, "tuned dispatch replaces 'auto' tiles; this spec fixes its tile",
                         "tune a spec whose tile fields are 'auto' (or pass save=False for a study only)")
     shapes = check_shapes(shapes, spec)
+    if save:  # before minutes of compiling and timing whose winners could not be kept
+        _check_record_folder(dispatch.record_path(spec, default_target_arch(spec)))
     variants = candidates(spec, shapes, limit, match)
     rows = study(spec, shapes, reps=reps, variants=variants)
     by_key = {v.key: v for v in variants}
@@ -372,6 +374,22 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         path = dispatch.write_record(spec, target, torch.cuda.get_device_name(), winners)
         forget_built(spec)  # the next build(spec) reads the new record
     return TuneResult(rows, winners, path)
+
+
+def _check_record_folder(path: pathlib.Path) -> None:
+    """A ToolchainError unless a file can be written where the tuning record will go (a read-only cache, one under
+    a file): a study whose record cannot be kept should say so before it runs, not after."""
+    import tempfile
+
+    from .jit.toolchain import ToolchainError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path.parent).close()
+    except OSError as e:
+        raise ToolchainError(f"the tuning record {path} cannot be written ({e.strerror or e}: {e.filename or path})",
+                             "set CUTLASSGEN_CACHE_DIR to a folder this user can write, or pass save=False "
+                             "(`cutlassgen tune --no-save`) for a study only") from None
 
 
 def random_inputs(spec: GemmSpec, M: int, N: int, K: int):

@@ -206,6 +206,25 @@ def test_tune_without_a_gpu_says_so_before_compiling(monkeypatch):
             run(spec, [(128, 4096, 4096)], limit=2)
 
 
+def test_tune_that_could_not_keep_its_record_says_so_before_timing(tmp_path, monkeypatch):
+    """tune(save=True) writes its record into the cache after minutes of compiling and timing; a cache it cannot
+    write there (here one under a file) is a ToolchainError before any of that, and save=False still studies."""
+    from cutlassgen import tuning
+    from cutlassgen.jit.toolchain import ToolchainError
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    studied = []
+    monkeypatch.setattr(tuning, "study", lambda spec, shapes, **kw: studied.append(spec) or [])
+    spec = cg.load_spec(ROOT / "examples" / "specs" / "bias_gelu_bf16_sm90.toml")
+    with pytest.raises(ToolchainError, match=r"the tuning record .*file/cache/tuning/.* cannot be written.*--no-save"):
+        tuning.tune(spec, [(128, 4096, 4096)], limit=2)
+    assert studied == []
+    with pytest.raises(RuntimeError, match="no configuration .* matched the reference"):  # the fake study's no rows
+        tuning.tune(spec, [(128, 4096, 4096)], limit=2, save=False)
+    assert studied == [spec]
+
+
 def test_tune_times_the_default_and_the_per_shape_heuristics_tiles_first():
     """A tuned record replaces the per-shape heuristic in build(spec), so tune must time the heuristic's tiles too:
     the sm80 path's 33-64 bucket tile (64x64, 5 stages) is outside its decode space (4, 6 and 8 stages)."""
