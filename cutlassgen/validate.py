@@ -227,6 +227,7 @@ def _sm80_tile(spec):
     if warp[0] * warp[1] > 64 * 128:  # 256 accumulators per thread
         raise _tile_err("warp", warp, "more than 8192 accumulators per warp spills registers", "use at most 64x128")
     _sm80_thread_maps(spec, tb, warp, warps)
+    _sm80_mn_major(spec, tb)
     kbytes = tb[2] * DTYPES[spec.a.dtype].bits // 8
     if kbytes % 32:
         raise _tile_err("threadblock", tb, f"threadblock K of {kbytes} bytes; must be a multiple of 32 bytes",
@@ -252,6 +253,30 @@ def _sm80_tile(spec):
         raise _tile_err("split_k", cfg.split_k,
                         "the sm80 path's visitor epilogue cannot reduce split-K slices (it would apply the epilogue "
                         "per slice)", "use split_k=1, or arch=90 with tile.scheduler='stream_k'")
+
+
+def _sm80_mn_major(spec, tb) -> None:
+    """An MN-major operand (A column-, B row-major) along its threadblock extent M (or N), as CUTLASS 2.x's
+    DefaultMmaCore lays it out: its copy to shared memory puts min(16-byte accesses, 8) threads of a warp along that
+    extent, which must divide the warp's 32 threads and the extent's accesses (pitch_linear_thread_map.h: "ShapeInAccesses
+    must be divisible by WarpThreadArrangement"); and its congruous layout's crosswise width, min(128 bytes, the
+    extent), must be one the warp-level tile iterators take: 32 elements for 32-bit operands, 16, 32 or 64 for 16-bit
+    ones (an incomplete type otherwise). Session 80, compiled on both sides: tf32 A column-major at M = 16 and B
+    row-major at N = 16 failed (the iterators), fp16 at M = 48 or N = 48 failed (the thread map); tf32 at M = 32 and
+    fp16 at M = 16 compiled. 8-bit operands are K-major only (_layouts_and_alignment)."""
+    for name, axis, op, layout, extent in (("a", "M", spec.a, "column", tb[0]), ("b", "N", spec.b, "row", tb[1])):
+        bits = DTYPES[op.dtype].bits
+        if op.layout != layout or bits not in (16, 32):
+            continue
+        accesses = extent * bits // 128
+        lanes = min(accesses, 8)
+        widths = (32,) if bits == 32 else (16, 32, 64)
+        if accesses % lanes or 32 % lanes or min(1024 // bits, extent) not in widths:
+            takes = "a multiple of 32" if bits == 32 else "16, 32 or a multiple of 64"
+            raise _tile_err("threadblock", tb, f"{name} is {layout}-major ({axis}-contiguous) {op.dtype}: CUTLASS's "
+                            f"sm80 shared-memory copy and layout for it take a threadblock {axis} of {takes}, not "
+                            f"{extent}", f"use such a threadblock {axis}, or {name} "
+                            f"{'row' if layout == 'column' else 'column'}-major")
 
 
 def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
