@@ -90,7 +90,7 @@ def test_a_spawned_worker_runs_the_pickled_kernel(gpu_kernel):
     a, b, bias = _inputs(seed=5)
     results = mp.get_context("spawn").Queue()
     workers = mp.spawn(_worker_runs_the_pickled_kernel, args=(k, a, b, bias, results), nprocs=1, join=False)
-    got = results.get(timeout=300).cuda()  # before join (a worker may wait for its result to be read); a worker
+    got = results.get(timeout=120).cuda()  # before join (a worker may wait for its result to be read); a worker
     # that died raises queue.Empty here instead of hanging
     workers.join()
     assert rel_error(got, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
