@@ -19,7 +19,7 @@ import pathlib
 import tempfile
 import warnings
 
-from .errors import BuildError, SpecError, is_int
+from .errors import BuildError, SpecError, caller_stacklevel, is_int
 from .jit import cache
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile, tile_to_dict
 
@@ -81,13 +81,13 @@ def _read_record_of(spec: GemmSpec, target_arch: int) -> dict | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
-        warnings.warn(f"ignoring the unreadable tuning record {path}: {e}", stacklevel=3)
+        warnings.warn(f"ignoring the unreadable tuning record {path}: {e}", stacklevel=caller_stacklevel())
         return None
     if isinstance(body, dict) and (body.get("version") != RECORD_VERSION or body.get("spec_key") != spec.key
                                    or not body.get("winners")):
         return None  # another version's record, or another spec's
     if not is_tuning_record(body):
-        warnings.warn(f"ignoring the malformed tuning record {path}: not what write_record writes", stacklevel=3)
+        warnings.warn(f"ignoring the malformed tuning record {path}: not what write_record writes", stacklevel=caller_stacklevel())
         return None
     return body
 
@@ -196,7 +196,7 @@ class DispatchKernel:
         if name != self.record["gpu"]:
             warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
                           f"{self.record['gpu']}, not on this {name}; running the default tile (re-run tune here)",
-                          stacklevel=4)
+                          stacklevel=caller_stacklevel())
             self.kernels, self.limits, self.n_mins, self.k_maxes, self._nk_maxes = [], [], [], [], []
 
     def __call__(self, a, b, c=None, *, out=None, **inputs):
@@ -229,7 +229,7 @@ def tuned(default, target_arch: int, build_many):
         kernels = build_many(variants, arch=target_arch)
     except (SpecError, BuildError, TypeError, KeyError) as e:  # a record from another version, a failed build
         warnings.warn(f"ignoring the tuning record {record_path(spec, target_arch)}: its tiles do not build here "
-                      f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile", stacklevel=3)
+                      f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile", stacklevel=caller_stacklevel())
         return default
     return DispatchKernel(default, record, kernels)
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+import sys
 
 
 class SpecError(ValueError):
@@ -23,6 +25,16 @@ def is_int(value) -> bool:
 def is_number(value) -> bool:
     """An int or float that is not a bool."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def caller_stacklevel() -> int:
+    """warnings.warn's stacklevel, from the function that calls it, for the first caller outside cutlassgen: a warning
+    points at the user's line that asked for the build or made the call, however deep in here it arose."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def did_you_mean(value, choices) -> str:

@@ -14,6 +14,7 @@ import sys
 import warnings
 
 from .dtypes import storage
+from .errors import caller_stacklevel
 from .jit.flags import MODULE_NAME
 from .lower import lower_epilogue
 from .spec import GemmSpec
@@ -301,14 +302,14 @@ class Kernel:
             rows = _INT32_MAX
         return rows if rows > M else 0
 
-    def _hint_per_shape(self, M, N, K, stacklevel=3):
+    def _hint_per_shape(self, M, N, K):
         from .dispatch import per_shape_hint
         from .jit import PerformanceWarning
 
         message = per_shape_hint(self.spec, M, N, K)
         if message:
             self._hint_pending = False
-            warnings.warn(message, PerformanceWarning, stacklevel=stacklevel)
+            warnings.warn(message, PerformanceWarning, stacklevel=caller_stacklevel())
 
     @staticmethod
     def _fast_matrix(t, rows, cols, info, dev):
@@ -477,7 +478,7 @@ class Kernel:
             ws = self._workspace.get((device.index, M, N, K))
             if ws is None:  # the first call at this shape on this device
                 if self._hint_pending:
-                    self._hint_per_shape(M, N, K, stacklevel=4)
+                    self._hint_per_shape(M, N, K)
                 ws = self._workspace[(device.index, M, N, K)] = self._mod.workspace_size(M, N, K, lda, ldb, ldc, ldd,
                                                                                          ptrs, scalars)
             workspace = T.empty(ws, dtype=T.uint8, device=device) if ws else None

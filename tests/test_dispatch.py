@@ -1,5 +1,6 @@
 """Tuned dispatch without a GPU: records, buckets, the choice by M, and the fallback on another GPU."""
 import dataclasses
+import inspect
 import json
 import math
 import pathlib
@@ -1215,9 +1216,22 @@ def test_a_kernel_warns_once_for_the_first_small_m(monkeypatch):
         warnings.simplefilter("error")
         Kernel._hint_per_shape(fake, 4096, 8192, 4096)  # large M: silent, and the hint stays pending
     assert fake._hint_pending
-    with pytest.warns(PerformanceWarning, match="M=16, N=8192 runs the default tile"):
+    with pytest.warns(PerformanceWarning, match="M=16, N=8192 runs the default tile") as seen:
         Kernel._hint_per_shape(fake, 16, 8192, 4096)
     assert not fake._hint_pending  # the call site checks this flag: once per kernel
+    assert seen[0].filename == __file__  # the caller's line, not one inside cutlassgen (errors.caller_stacklevel)
+
+
+def test_warnings_point_at_the_callers_line_however_deep_they_arise(cache_dir):
+    """A malformed tuning record is found three calls deep in cutlassgen (tuned -> read_record -> _read_record_of);
+    its warning names this file's line, as a build's PerformanceWarning names the line that asked for the build."""
+    path = dispatch.write_record(SPEC, 90, "NVIDIA H200", _winners())
+    path.write_text(json.dumps([]))
+    with pytest.warns(UserWarning, match="malformed tuning record") as seen:
+        line = inspect.currentframe().f_lineno + 1
+        dispatch.tuned(_fake_kernel(SPEC), 90, lambda specs, arch=None: [])
+    path.unlink()
+    assert [(w.filename, w.lineno) for w in seen] == [(__file__, line)]
 
 
 @pytest.mark.parametrize("name", sorted(per_shape_cases.cases()))

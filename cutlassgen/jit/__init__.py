@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass
 
 from .. import __version__
-from ..errors import BuildError
+from ..errors import BuildError, caller_stacklevel
 from ..spec import GemmSpec
 from . import cache, flags, toolchain
 from .ptxas import performance_warnings, ptxas_resources  # re-exported: cutlassgen.jit.performance_warnings
@@ -499,7 +499,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             continue
         warns = performance_warnings(log)
         for w in warns:
-            warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=3)
+            warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=caller_stacklevel())
         if job.split:
             cache.keep_device_part(device_keys[job.key], job.target_arch, st)
         for tmp in ("kernel.o", "link.log", "device.log", "embed.log", "cubin_embed.o", "cubin_embed.S",
