@@ -202,3 +202,38 @@ def test_rows_readable_reaches_the_last_m_tiles_end_inside_a_storage(ci_kernels)
     col = torch.empty(K, 160).bfloat16()
     assert readable(col_major, col[:, :100].t()) == 144
     assert readable(col_major, col[:, 30:130].t()) == 130  # the last column reaches element 159 of its row
+
+
+def test_a_call_that_needs_a_gradient_gets_a_backward_that_refuses(ci_kernels, monkeypatch):
+    """With grad mode on, an input that requires a gradient (an nn.Parameter's weight or bias, say) gives outputs
+    whose backward raises, naming the inputs: before, the outputs had no backward at all, and a training loop through
+    them would silently have left those inputs unchanged. out= is refused then, as torch's own out= ops refuse it.
+    Under no_grad, or with inputs that need no gradient, nothing changes."""
+    from cutlassgen.dtypes import storage
+
+    kernel = ci_kernels["sm80"]
+
+    def launched(a, b, c, out, inputs):  # what the launch would return, on the CPU: fresh outputs of the call's shape
+        extras = [torch.zeros(1) if s.kind == "amax" else torch.zeros(M, N, dtype=getattr(torch, storage(s.dtype).torch))
+                  for s in kernel._out_slots]
+        d = torch.zeros(M, N, dtype=torch.bfloat16)
+        return kernel.Result(d, *extras) if kernel.Result else d
+
+    def first(result):
+        return result[0] if kernel.Result else result
+
+    monkeypatch.setattr(kernel, "_launch", launched)
+    a, b, c, inputs = good()
+    weight = torch.randn(N, K).bfloat16().requires_grad_()
+    d = first(kernel(a, weight.t(), c, **inputs))
+    assert d.requires_grad and not first(kernel(a, b, c, **inputs)).requires_grad
+    with pytest.raises(RuntimeError, match=r"\(b\): the kernel computes no gradients .*torch.no_grad"):
+        d.float().sum().backward()
+    with torch.no_grad():
+        assert not first(kernel(a, weight.t(), c, **inputs)).requires_grad
+    with pytest.raises(ValueError, match=r"out= is not allowed when an input requires grad \(b\)"):
+        kernel(a, weight.t(), c, out=torch.empty(M, N, dtype=torch.bfloat16), **inputs)
+    inputs["bias"] = inputs["bias"].requires_grad_()  # an epilogue input counts too
+    assert first(kernel(a, b, c, **inputs)).grad_fn is not None
+    with pytest.raises(RuntimeError, match=r"\(bias\): the kernel computes no gradients"):
+        first(kernel(a, b, c, **inputs)).float().sum().backward()

@@ -97,6 +97,23 @@ def test_a_spawned_worker_runs_the_pickled_kernel(gpu_kernel):
     torch.cuda.synchronize()
 
 
+def test_an_input_that_requires_grad_gives_a_correct_output_whose_backward_refuses(gpu_kernel):
+    """An nn.Parameter weight outside no_grad: the result is the reference's, and its backward raises (it had
+    none before, so a training loop through it learned nothing without a word)."""
+    import torch
+
+    import cutlassgen as cg
+
+    k = gpu_kernel(NAME)
+    a, b, bias = _inputs(seed=6)
+    weight = torch.nn.Parameter(b.t().contiguous())
+    got = k(a, weight.t(), bias=bias)
+    assert got.requires_grad
+    assert rel_error(got.detach(), cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
+    with pytest.raises(RuntimeError, match="computes no gradients"):
+        got.float().sum().backward()
+
+
 def test_empty_problems_behave_like_torch(gpu_kernel):
     import torch
     import torch.nn.functional as F
