@@ -256,27 +256,51 @@ def _sm80_tile(spec):
 
 
 def _sm80_mn_major(spec, tb) -> None:
-    """An MN-major operand (A column-, B row-major) along its threadblock extent M (or N), as CUTLASS 2.x's
-    DefaultMmaCore lays it out: its copy to shared memory puts min(16-byte accesses, 8) threads of a warp along that
-    extent, which must divide the warp's 32 threads and the extent's accesses (pitch_linear_thread_map.h: "ShapeInAccesses
-    must be divisible by WarpThreadArrangement"); and its congruous layout's crosswise width, min(128 bytes, the
-    extent), must be one the warp-level tile iterators take: 32 elements for 32-bit operands, 16, 32 or 64 for 16-bit
-    ones (an incomplete type otherwise). Session 80, compiled on both sides: tf32 A column-major at M = 16 and B
-    row-major at N = 16 failed (the iterators), fp16 at M = 48 or N = 48 failed (the thread map); tf32 at M = 32 and
-    fp16 at M = 16 compiled. 8-bit operands are K-major only (_layouts_and_alignment)."""
+    """An MN-major operand (A column-, B row-major) sits in CUTLASS 2.x's congruous shared-memory layout, whose
+    crosswise width, min(128 bytes, the threadblock's M or N), must be one the warp-level tile iterators take: 32
+    elements for 32-bit operands, 16, 32 or 64 for 16-bit ones (mma_tensor_op_tile_iterator.h: an incomplete type
+    otherwise). Session 80, compiled on both sides: tf32 A column-major at M = 16 and B row-major at N = 16 failed, tf32
+    at M = 32 and fp16 at M = 16 compiled. 8-bit operands are K-major only (_layouts_and_alignment); the copy's thread
+    map is _sm80_operand_copy_error's."""
     for name, axis, op, layout, extent in (("a", "M", spec.a, "column", tb[0]), ("b", "N", spec.b, "row", tb[1])):
         bits = DTYPES[op.dtype].bits
-        if op.layout != layout or bits not in (16, 32):
-            continue
-        accesses = extent * bits // 128
-        lanes = min(accesses, 8)
-        widths = (32,) if bits == 32 else (16, 32, 64)
-        if accesses % lanes or 32 % lanes or min(1024 // bits, extent) not in widths:
-            takes = "a multiple of 32" if bits == 32 else "16, 32 or a multiple of 64"
+        widths = {32: (32,), 16: (16, 32, 64)}.get(bits)
+        if op.layout == layout and widths and min(1024 // bits, extent) not in widths:
             raise _tile_err("threadblock", tb, f"{name} is {layout}-major ({axis}-contiguous) {op.dtype}: CUTLASS's "
-                            f"sm80 shared-memory copy and layout for it take a threadblock {axis} of {takes}, not "
-                            f"{extent}", f"use such a threadblock {axis}, or {name} "
+                            f"sm80 shared-memory layout for it takes a threadblock {axis} of at least 32 for 32-bit "
+                            f"operands, not {extent}", f"use threadblock {axis}=32 or more, or {name} "
                             f"{'row' if layout == 'column' else 'column'}-major")
+
+
+def _sm80_operand_copy_error(rows: int, k: int, bits: int, k_major: bool, threads: int) -> str | None:
+    """Why CUTLASS 2.x's copy of an operand tile (rows x k a stage) into shared memory does not cover it, or None.
+    DefaultMmaCore (sm80) gives each operand a PitchLinearWarpRakedThreadMap: 16-byte accesses, the threads of a warp
+    laid along the contiguous extent (K for a K-major operand: all its accesses; M or N for an MN-major one: at most
+    8), the warps along the strided extent first. Ported from pitch_linear_thread_map.h: its static_asserts are
+    compile errors, but a tile whose warps do not divide it evenly compiles and leaves part of the tile unloaded
+    (e.g. 48 rows over 4 warps of 8 rows: rows 32-47), a wrong result no compiler reports."""
+    per_access = 128 // bits
+    contiguous, strided = (k, rows) if k_major else (rows, k)
+    if contiguous % per_access:
+        return f"its contiguous extent {contiguous} is not whole 16-byte accesses"
+    accesses = contiguous // per_access
+    lanes = accesses if k_major else min(accesses, 8)
+    if not lanes or 32 % lanes or accesses % lanes or strided % (32 // lanes):
+        return (f"lays {lanes} threads of a warp along its {accesses} accesses and {32 // max(lanes, 1)} along its "
+                f"{strided} {'rows' if k_major else 'K'}, which do not divide them (a compile error: 'ShapeInAccesses "
+                "must be divisible by WarpThreadArrangement')")
+    along_c, along_s = accesses // lanes, strided // (32 // lanes)  # a warp's accesses along each extent
+    warps = threads // 32
+    warps_s = warps if along_s >= warps else along_s
+    warps_c = warps // warps_s if warps > along_s else 1
+    if not (along_c // warps_c) * (along_s // warps_s):
+        return "gives a warp no access (a compile error: 'Number of iterations must be non-zero')"
+    if warps_c * warps_s != warps or along_c % warps_c or along_s % warps_s:
+        covered = ((along_s // warps_s) * warps_s * (32 // lanes) if k_major
+                   else (along_c // warps_c) * warps_c * lanes * per_access)
+        return (f"spreads {warps} warps over it unevenly: they load {covered} of its {rows} rows, the rest never "
+                "(it compiles, and computes a wrong result)")
+    return None
 
 
 def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
@@ -292,6 +316,12 @@ def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
             raise _tile_err("threadblock", tb, f"its {name} tile of {rows}x{tb[2]} is {pieces} 16-byte copies a stage, "
                             f"fewer than the {threads} threads of {warps} warps (CUTLASS's thread map: 'Number of "
                             "iterations must be non-zero')", "use larger warps (fewer of them) or a larger tile")
+    for name, rows, op, k_major_layout in (("A", tb[0], spec.a, "row"), ("B", tb[1], spec.b, "column")):
+        why = _sm80_operand_copy_error(rows, tb[2], DTYPES[op.dtype].bits, op.layout == k_major_layout, threads)
+        if why:
+            raise _tile_err("threadblock", tb, f"CUTLASS's copy of its {name} tile ({rows}x{tb[2]}, {op.layout}-major) "
+                            f"into shared memory over {warps} warps {why}", "use threadblock M and N of 16, 32 or a "
+                            "multiple of 64 (the warps then divide each tile)")
     why = _sm80_epilogue_map_error(tb, warp, sm80_epilogue_access(spec), DTYPES[spec.d.dtype].bits)
     if why:
         raise _tile_err("warp", warp, f"the epilogue's thread map of threadblock {tb[:2]} over {warps} warps {why} "
