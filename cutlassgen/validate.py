@@ -337,7 +337,11 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
     warps_n = tb[1] // warp[1]
     columns = tb[1] // per_access  # accesses across the tile
     if 8 <= warps_n:  # one row per warp: a warp's 32 lanes must each take an access of the row
-        return None if columns >= 32 else f"leaves a warp fewer than 32 accesses ({columns}) of a row"
+        if columns < 32:
+            return f"leaves a warp fewer than 32 accesses ({columns}) of a row"
+        # it stores columns // 32 passes of 32 accesses: a remainder is never stored (it compiles)
+        return None if columns % 32 == 0 else (f"stores its {columns} accesses a row in passes of 32, leaving "
+                                               f"{columns % 32} unstored: part of D would never be written")
     rows = 8 // warps_n
     target_width = 256 // (per_access * d_bits // 8)
     if 32 // target_width > rows:  # target_width is 256 bytes of accesses of 1 to 32 bytes: 8 to 256
@@ -349,6 +353,14 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
         return f"cannot lay {width} lanes of {per_access} elements across its {tb[1]} columns"
     if not access_rows or rows // access_rows == 0:
         return f"gives each warp {rows} rows to store but lays its lanes {access_rows} rows deep"
+    # The lanes as laid (width accesses by access_rows rows) must divide the warp's rows and columns: it stores
+    # rows // access_rows by columns // width passes, and a remainder is never stored. Session 80, built with the
+    # rule off: N = 48 with fp16 D (6 x 5 lanes over 8 rows: 5 of them stored) compiled, N = 192 with 96-wide warps
+    # failed elsewhere (cute's "Stride Divisibility Condition"). Lanes left over (width x access_rows < 32) are not
+    # judged here.
+    if rows % access_rows or columns % width:
+        return (f"lays its lanes {width} accesses wide and {access_rows} rows deep over {rows} rows of {columns} "
+                "accesses, which they do not divide: part of D would never be written (some such tiles compile)")
     return None
 
 

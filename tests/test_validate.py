@@ -93,6 +93,10 @@ RULES = [
      lambda: GemmSpec(arch=89, a=Operand("e4m3"), b=Operand("e4m3", "column"), d=BF16,
                       tile=Sm80Tile(warp=(128, 16, 64))),
      ["tile.warp=(128, 16, 64)", "epilogue's thread map", "2 rows to store", "4 rows deep"]),
+    ("sm80 epilogue thread map stores every row and column",
+     lambda: sm80(tile=Sm80Tile(threadblock=(16, 64, 32), warp=(16, 64, 32))),
+     lambda: sm80(tile=Sm80Tile(threadblock=(16, 48, 32), warp=(16, 48, 32))),  # compiled with the rule off
+     ["tile.warp=(16, 48, 32)", "6 accesses wide and 5 rows deep over 8 rows", "part of D would never be written"]),
     ("sm80 int32 accumulators not to fp8",
      lambda: GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", "column"), d=Operand("e4m3"),
                       epilogue=[Quantize("e4m3")]),
