@@ -266,9 +266,10 @@ def _sm80_mn_major(spec, tb) -> None:
         bits = DTYPES[op.dtype].bits
         widths = {32: (32,), 16: (16, 32, 64)}.get(bits)
         if op.layout == layout and widths and min(1024 // bits, extent) not in widths:
+            takes = "at least 32" if bits == 32 else "16, 32 or at least 64"
             raise _tile_err("threadblock", tb, f"{name} is {layout}-major ({axis}-contiguous) {op.dtype}: CUTLASS's "
-                            f"sm80 shared-memory layout for it takes a threadblock {axis} of at least 32 for 32-bit "
-                            f"operands, not {extent}", f"use threadblock {axis}=32 or more, or {name} "
+                            f"sm80 shared-memory layout for it takes a threadblock {axis} of {takes} for {bits}-bit "
+                            f"operands, not {extent}", f"use such a threadblock {axis}, or {name} "
                             f"{'row' if layout == 'column' else 'column'}-major")
 
 
@@ -296,10 +297,11 @@ def _sm80_operand_copy_error(rows: int, k: int, bits: int, k_major: bool, thread
     if not (along_c // warps_c) * (along_s // warps_s):
         return "gives a warp no access (a compile error: 'Number of iterations must be non-zero')"
     if warps_c * warps_s != warps or along_c % warps_c or along_s % warps_s:
-        covered = ((along_s // warps_s) * warps_s * (32 // lanes) if k_major
-                   else (along_c // warps_c) * warps_c * lanes * per_access)
-        return (f"spreads {warps} warps over it unevenly: they load {covered} of its {rows} rows, the rest never "
-                "(it compiles, and computes a wrong result)")
+        loaded_c = (along_c // warps_c) * warps_c * lanes * per_access
+        loaded_s = (along_s // warps_s) * warps_s * (32 // lanes)
+        loaded_rows, loaded_k = (loaded_s, loaded_c) if k_major else (loaded_c, loaded_s)
+        return (f"spreads {warps} warps over it unevenly: they load {loaded_rows} of its {rows} rows and {loaded_k} of "
+                f"its {k} K, the rest never (it compiles, and would compute a wrong result)")
     return None
 
 
