@@ -49,15 +49,12 @@ def report() -> tuple[list[str], list[str]]:
         nvcc = toolchain.find_nvcc()
         ver = toolchain.nvcc_version(nvcc)
         lines.append(f"nvcc {ver} at {nvcc}")
-        if not os.environ.get("CUTLASSGEN_NVCC"):
-            for var in ("CUDA_HOME", "CUDA_PATH"):  # a setting the search passed over: likely not what was meant
-                home = os.environ.get(var)
-                if home and not (pathlib.Path(home) / "bin" / "nvcc").is_file():
-                    problems.append(f"{var}={home} holds no bin/nvcc, so kernels compile with {nvcc} instead; "
-                                    f"point {var} at a CUDA toolkit, or unset it")
-                    break
-                if home:
-                    break
+        # the first of CUDA_HOME / CUDA_PATH set, where the search passed over it: likely not what was meant
+        var = next((v for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)), None)
+        if var and not os.environ.get("CUTLASSGEN_NVCC") and not (pathlib.Path(os.environ[var]) / "bin" /
+                                                                   "nvcc").is_file():
+            problems.append(f"{var}={os.environ[var]} holds no bin/nvcc, so kernels compile with {nvcc} instead; "
+                            f"point {var} at a CUDA toolkit, or unset it")
         if driver and tuple(map(int, ver.split(".")[:2])) > tuple(map(int, driver.split(".")[:2])):
             problems.append(f"nvcc {ver} is newer than the driver's CUDA {driver}: kernels would fail to load "
                             "('unsupported toolchain'); upgrade the driver or use an nvcc <= the driver's version")

@@ -27,12 +27,14 @@ def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def caller_stacklevel() -> int:
     """warnings.warn's stacklevel, from the function that calls it, for the first caller outside cutlassgen: a warning
     points at the user's line that asked for the build or made the call, however deep in here it arose."""
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     level, frame = 1, sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(package):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     return level
 

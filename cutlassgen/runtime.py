@@ -635,8 +635,9 @@ def _register_op(kernel: Kernel):
                          schema="(Tensor a, Tensor b, Tensor? c, Tensor?[] tensors, float[] numbers) -> Tensor[]")
     def launch(a, b, c, tensors, numbers):
         kwargs = {n: (t if t is not None else v) for n, t, v in zip(in_names, tensors, numbers)}
-        # When the op runs for real (not traced), is_compiling() is False, so this takes the direct path.
-        res = kernel._launch(a, b, c, None, kwargs)  # past __call__'s routing, which brought a grad-requiring call here
+        # The launch itself, not __call__: autograd here is the op's, and __call__ would wrap a call whose inputs
+        # require grad in its own forward-only Function again.
+        res = kernel._launch(a, b, c, None, kwargs)
         return list(res) if kernel.Result else [res]
 
     @launch.register_fake

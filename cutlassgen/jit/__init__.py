@@ -321,12 +321,12 @@ def _compile_missing(jobs_: list[Job], root, verbose, jobs) -> list[pathlib.Path
 def _unwritable_root(root: pathlib.Path, error: OSError, jobs_: list[Job], into_cache: bool):
     """A ToolchainError for a cache (or an AOT build's output folder) this process cannot write: a read-only
     image's shared cache serves the kernels it holds, but a kernel it lacks must be compiled somewhere writable."""
-    missing = sorted({j.label for j in jobs_})
-    listed = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
     why = f"({error.strerror or error}: {error.filename or root})"
     if not into_cache:
         return toolchain.ToolchainError(f"the build folder {root} cannot be written {why}",
                                         "choose an output folder this user can write")
+    missing = sorted({j.label for j in jobs_})
+    listed = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
     return toolchain.ToolchainError(
         f"the kernel cache {root} cannot be written {why}, and {len(missing)} kernel(s) to build are not in it "
         f"({listed})",
