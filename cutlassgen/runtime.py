@@ -284,17 +284,16 @@ class Kernel:
     def _forward_only(self, a, b, c, out, inputs):
         """A call whose inputs require a gradient, in grad mode (an nn.Parameter outside no_grad): the outputs carry
         a backward that raises. Without it they carried none, and a training loop through them would silently leave
-        those inputs unchanged. (The torch op would not do for this: its autograd does not see the epilogue's
-        optional tensors, torch 2.13.)"""
-        needing = {name: x for name, x in (("a", a), ("b", b), ("c", c), *inputs.items())
-                   if getattr(x, "requires_grad", False)}
-        if out is not None:  # as torch's own out= ops refuse it
-            raise ValueError(f"out= is not allowed when an input requires grad ({', '.join(needing) or 'out'}): the "
-                             "kernel computes no gradients; call it under torch.no_grad() or torch.inference_mode(), "
-                             "or pass detached inputs")
-        res = _forward_only_function().apply(f"{self.spec.name or self.spec.key} ({', '.join(needing)})",
-                                              lambda: self._launch(a, b, c, None, inputs), *needing.values())
+        those inputs unchanged. (An autograd Function rather than the torch op, which does the same under
+        torch.compile: it costs 0.25 us here against the op's dispatch.)"""
+        needing = _needing_grad(a, b, c, inputs)
+        _refuse_out_needing_grad(out, needing)
+        res = _forward_only_function().apply(self._grad_what(needing), lambda: self._launch(a, b, c, None, inputs),
+                                              *(x for _, x in needing))
         return self.Result(*res) if self.Result else res
+
+    def _grad_what(self, needing) -> str:
+        return f"{self.spec.name or self.spec.key} ({', '.join(name for name, _ in needing)})"
 
     def _launch(self, a, b, c, out, inputs):
         """The call itself: the fast path's launch, or the thorough path's checks and launch."""
@@ -578,6 +577,24 @@ class Kernel:
         return self._op
 
 
+def _needing_grad(a, b, c, inputs) -> list:
+    """(name, tensor) for each argument of a call that requires a gradient."""
+    return [(name, x) for name, x in (("a", a), ("b", b), ("c", c), *inputs.items())
+            if getattr(x, "requires_grad", False)]
+
+
+def _refuse_out_needing_grad(out, needing):
+    if out is not None and (needing or getattr(out, "requires_grad", False)):  # as torch's own out= ops refuse it
+        raise ValueError(f"out= is not allowed when an input requires grad "
+                         f"({', '.join(name for name, _ in needing) or 'out'}): the kernel computes no gradients; call "
+                         "it under torch.no_grad() or torch.inference_mode(), or pass detached inputs")
+
+
+def _no_gradient_message(what: str) -> str:
+    return (f"cutlassgen kernel {what}: the kernel computes no gradients (forward only); call it under "
+            "torch.no_grad() or torch.inference_mode(), or pass detached inputs")
+
+
 @functools.lru_cache(maxsize=None)
 def _forward_only_function():
     """The autograd Function of Kernel._forward_only (made on first use: torch is imported lazily)."""
@@ -592,10 +609,29 @@ def _forward_only_function():
 
         @staticmethod
         def backward(ctx, *grads):
-            raise RuntimeError(f"cutlassgen kernel {ctx.what}: the kernel computes no gradients (forward only); "
-                               "call it under torch.no_grad() or torch.inference_mode(), or pass detached inputs")
+            raise RuntimeError(_no_gradient_message(ctx.what))
 
     return ForwardOnly
+
+
+@functools.lru_cache(maxsize=None)
+def _no_gradient_op():
+    """The op that the kernel ops' backward returns as each gradient: it raises when run, and its fake only gives
+    the shape. A backward that raised itself would fail torch.compile while it traces the backward graph, in a
+    forward-only call that never runs it (an nn.Parameter weight outside no_grad); this way the compiled call runs,
+    and its backward raises as the eager one's does."""
+    T = _torch()
+
+    @T.library.custom_op("cutlassgen::no_gradient", mutates_args=(),
+                         schema="(Tensor grad, SymInt[] size, ScalarType dtype, str what) -> Tensor")
+    def no_gradient(grad, size, dtype, what):
+        raise RuntimeError(_no_gradient_message(what))
+
+    @no_gradient.register_fake
+    def _(grad, size, dtype, what):
+        return grad.new_empty(size, dtype=dtype)
+
+    return no_gradient
 
 
 def _unpickled_kernel(spec: GemmSpec, target_arch: int, module_path: str, source: str) -> Kernel:
@@ -623,6 +659,12 @@ def _unpickled_kernel(spec: GemmSpec, target_arch: int, module_path: str, source
 _OPS: dict = {}  # op name -> caller; torch.library refuses a second registration of a name
 
 
+def _plain_gradient(arg):
+    """The gradient backward gives for an op argument that is no tensor: torch's custom-op autograd takes a list
+    of tensors, an empty one included, as a list (one gradient each), and any other argument as one leaf."""
+    return [] if isinstance(arg, list) and not arg else None
+
+
 def _register_op(kernel: Kernel):
     T = _torch()
     name = kernel.op_name
@@ -630,18 +672,21 @@ def _register_op(kernel: Kernel):
         return _OPS[name]
     in_names = [s.name for s in kernel._in_slots]
 
-    # The schema is spelled out: this module's annotations are strings (from __future__ import annotations).
-    @T.library.custom_op(name, mutates_args=(),
-                         schema="(Tensor a, Tensor b, Tensor? c, Tensor?[] tensors, float[] numbers) -> Tensor[]")
-    def launch(a, b, c, tensors, numbers):
-        kwargs = {n: (t if t is not None else v) for n, t, v in zip(in_names, tensors, numbers)}
+    # The schema is spelled out: this module's annotations are strings (from __future__ import annotations). The
+    # epilogue's tensors travel as a list of tensors only, their slots in is_tensor: torch's custom-op autograd does
+    # not look inside a list that holds a None (torch 2.13), so a bias Parameter among numbers went unseen.
+    @T.library.custom_op(name, mutates_args=(), schema="(Tensor a, Tensor b, Tensor? c, Tensor[] tensors, "
+                                                       "bool[] is_tensor, float[] numbers) -> Tensor[]")
+    def launch(a, b, c, tensors, is_tensor, numbers):
+        given = iter(tensors)
+        kwargs = {n: next(given) if t else v for n, t, v in zip(in_names, is_tensor, numbers)}
         # The launch itself, not __call__: autograd here is the op's, and __call__ would wrap a call whose inputs
         # require grad in its own forward-only Function again.
         res = kernel._launch(a, b, c, None, kwargs)
         return list(res) if kernel.Result else [res]
 
     @launch.register_fake
-    def _(a, b, c, tensors, numbers):
+    def _(a, b, c, tensors, is_tensor, numbers):
         M, N = a.shape[0], b.shape[1]
         row = kernel.spec.d.layout == "row"
 
@@ -654,11 +699,30 @@ def _register_op(kernel: Kernel):
                         else matrix(getattr(T, storage(s.dtype).torch)))
         return outs
 
+    def setup_context(ctx, inputs, output):
+        a, b, c, tensors, is_tensor, numbers = inputs
+        named = [("a", a), ("b", b), ("c", c), *zip([n for n, t in zip(in_names, is_tensor) if t], tensors)]
+        needing = [(n, x) for n, x in named if x is not None and x.requires_grad]
+        ctx.what = kernel._grad_what(needing)
+        ctx.like = [(x.shape, x.dtype) if x is not None and x.requires_grad else None for _, x in named]
+        ctx.plain = [_plain_gradient(arg) for arg in (is_tensor, numbers)]
+
+    def backward(ctx, grads):
+        grad = next(g for g in grads if g is not None)
+        poison = [None if like is None else _no_gradient_op()(grad, list(like[0]), like[1], ctx.what)
+                  for like in ctx.like]
+        return (*poison[:3], poison[3:], *ctx.plain)
+
+    launch.register_autograd(backward, setup_context=setup_context)
+
     def call(a, b, c=None, *, out=None, **inputs):
         kernel._check_input_names(inputs)  # as a direct call does: a missing one was a KeyError, an extra ignored
-        tensors = [inputs[n] if isinstance(inputs[n], T.Tensor) else None for n in in_names]
-        numbers = [0.0 if isinstance(inputs[n], T.Tensor) else float(inputs[n]) for n in in_names]
-        res = launch(a, b, c, tensors, numbers)
+        if T.is_grad_enabled():
+            _refuse_out_needing_grad(out, _needing_grad(a, b, c, inputs))
+        is_tensor = [isinstance(inputs[n], T.Tensor) for n in in_names]
+        tensors = [inputs[n] for n, t in zip(in_names, is_tensor) if t]
+        numbers = [0.0 if t else float(inputs[n]) for n, t in zip(in_names, is_tensor)]
+        res = launch(a, b, c, tensors, is_tensor, numbers)
         if out is not None:
             out.copy_(res[0])
             res[0] = out

@@ -204,36 +204,70 @@ def test_rows_readable_reaches_the_last_m_tiles_end_inside_a_storage(ci_kernels)
     assert readable(col_major, col[:, 30:130].t()) == 130  # the last column reaches element 159 of its row
 
 
+def _launch_on_the_cpu(kernel, monkeypatch):
+    """Replace the kernel's launch by what it would return, on the CPU: fresh outputs of the call's shape."""
+    from cutlassgen.dtypes import storage
+
+    def matrix(dtype):
+        return torch.zeros(M, N, dtype=getattr(torch, storage(dtype).torch))
+
+    def launched(a, b, c, out, inputs):
+        extras = [torch.zeros(1) if s.kind == "amax" else matrix(s.dtype) for s in kernel._out_slots]
+        return kernel.Result(matrix(kernel.spec.d.dtype), *extras) if kernel.Result else matrix(kernel.spec.d.dtype)
+
+    monkeypatch.setattr(kernel, "_launch", launched)
+
+
+def pre_act(result):
+    """The bf16 aux output of SM80_ALL's result: D is int8, which carries no gradient (as torch's integer outputs)."""
+    return result.pre_act
+
+
 def test_a_call_that_needs_a_gradient_gets_a_backward_that_refuses(ci_kernels, monkeypatch):
     """With grad mode on, an input that requires a gradient (an nn.Parameter's weight or bias, say) gives outputs
     whose backward raises, naming the inputs: before, the outputs had no backward at all, and a training loop through
     them would silently have left those inputs unchanged. out= is refused then, as torch's own out= ops refuse it.
     Under no_grad, or with inputs that need no gradient, nothing changes."""
-    from cutlassgen.dtypes import storage
-
     kernel = ci_kernels["sm80"]
-
-    def launched(a, b, c, out, inputs):  # what the launch would return, on the CPU: fresh outputs of the call's shape
-        extras = [torch.zeros(1) if s.kind == "amax" else torch.zeros(M, N, dtype=getattr(torch, storage(s.dtype).torch))
-                  for s in kernel._out_slots]
-        d = torch.zeros(M, N, dtype=torch.bfloat16)
-        return kernel.Result(d, *extras) if kernel.Result else d
-
-    def first(result):
-        return result[0] if kernel.Result else result
-
-    monkeypatch.setattr(kernel, "_launch", launched)
+    _launch_on_the_cpu(kernel, monkeypatch)
     a, b, c, inputs = good()
     weight = torch.randn(N, K).bfloat16().requires_grad_()
-    d = first(kernel(a, weight.t(), c, **inputs))
-    assert d.requires_grad and not first(kernel(a, b, c, **inputs)).requires_grad
+    d = pre_act(kernel(a, weight.t(), c, **inputs))
+    assert d.requires_grad and not pre_act(kernel(a, b, c, **inputs)).requires_grad
     with pytest.raises(RuntimeError, match=r"\(b\): the kernel computes no gradients .*torch.no_grad"):
         d.float().sum().backward()
     with torch.no_grad():
-        assert not first(kernel(a, weight.t(), c, **inputs)).requires_grad
+        assert not pre_act(kernel(a, weight.t(), c, **inputs)).requires_grad
     with pytest.raises(ValueError, match=r"out= is not allowed when an input requires grad \(b\)"):
         kernel(a, weight.t(), c, out=torch.empty(M, N, dtype=torch.bfloat16), **inputs)
     inputs["bias"] = inputs["bias"].requires_grad_()  # an epilogue input counts too
-    assert first(kernel(a, b, c, **inputs)).grad_fn is not None
+    assert pre_act(kernel(a, b, c, **inputs)).grad_fn is not None
     with pytest.raises(RuntimeError, match=r"\(bias\): the kernel computes no gradients"):
-        first(kernel(a, b, c, **inputs)).float().sum().backward()
+        pre_act(kernel(a, b, c, **inputs)).float().sum().backward()
+
+
+def test_the_torch_op_and_torch_compile_give_forward_only_calls_a_backward_that_refuses(ci_kernels, monkeypatch):
+    """What a torch.compile graph calls (kernel.op) does what a direct call does with an input that requires a
+    gradient. Before, the op's autograd missed an epilogue tensor listed beside numbers (a bias Parameter: no
+    backward, so nothing learned), and torch.compile of a call with a Parameter weight failed while it traced the
+    backward, though the call (an nn.Module outside no_grad) would never run one."""
+    kernel = ci_kernels["sm80"]
+    _launch_on_the_cpu(kernel, monkeypatch)
+    a, b, c, inputs = good()
+    bias = inputs["bias"].requires_grad_()
+    d = pre_act(kernel.op(a, b, c, **inputs))
+    assert d.requires_grad
+    with pytest.raises(RuntimeError, match=r"\(bias\): the kernel computes no gradients .*torch.no_grad"):
+        d.float().sum().backward()
+    with pytest.raises(ValueError, match=r"out= is not allowed when an input requires grad \(bias\)"):
+        kernel.op(a, b, c, out=torch.empty(M, N, dtype=torch.bfloat16), **inputs)
+    inputs["bias"] = bias.detach()
+
+    weight = torch.nn.Parameter(torch.randn(N, K).bfloat16())
+    compiled = torch.compile(lambda a, w: pre_act(kernel(a, w.t(), c, **inputs)), backend="aot_eager", fullgraph=True)
+    d = compiled(a, weight)
+    assert d.requires_grad and d.shape == (M, N)
+    with pytest.raises(RuntimeError, match=r"\(b\): the kernel computes no gradients"):
+        d.float().sum().backward()
+    with torch.no_grad():
+        assert not compiled(a, weight).requires_grad

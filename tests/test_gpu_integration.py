@@ -112,6 +112,14 @@ def test_an_input_that_requires_grad_gives_a_correct_output_whose_backward_refus
     assert rel_error(got.detach(), cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
     with pytest.raises(RuntimeError, match="computes no gradients"):
         got.float().sum().backward()
+    # the same under torch.compile (the kernel's torch op), with the bias a Parameter too: compiling it failed
+    # while tracing a backward, and the op's autograd missed an epilogue tensor
+    bias = torch.nn.Parameter(bias)
+    got = torch.compile(lambda a, w: k(a, w.t(), bias=bias) * 2.0, fullgraph=True)(a, weight)
+    assert got.requires_grad
+    assert rel_error(got.detach(), cg.reference(GPU_SPECS[NAME], a, b, bias=bias.detach()) * 2.0) < REL_ERR["bf16"]
+    with pytest.raises(RuntimeError, match=r"\(b, bias\): the kernel computes no gradients"):
+        got.float().sum().backward()
 
 
 def test_empty_problems_behave_like_torch(gpu_kernel):
