@@ -579,8 +579,9 @@ class Kernel:
 
 def _needing_grad(a, b, c, inputs) -> list:
     """(name, tensor) for each argument of a call that requires a gradient."""
+    T = _torch()  # isinstance, not getattr: under torch.compile a number input may be a symbolic float
     return [(name, x) for name, x in (("a", a), ("b", b), ("c", c), *inputs.items())
-            if getattr(x, "requires_grad", False)]
+            if isinstance(x, T.Tensor) and x.requires_grad]
 
 
 def _refuse_out_needing_grad(out, needing):

@@ -204,14 +204,18 @@ def test_rows_readable_reaches_the_last_m_tiles_end_inside_a_storage(ci_kernels)
     assert readable(col_major, col[:, 30:130].t()) == 130  # the last column reaches element 159 of its row
 
 
-def _launch_on_the_cpu(kernel, monkeypatch):
-    """Replace the kernel's launch by what it would return, on the CPU: fresh outputs of the call's shape."""
+def _launch_on_the_cpu(kernel, monkeypatch, launches=None):
+    """Replace the kernel's launch by what it would return, on the CPU: fresh outputs of the call's shape (and, into
+    launches, the kernel's name and the call's M)."""
     from cutlassgen.dtypes import storage
 
-    def matrix(dtype):
-        return torch.zeros(M, N, dtype=getattr(torch, storage(dtype).torch))
-
     def launched(a, b, c, out, inputs):
+        if launches is not None:
+            launches.append((kernel.spec.name, a.shape[0]))
+
+        def matrix(dtype):
+            return torch.zeros(a.shape[0], b.shape[1], dtype=getattr(torch, storage(dtype).torch))
+
         extras = [torch.zeros(1) if s.kind == "amax" else matrix(s.dtype) for s in kernel._out_slots]
         return kernel.Result(matrix(kernel.spec.d.dtype), *extras) if kernel.Result else matrix(kernel.spec.d.dtype)
 
@@ -264,10 +268,40 @@ def test_the_torch_op_and_torch_compile_give_forward_only_calls_a_backward_that_
     inputs["bias"] = bias.detach()
 
     weight = torch.nn.Parameter(torch.randn(N, K).bfloat16())
-    compiled = torch.compile(lambda a, w: pre_act(kernel(a, w.t(), c, **inputs)), backend="aot_eager", fullgraph=True)
+    # dynamic: the number inputs are symbolic floats then, which a requires_grad check must step around
+    compiled = torch.compile(lambda a, w: pre_act(kernel(a, w.t(), c, **inputs)), backend="aot_eager", fullgraph=True,
+                             dynamic=True)
     d = compiled(a, weight)
     assert d.requires_grad and d.shape == (M, N)
     with pytest.raises(RuntimeError, match=r"\(b\): the kernel computes no gradients"):
         d.float().sum().backward()
     with torch.no_grad():
         assert not compiled(a, weight).requires_grad
+
+
+def test_a_per_shape_kernel_under_torch_compile_runs_the_tile_of_each_calls_rows(ci_kernels, monkeypatch):
+    """Inside torch.compile a DispatchKernel chooses at trace time, on the symbolic M of a dynamic graph too: the
+    choice becomes a guard, so a call with M on the other side of a bucket limit compiles again instead of running
+    the other tile."""
+    from cutlassgen.dispatch import DispatchKernel
+
+    plain, swap = ci_kernels["sm90"], ci_kernels["sm90_swap"]  # one chain, two tiles
+    launches = []
+    for kernel in (plain, swap):
+        _launch_on_the_cpu(kernel, monkeypatch, launches)
+    per_shape = DispatchKernel(plain, {"gpu": None, "limits": [64, 2 ** 31], "winners": [{"label": "swap"},
+                                                                                          {"label": "plain"}]},
+                               [swap, plain])
+    _, b, _, inputs = good()
+    del inputs["token_scale"]
+
+    def f(a, c, token_scale):
+        return per_shape(a, b, c, token_scale=token_scale, **inputs).pre_act
+
+    for dynamic in (None, True):  # None: static first, then dynamic from the second M on
+        torch._dynamo.reset()
+        compiled = torch.compile(f, backend="aot_eager", fullgraph=True, dynamic=dynamic)
+        for rows in (16, 100, 32, 200, 64, 65):
+            got = compiled(torch.randn(rows, K).bfloat16(), torch.randn(rows, N).bfloat16(), torch.rand(rows))
+            assert got.shape == (rows, N)
+            assert launches[-1] == ((swap if rows <= 64 else plain).spec.name, rows), (dynamic, rows)
