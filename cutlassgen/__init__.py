@@ -1,4 +1,6 @@
 """cutlassgen: describe a fused GEMM in Python, get a fast, cached CUTLASS kernel you can call."""
+import importlib
+
 from .epilogue import Activation, Add, Amax, LinearCombination, Multiply, Quantize, StoreAux
 from .errors import BuildError, SpecError
 from .spec import GemmSpec, Operand, Sm80Tile, Sm90Tile, dump_toml, load_spec
@@ -6,36 +8,21 @@ from .spec import GemmSpec, Operand, Sm80Tile, Sm90Tile, dump_toml, load_spec
 __version__ = "0.1.0"
 
 
-def render(spec: GemmSpec, target_arch: int | None = None) -> str:
-    """The CUTLASS C++ for spec, compiled for target_arch (default: spec.arch). Deterministic."""
-    from .emit import render as _render
-
-    return _render(spec, target_arch)
+# The pipeline's entry points, imported on first use: `import cutlassgen` stays light (no Jinja, no build code; the
+# jit module alone took 20 ms), and each name is the stage's own function, with its signature and docstring.
+_ENTRY_POINTS = {"render": "emit", "build": "jit", "build_many": "jit", "tune": "tuning", "reference": "golden"}
 
 
-def build(spec: GemmSpec, arch=None, **kwargs):
-    from .jit import build as _build
-
-    return _build(spec, arch=arch, **kwargs)
-
-
-def build_many(specs, arch=None, **kwargs):
-    from .jit import build_many as _build_many
-
-    return _build_many(specs, arch=arch, **kwargs)
+def __getattr__(name):
+    if name in _ENTRY_POINTS:
+        value = getattr(importlib.import_module(f"{__name__}.{_ENTRY_POINTS[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def tune(spec: GemmSpec, shapes, **kwargs):
-    """Time every valid tile of spec at each (M, N, K) on this GPU; record the winners for build()'s dispatch."""
-    from .tuning import tune as _tune
-
-    return _tune(spec, shapes, **kwargs)
-
-
-def reference(spec: GemmSpec, a, b, c=None, **inputs):
-    from .golden import reference as _reference
-
-    return _reference(spec, a, b, c, **inputs)
+def __dir__():
+    return sorted({*globals(), *_ENTRY_POINTS})
 
 
 __all__ = ["GemmSpec", "Operand", "Sm80Tile", "Sm90Tile", "LinearCombination", "Add", "Multiply", "Activation",

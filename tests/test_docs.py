@@ -121,3 +121,15 @@ def test_use_example_builds_a_spec_that_renders():
         ran += 1
     assert ran >= 3 and isinstance(namespace["spec"], cg.GemmSpec)
     assert namespace["source"] == cg.render(namespace["spec"]) and "CollectiveBuilder" in namespace["source"]
+
+
+def test_the_packages_functions_carry_their_own_signature_and_docstring():
+    """help(cg.build) and an editor's hints showed `build(spec, arch=None, **kwargs)` and no docstring: the package's
+    names were thin wrappers. Each is now the stage's own function."""
+    functions = [getattr(cg, name) for name in cg.__all__ if inspect.isfunction(getattr(cg, name))]
+    assert {f.__name__ for f in functions} >= {"build", "build_many", "tune", "render", "reference", "load_spec"}
+    for f in functions:
+        assert f.__doc__ and f.__doc__.strip(), f.__name__
+        signature = inspect.signature(f)
+        assert not any(p.kind is p.VAR_KEYWORD and p.name == "kwargs" for p in signature.parameters.values()), \
+            f"{f.__name__}{signature}"
