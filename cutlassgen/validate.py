@@ -324,20 +324,47 @@ def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
             raise _tile_err("threadblock", tb, f"CUTLASS's copy of its {name} tile ({rows}x{tb[2]}, {op.layout}-major) "
                             f"into shared memory over {warps} warps {why}", "use threadblock M and N of 16, 32 or a "
                             "multiple of 64 (the warps then divide each tile)")
-    why = _sm80_epilogue_map_error(tb, warp, sm80_epilogue_access(spec), DTYPES[spec.d.dtype].bits)
+    per_access = sm80_epilogue_access(spec)
+    why = _sm80_epilogue_map_error(tb, warp, per_access, DTYPES[spec.d.dtype].bits)
     if why:
         raise _tile_err("warp", warp, f"the epilogue's thread map of threadblock {tb[:2]} over {warps} warps {why} "
                         "(CUTLASS 2.x's OutputTileOptimalThreadMap)", "use warps of at least 32 columns, e.g. "
                         f"warp=({min(64, tb[0])}, {min(64, tb[1])}, {tb[2]})")
+    width, access_rows = sm80_epilogue_lanes(tb, warp, per_access, DTYPES[spec.d.dtype].bits)
+    if width * access_rows < 32:  # tb N of 16 with a 16- or 8-bit D (8 elements an access): 2 wide, 8 deep
+        lanes = width * access_rows
+        raise _tile_err("threadblock", tb, f"its {tb[1]} columns are {tb[1] // per_access} of the epilogue's "
+                        f"{per_access}-element accesses, so its thread map lays out {lanes} of a warp's 32 lanes. "
+                        f"CUTLASS 2.x's EVT thread layout then has places for {warps * lanes} of its {warps * 32} "
+                        "threads, and the others get coordinates that are not theirs (cute's idx2crd, run on the host), "
+                        "so part of D would be written with other threads' values",
+                        f"use threadblock N of at least {4 * per_access}, e.g. "
+                        f"threadblock=({tb[0]}, {4 * per_access}, {tb[2]})")
+
+
+def sm80_epilogue_lanes(tb, warp, per_access: int, d_bits: int) -> tuple[int, int]:
+    """How CUTLASS 2.x's epilogue thread map (DefaultThreadMapTensorOp -> OutputTileOptimalThreadMap's
+    RowArrangement) lays a warp's lanes: (accesses wide, rows deep). A warp row of the output tile (8 rows of tb N
+    columns per M warp) is spread over the N warps, each taking 8 / N-warps rows in accesses of per_access elements,
+    256 bytes wide where it can; 8 or more N warps take one row each, 32 lanes wide. (0, 0) where nothing can be laid.
+    tests/test_validate.py holds it to CUTLASS's own constants (tests/sm80_thread_map_check.cu)."""
+    warps_n = tb[1] // warp[1]
+    if 8 <= warps_n:
+        return 32, 1
+    rows = 8 // warps_n
+    target_width = 256 // (per_access * d_bits // 8)
+    if 32 // target_width > rows:  # target_width is 256 bytes of accesses of 1 to 32 bytes: 8 to 256
+        return 32 // rows, rows
+    width = min(tb[1] // per_access, 32, target_width)
+    return width, (min(8, 32 // width) if width else 0)
 
 
 def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | None:
-    """Why CUTLASS 2.x's epilogue thread map (DefaultThreadMapTensorOp -> OutputTileOptimalThreadMap, the sm80 path's
-    OutputTileThreadLayout) would stop nvcc at a static_assert for this threadblock and warp tile, or None. Its
-    arithmetic, step by step: a warp row of the output tile (8 rows of tb N columns per M warp) is spread over the N
-    warps, each taking 8 / N-warps rows in accesses of per_access elements, 256 bytes wide where it can."""
+    """Why CUTLASS 2.x's epilogue thread map (the sm80 path's OutputTileThreadLayout) would stop nvcc at a
+    static_assert for this threadblock and warp tile, or store only part of it, or None."""
     warps_n = tb[1] // warp[1]
     columns = tb[1] // per_access  # accesses across the tile
+    width, access_rows = sm80_epilogue_lanes(tb, warp, per_access, d_bits)
     if 8 <= warps_n:  # one row per warp: a warp's 32 lanes must each take an access of the row
         if columns < 32:
             return f"leaves a warp fewer than 32 accesses ({columns}) of a row"
@@ -345,12 +372,6 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
         return None if columns % 32 == 0 else (f"stores its {columns} accesses a row in passes of 32, leaving "
                                                f"{columns % 32} unstored: part of D would never be written")
     rows = 8 // warps_n
-    target_width = 256 // (per_access * d_bits // 8)
-    if 32 // target_width > rows:  # target_width is 256 bytes of accesses of 1 to 32 bytes: 8 to 256
-        width, access_rows = 32 // rows, rows
-    else:
-        width = min(columns, 32, target_width)
-        access_rows = min(8, 32 // width) if width else 0
     if not width or width * per_access > tb[1] or columns // width == 0:
         return f"cannot lay {width} lanes of {per_access} elements across its {tb[1]} columns"
     if not access_rows or rows // access_rows == 0:
@@ -358,8 +379,8 @@ def _sm80_epilogue_map_error(tb, warp, per_access: int, d_bits: int) -> str | No
     # The lanes as laid (width accesses by access_rows rows) must divide the warp's rows and columns: it stores
     # rows // access_rows by columns // width passes, and a remainder is never stored. Session 80, built with the
     # rule off: N = 48 with fp16 D (6 x 5 lanes over 8 rows: 5 of them stored) compiled, N = 192 with 96-wide warps
-    # failed elsewhere (cute's "Stride Divisibility Condition"). Lanes left over (width x access_rows < 32) are not
-    # judged here.
+    # failed elsewhere (cute's "Stride Divisibility Condition"). Lanes left over (width x access_rows < 32) are
+    # refused by the caller.
     if rows % access_rows or columns % width:
         return (f"lays its lanes {width} accesses wide and {access_rows} rows deep over {rows} rows of {columns} "
                 "accesses, which they do not divide: part of D would never be written (some such tiles compile)")

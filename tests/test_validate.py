@@ -1,4 +1,6 @@
 """Validation, rule by rule: a valid spec passes and an invalid one raises SpecError naming field, rule and fix."""
+import pathlib
+
 import pytest
 
 import cutlassgen as cg
@@ -98,6 +100,11 @@ RULES = [
      lambda: sm80(tile=Sm80Tile(threadblock=(16, 64, 32), warp=(16, 64, 32))),
      lambda: sm80(tile=Sm80Tile(threadblock=(16, 48, 32), warp=(16, 48, 32))),  # compiled with the rule off
      ["tile.warp=(16, 48, 32)", "6 accesses wide and 5 rows deep over 8 rows", "part of D would never be written"]),
+    ("sm80 epilogue thread map places every lane (threadblock N of 16 with a 16-bit D left half unplaced)",
+     lambda: sm80(tile=Sm80Tile(threadblock=(64, 32, 32), warp=(32, 32, 32))),
+     lambda: sm80(tile=Sm80Tile(threadblock=(64, 16, 32), warp=(32, 16, 32))),
+     ["tile.threadblock=(64, 16, 32)", "16 of a warp's 32 lanes", "places for 32 of its 64 threads",
+      "e.g. threadblock=(64, 32, 32)"]),
     ("sm80 int32 accumulators not to fp8",
      lambda: GemmSpec(arch=90, a=Operand("int8"), b=Operand("int8", "column"), d=Operand("e4m3"),
                       epilogue=[Quantize("e4m3")]),
@@ -393,3 +400,47 @@ def test_no_compiler_runs_for_an_invalid_spec(monkeypatch):
     monkeypatch.setattr(subprocess, "Popen", boom)
     with pytest.raises(cg.SpecError):
         sm90(tile=Sm90Tile(cta=(256, 256, 64)))
+
+
+@pytest.mark.compile
+def test_the_sm80_epilogue_thread_map_port_is_cutlass_s_own_arithmetic(tmp_path):
+    """validate.sm80_epilogue_lanes (how the sm80 path's epilogue lays a warp's lanes) against CUTLASS's constants,
+    compiled on the host by tests/sm80_thread_map_check.cu, over every tile its static_asserts pass among threadblock
+    and warp extents of 16-256 (48 and 96 included), 8-, 16- and 32-bit D and 1-8 elements an access. Where the lanes
+    laid are fewer than 32, the EVT's thread layout has places for fewer threads than it runs (its coordinates wrap,
+    so D takes other threads' values): validate refuses exactly those."""
+    import itertools
+    import subprocess
+
+    from cutlassgen.jit import toolchain
+    from cutlassgen.validate import _sm80_epilogue_map_error, sm80_epilogue_lanes
+
+    element = {8: "int8_t", 16: "cutlass::bfloat16_t", 32: "float"}
+    tiles = [(tm, tn, wm, wn, bits, per) for tm, tn, wm, wn, bits, per in itertools.product(
+        (16, 64, 256), (16, 32, 48, 64, 96, 128, 256), (16, 64), (16, 32, 48, 64, 128), (8, 16, 32), (1, 2, 4, 8))
+        if bits * per <= 128 and not tm % wm and not tn % wn and (tm // wm) * (tn // wn) <= 16
+        and _sm80_epilogue_map_error((tm, tn, 32), (wm, wn, 32), per, bits) is None]
+    (tmp_path / "tiles.inc").write_text("".join(f"TILE({tm}, {tn}, {wm}, {wn}, {element[bits]}, {per})\n"
+                                                for tm, tn, wm, wn, bits, per in tiles))
+    exe = tmp_path / "sm80_thread_map_check"
+    includes = [f"-I{d}" for d in (*toolchain.find_cutlass().include_dirs, tmp_path)]
+    built = subprocess.run([str(toolchain.find_nvcc()), "-std=c++17", "--expt-relaxed-constexpr", *includes, "-x",
+                            "cu", str(pathlib.Path(__file__).with_name("sm80_thread_map_check.cu")), "-o", str(exe)],
+                           capture_output=True, text=True)
+    # a tile the port accepts that CUTLASS's static_asserts stop fails here, with nvcc's words
+    assert built.returncode == 0, built.stderr[-4000:]
+    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout.splitlines()
+    assert len(lines) == len(tiles) > 600
+    unplaced, by_this_rule = 0, 0
+    for line, (tm, tn, wm, wn, bits, per) in zip(lines, tiles):
+        theirs = tuple(map(int, line.replace("|", " ").split()))
+        width, rows, places, threads = theirs[6:]
+        assert theirs[:6] == (tm, tn, wm, wn, bits, per)
+        assert sm80_epilogue_lanes((tm, tn, 32), (wm, wn, 32), per, bits) == (width, rows), line
+        assert places == threads * width * rows // 32, line
+        unplaced += places < threads
+        if places < threads and bits == 16 and per == 8:  # a spec with such a tile is refused (by some rule)
+            with pytest.raises(cg.SpecError) as refused:
+                sm80(a=BF16, b=BF16_COL, d=BF16, tile=Sm80Tile(threadblock=(tm, tn, 32), warp=(wm, wn, 32)))
+            by_this_rule += "places for" in str(refused.value)
+    assert unplaced and by_this_rule  # the tiles the rule is for are among them
