@@ -330,16 +330,27 @@ def _sm80_thread_maps(spec, tb, warp, warps: int) -> None:
         raise _tile_err("warp", warp, f"the epilogue's thread map of threadblock {tb[:2]} over {warps} warps {why} "
                         "(CUTLASS 2.x's OutputTileOptimalThreadMap)", "use warps of at least 32 columns, e.g. "
                         f"warp=({min(64, tb[0])}, {min(64, tb[1])}, {tb[2]})")
-    width, access_rows = sm80_epilogue_lanes(tb, warp, per_access, DTYPES[spec.d.dtype].bits)
-    if width * access_rows < 32:  # tb N of 16 with a 16- or 8-bit D (8 elements an access): 2 wide, 8 deep
-        lanes = width * access_rows
-        raise _tile_err("threadblock", tb, f"its {tb[1]} columns are {tb[1] // per_access} of the epilogue's "
-                        f"{per_access}-element accesses, so its thread map lays out {lanes} of a warp's 32 lanes. "
-                        f"CUTLASS 2.x's EVT thread layout then has places for {warps * lanes} of its {warps * 32} "
-                        "threads, and the others get coordinates that are not theirs (cute's idx2crd, run on the host), "
-                        "so part of D would be written with other threads' values",
-                        f"use threadblock N of at least {4 * per_access}, e.g. "
-                        f"threadblock=({tb[0]}, {4 * per_access}, {tb[2]})")
+    why = _sm80_unplaced_lanes_error(tb, warp, per_access, DTYPES[spec.d.dtype].bits)
+    if why:
+        wide = max(4 * per_access, 1 << (tb[1] - 1).bit_length())
+        raise _tile_err("threadblock", tb, why, f"use threadblock N of a power of two of at least {4 * per_access} "
+                        f"(with warps that divide it), e.g. threadblock=({tb[0]}, {wide}, {tb[2]})")
+
+
+def _sm80_unplaced_lanes_error(tb, warp, per_access: int, d_bits: int) -> str | None:
+    """Why the sm80 EVT's thread layout would give some threads coordinates that are not theirs, or None. It has a
+    place for each lane the thread map lays out, and fewer than 32 are laid where a row holds fewer than 4 accesses
+    (threadblock N of 16 with a 16- or 8-bit D, 8 elements an access: 2 wide, 8 deep) or where the lanes' width does
+    not divide 32 (N = 48 or 96 in some accesses: 12 or 24 wide)."""
+    width, access_rows = sm80_epilogue_lanes(tb, warp, per_access, d_bits)
+    if width * access_rows >= 32:
+        return None
+    lanes, warps = width * access_rows, (tb[0] // warp[0]) * (tb[1] // warp[1])
+    return (f"its {tb[1]} columns are {tb[1] // per_access} of the epilogue's {per_access}-element accesses, which "
+            f"its thread map lays {width} wide and {access_rows} deep: {lanes} of a warp's 32 lanes. CUTLASS 2.x's EVT "
+            f"thread layout then has places for {warps * lanes} of its {warps * 32} threads, and the others get "
+            "coordinates that are not theirs (cute's idx2crd, run on the host), so part of D would be written with "
+            "other threads' values")
 
 
 def sm80_epilogue_lanes(tb, warp, per_access: int, d_bits: int) -> tuple[int, int]:

@@ -513,3 +513,19 @@ def test_the_seed_holds_what_warm_weights_policy_builds(monkeypatch):
     for (spec, _), source in zip(entries, sources):
         by_tile.setdefault(spec, set()).add(source)
     assert all(len(s) == 2 for s in by_tile.values())  # each policy renders its own source
+
+
+def test_rules_off_check_cases_are_refused_as_shipped_and_valid_with_their_rules_off(monkeypatch):
+    """bench/rules_off_check.py runs on a GPU what validate refuses from CUTLASS's arithmetic alone: each case must
+    stay refused (else it tests nothing) and validate with exactly its rules switched off (else a renamed rule, or
+    another rule, would stop the GPU session's run)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    check = importlib.import_module("rules_off_check")
+    for rules, _, make in check.CASES:
+        assert check.refused(make), make.__name__
+        for rule in rules:  # each rule of the case is needed: with the others alone off it is still refused
+            with check.rules_off(set(rules) - {rule}):
+                assert check.refused(make), (make.__name__, rule)
+        with check.rules_off(rules):
+            make()
+    assert check.refused(check.CASES[0][2])  # the rules are back on after the block
