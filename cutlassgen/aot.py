@@ -172,8 +172,9 @@ def targets(spec: GemmSpec, archs: list[int]) -> list[int]:
 
 def build_prebuilt(manifest, out, jobs: int | None = None) -> pathlib.Path:
     from . import prebuilt
-    from .jit import MODULE_FILE, build_many, cache, plan
+    from .jit import MODULE_FILE, build_many, cache, check_jobs, plan
 
+    check_jobs(jobs)  # before the output folder is made and filled from the cache
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     pairs = [(s, a) for s, arch_list in read_manifest(manifest) for a in arch_list]

@@ -341,6 +341,28 @@ def test_build_render_and_build_many_name_a_wrong_argument_type():
             call()
 
 
+
+def test_a_jobs_count_that_is_not_a_whole_number_of_at_least_one_is_named_before_any_build(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """jobs went to ninja's -j as it came: -1 or 2.5 was a BuildError ("nvcc failed to compile", ninja's "invalid -j
+    parameter" under an nvcc command) after the sources were rendered; now a ValueError before, from build_many and
+    `cutlassgen aot` (before its output folder is made), and an argparse error from the CLI."""
+    from cutlassgen import aot, cli
+
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path / "cache"))
+    spec = cg.load_spec(pathlib.Path(ROOT, "examples/specs/fp16_bias_relu_sm80.toml"))
+    for jobs in (0, -1, 2.5, "4", True):
+        with pytest.raises(ValueError, match=re.escape(f"jobs={jobs!r}: the number of compile jobs")):
+            cg.build_many([spec], arch=80, jobs=jobs, load=False)
+    with pytest.raises(ValueError, match="jobs=-2"):
+        aot.build_prebuilt(pathlib.Path(ROOT, "examples/manifest.toml"), tmp_path / "out", jobs=-2)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
+    for argv in (["build", "x.toml", "--jobs", "0"], ["aot", "m.toml", "--out", "o", "--jobs", "-1"]):
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(argv)
+        assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
 @pytest.mark.compile
 def test_another_pythons_build_of_an_sm90_kernel_compiles_only_its_host_part(ci_kernels, cache_dir, tmp_path,
                                                                                monkeypatch):

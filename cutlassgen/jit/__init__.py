@@ -230,6 +230,7 @@ def build_many(specs, arch: int | None = None, *, verbose: bool | None = None, j
 
     if isinstance(specs, GemmSpec):
         raise TypeError("build_many() takes a list of GemmSpecs; for one, build_many([spec]) or build(spec)")
+    check_jobs(jobs)
     specs = list(specs)
     for spec in specs:
         if not isinstance(spec, GemmSpec):
@@ -332,6 +333,16 @@ def _unwritable_root(root: pathlib.Path, error: OSError, jobs_: list[Job], into_
         f"({listed})",
         "set CUTLASSGEN_CACHE_DIR to a folder this user can write (a read-only cache still serves the kernels it "
         "holds)")
+
+
+def check_jobs(jobs) -> None:
+    """jobs, the compile jobs to run at once: None (as many as cores and memory allow) or a whole number >= 1. Any
+    other went to ninja's -j and came back as a BuildError under an nvcc command ("invalid -j parameter")."""
+    from ..errors import is_int
+
+    if jobs is not None and not (is_int(jobs) and jobs >= 1):
+        raise ValueError(f"jobs={jobs!r}: the number of compile jobs to run at once must be a whole number of at least "
+                         "1, or None for as many as this machine's cores and memory allow")
 
 
 def _parallel_jobs(n_kernels: int) -> int:
