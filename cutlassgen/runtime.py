@@ -261,7 +261,9 @@ class Kernel:
 
     def __call__(self, a, b, c=None, *, out=None, **inputs):
         T = torch or _torch()
-        if T.compiler.is_compiling():
+        # A torch.compile graph or a torch.jit.trace records the op; the launch itself is invisible to both (a trace
+        # would replay the output's allocation alone, uninitialized). _C._is_tracing: 44 ns, jit.is_tracing 147.
+        if T.compiler.is_compiling() or T._C._is_tracing():
             return self.op(a, b, c, out=out, **inputs)
         if T.is_grad_enabled() and self._needs_grad(a, b, c, out, inputs):
             return self._forward_only(a, b, c, out, inputs)
@@ -674,10 +676,11 @@ def _register_op(kernel: Kernel):
     in_names = [s.name for s in kernel._in_slots]
 
     # The schema is spelled out: this module's annotations are strings (from __future__ import annotations). The
-    # epilogue's tensors travel as a list of tensors only, their slots in is_tensor: torch's custom-op autograd does
-    # not look inside a list that holds a None (torch 2.13), so a bias Parameter among numbers went unseen.
+    # epilogue's tensors travel as a list of tensors only, their slots as 0 / 1 in is_tensor: torch's custom-op
+    # autograd does not look inside a list that holds a None (torch 2.13), so a bias Parameter among numbers went
+    # unseen; and torch.jit.trace cannot record a bool[].
     @T.library.custom_op(name, mutates_args=(), schema="(Tensor a, Tensor b, Tensor? c, Tensor[] tensors, "
-                                                       "bool[] is_tensor, float[] numbers) -> Tensor[]")
+                                                       "int[] is_tensor, float[] numbers) -> Tensor[]")
     def launch(a, b, c, tensors, is_tensor, numbers):
         given = iter(tensors)
         kwargs = {n: next(given) if t else v for n, t, v in zip(in_names, is_tensor, numbers)}
@@ -720,7 +723,7 @@ def _register_op(kernel: Kernel):
         kernel._check_input_names(inputs)  # as a direct call does: a missing one was a KeyError, an extra ignored
         if T.is_grad_enabled():
             _refuse_out_needing_grad(out, _needing_grad(a, b, c, inputs))
-        is_tensor = [isinstance(inputs[n], T.Tensor) for n in in_names]
+        is_tensor = [int(isinstance(inputs[n], T.Tensor)) for n in in_names]
         tensors = [inputs[n] for n, t in zip(in_names, is_tensor) if t]
         numbers = [0.0 if t else float(inputs[n]) for n, t in zip(in_names, is_tensor)]
         res = launch(a, b, c, tensors, is_tensor, numbers)

@@ -305,3 +305,25 @@ def test_a_per_shape_kernel_under_torch_compile_runs_the_tile_of_each_calls_rows
             got = compiled(torch.randn(rows, K).bfloat16(), torch.randn(rows, N).bfloat16(), torch.rand(rows))
             assert got.shape == (rows, N)
             assert launches[-1] == ((swap if rows <= 64 else plain).spec.name, rows), (dynamic, rows)
+
+
+def test_torch_jit_trace_records_the_kernel_and_replays_it_on_new_inputs(ci_kernels, monkeypatch):
+    """A launch is invisible to torch.jit.trace: a traced call of the kernel replayed only the output's allocation, so
+    the traced module returned uninitialized memory for any new input. Under tracing the call now goes through the
+    kernel's torch op, which the trace records. The fake launch computes outside torch (numpy), as the real one does."""
+    import warnings
+
+    kernel = ci_kernels["sm80"]
+    _, b, c, inputs = good()
+
+    def untraced(a, b, c, out, inputs):
+        value = torch.from_numpy(a.float().numpy() @ b.float().numpy())
+        return kernel.Result(value.to(torch.int8), value.bfloat16(), value.abs().amax().reshape(1))
+
+    monkeypatch.setattr(kernel, "_launch", untraced)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.jit.trace's deprecation, numpy's constant
+        traced = torch.jit.trace(lambda a: kernel(a, b, c, **inputs).pre_act, (torch.randn(M, K).bfloat16(),))
+    assert any(kernel.op_name.split("::")[1] in n.kind() for n in traced.graph.nodes())
+    a = torch.randn(M, K).bfloat16()
+    assert torch.equal(traced(a), (a.float() @ b.float()).bfloat16())
