@@ -11,6 +11,7 @@ import importlib.util
 import json
 import pathlib
 import sys
+import threading
 import warnings
 
 from .dtypes import storage
@@ -660,6 +661,9 @@ def _unpickled_kernel(spec: GemmSpec, target_arch: int, module_path: str, source
 
 
 _OPS: dict = {}  # op name -> caller; torch.library refuses a second registration of a name
+# Held while an op registers: threads building the same spec at once (a server warming its models up) each made a
+# Kernel and registered its op, and torch.library failed the second ("Library object has been destroyed").
+_OPS_LOCK = threading.Lock()
 
 
 def _plain_gradient(arg):
@@ -669,10 +673,16 @@ def _plain_gradient(arg):
 
 
 def _register_op(kernel: Kernel):
+    with _OPS_LOCK:
+        if kernel.op_name not in _OPS:  # else the same spec and target loaded again (a rebuild): the same function
+            _no_gradient_op()  # its backward's op, registered once here rather than by two threads' backward calls
+            _OPS[kernel.op_name] = _new_op(kernel)
+        return _OPS[kernel.op_name]
+
+
+def _new_op(kernel: Kernel):
     T = _torch()
     name = kernel.op_name
-    if name in _OPS:  # the same spec and target loaded again (e.g. after a rebuild): same function
-        return _OPS[name]
     in_names = [s.name for s in kernel._in_slots]
 
     # The schema is spelled out: this module's annotations are strings (from __future__ import annotations). The
@@ -732,5 +742,4 @@ def _register_op(kernel: Kernel):
             res[0] = out
         return kernel.Result(*res) if kernel.Result else res[0]
 
-    _OPS[name] = call
     return call

@@ -531,6 +531,36 @@ def test_warm_start_in_a_new_process(ci_kernels):
     assert min(times) < 0.5, times
 
 
+def test_threads_building_one_spec_at_once_get_one_kernel(ci_kernels):
+    """Eight threads of a new process build one cached spec at once (a server warming its models up in threads):
+    each made a Kernel and registered its torch op, and torch.library failed all but the first ("Library object has
+    been destroyed", 3 runs of 3). torch is imported first, as a server has it: then a Kernel registers its op."""
+    arch = ci_kernels["sm90"].target_arch
+    code = f"""
+import sys, threading, traceback
+sys.path.insert(0, {TESTS!r})
+import torch
+import cutlassgen as cg
+from ci_specs import SM90_ALL
+barrier, kernels, errors = threading.Barrier(8), [], []
+def build():
+    barrier.wait()
+    try:
+        kernels.append(cg.build(SM90_ALL, arch={arch}))
+    except Exception:
+        errors.append(traceback.format_exc())
+threads = [threading.Thread(target=build) for _ in range(8)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(len(kernels), len({{id(k) for k in kernels}}), len({{id(k.op) for k in kernels}}))
+print(errors[0] if errors else "")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=ROOT))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split("\n")[0] == "8 1 1", run.stdout[-3000:]
+
+
 def test_compile_seconds_count_a_kernels_own_steps_not_its_wait_for_the_link(tmp_path):
     # A large parallel build as ninja runs it: every long compile first, the short links at the end.
     a, b = tmp_path / "a", tmp_path / "b"
