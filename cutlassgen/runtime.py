@@ -253,12 +253,12 @@ class Kernel:
 
         self._fa, self._fb = m(spec.a, "a"), m(spec.b, "b")
         self._fc = m(spec.c, "c") if spec.c is not None else None
-        self._fd = m(spec.d, "d")
         self._fslots = tuple((s.name, s.kind, s.ptr, s.scalar, dt(s.dtype)) for s in self._in_slots)
         self._fouts = tuple((s.kind, s.ptr, dt(s.dtype)) for s in self._out_slots)
         # A CPU-only torch has neither; then no call takes the fast path (and none could launch).
         self._raw_stream = getattr(T._C, "_cuda_getCurrentRawStream", None)
         self._current_device = getattr(T._C, "_cuda_getDevice", lambda: -2)
+        self._fd = m(spec.d, "d")  # last: a call in another thread takes the fast path once _fd is set
 
     def __call__(self, a, b, c=None, *, out=None, **inputs):
         T = torch or _torch()

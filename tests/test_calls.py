@@ -328,3 +328,21 @@ def test_torch_jit_trace_records_the_kernel_and_replays_it_on_new_inputs(ci_kern
     a = torch.randn(M, K).bfloat16()
     # the same numpy product (torch's own may round a last bit differently)
     assert torch.equal(traced(a), torch.from_numpy(a.float().numpy() @ b.float().numpy()).bfloat16())
+
+
+def test_the_fast_path_is_marked_ready_after_everything_it_reads(ci_kernels):
+    """A call takes the fast path once _fd is set (the first call prepares it): set before _fslots, _fouts and the
+    stream getters, another thread's first call could read those before they existed (an AttributeError)."""
+    from cutlassgen.runtime import Kernel
+
+    order = []
+
+    class Recording(Kernel):
+        def __setattr__(self, name, value):
+            order.append(name)
+            object.__setattr__(self, name, value)
+
+    kernel = object.__new__(Recording)
+    kernel.__dict__.update(ci_kernels["sm90"].__dict__)
+    kernel._prepare_fast_path()
+    assert order[-1] == "_fd" and {"_fa", "_fb", "_fslots", "_fouts", "_raw_stream", "_current_device"} <= set(order)
