@@ -16,6 +16,7 @@ import json
 import math
 import os
 import pathlib
+import sys
 import tempfile
 import warnings
 
@@ -130,6 +131,11 @@ def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float, float]]:
     return entries
 
 
+def _compiling() -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and torch.compiler.is_compiling()
+
+
 class DispatchKernel:
     """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
     kernel's. `.choose(M, N, K)` says which kernel a call with M rows, N columns and depth K runs. The record is a
@@ -156,6 +162,11 @@ class DispatchKernel:
         self.record = record
         self.kernels = kernels
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
+        torch = sys.modules.get("torch")
+        if not self._gpu_checked and torch is not None and torch.cuda.is_available():
+            # now rather than on the first call, which may be inside torch.compile's trace: there the check's device
+            # query and warning would stop a fullgraph compile (choose() leaves the check to a later eager call)
+            self._check_gpu()
 
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
         if "default" not in self.__dict__:  # while unpickling, before the state is set
@@ -175,7 +186,7 @@ class DispatchKernel:
         """The first entry whose M limit holds M, whose n_min N reaches (N None: entries without an n_min), whose
         k_max K does not pass (K None: entries without a k_max) and whose weights_max the N x K weights do not pass
         (N or K None: entries without one); above every limit, the last such entry; none: the default kernel."""
-        if not self._gpu_checked:
+        if not self._gpu_checked and not _compiling():
             self._check_gpu()
         chosen = self.default
         for limit, n_min, k_max, nk_max, kernel in zip(self.limits, self.n_mins, self.k_maxes, self._nk_maxes,

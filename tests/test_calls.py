@@ -279,18 +279,19 @@ def test_the_torch_op_and_torch_compile_give_forward_only_calls_a_backward_that_
         assert not compiled(a, weight).requires_grad
 
 
-def test_a_per_shape_kernel_under_torch_compile_runs_the_tile_of_each_calls_rows(ci_kernels, monkeypatch):
+@pytest.mark.parametrize("gpu", [None, "NVIDIA H200"], ids=["heuristic", "tuned"])
+def test_a_per_shape_kernel_under_torch_compile_runs_the_tile_of_each_calls_rows(ci_kernels, monkeypatch, gpu):
     """Inside torch.compile a DispatchKernel chooses at trace time, on the symbolic M of a dynamic graph too: the
     choice becomes a guard, so a call with M on the other side of a bucket limit compiles again instead of running
-    the other tile."""
+    the other tile. A tuning record (made on a named GPU) compiles too: its GPU check stopped a fullgraph compile."""
     from cutlassgen.dispatch import DispatchKernel
 
     plain, swap = ci_kernels["sm90"], ci_kernels["sm90_swap"]  # one chain, two tiles
     launches = []
     for kernel in (plain, swap):
         _launch_on_the_cpu(kernel, monkeypatch, launches)
-    per_shape = DispatchKernel(plain, {"gpu": None, "limits": [64, 2 ** 31], "winners": [{"label": "swap"},
-                                                                                          {"label": "plain"}]},
+    per_shape = DispatchKernel(plain, {"gpu": gpu, "limits": [64, 2 ** 31], "winners": [{"label": "swap"},
+                                                                                         {"label": "plain"}]},
                                [swap, plain])
     _, b, _, inputs = good()
     del inputs["token_scale"]

@@ -175,6 +175,31 @@ def test_a_record_from_another_gpu_falls_back_to_the_default(cache_dir, monkeypa
     dispatch.record_path(SPEC, 90).unlink()
 
 
+def test_a_record_is_checked_against_the_gpu_when_built_not_inside_a_torch_compile_trace(cache_dir, monkeypatch):
+    """The GPU check ran on the first call, which in a compiled model is inside torch.compile's trace: its device
+    query and warning stopped a fullgraph compile (dynamo: "Attempted to call function marked as skipped",
+    sys._getframe of the warning's stacklevel). It now runs when the DispatchKernel is made where torch sees a GPU,
+    and a call being traced leaves it to a later eager call."""
+    import torch
+
+    dispatch.write_record(SPEC, 90, "Some Other GPU", _winners())
+    default = _fake_kernel(SPEC)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "NVIDIA H200")
+    with pytest.warns(UserWarning, match="made on Some Other GPU"):
+        k = dispatch.tuned(default, 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs])
+    assert k.choose(32) is default  # checked: no second warning, the default tile
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # made where no GPU is seen: checked on a call
+    k = dispatch.tuned(default, 90, lambda specs, arch=None: [_fake_kernel(s) for s in specs])
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    assert k.choose(32).spec.tile == SMALL  # inside a trace: the record's tile, the check left for later
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: False)
+    with pytest.warns(UserWarning, match="made on Some Other GPU"):
+        assert k.choose(32) is default
+    dispatch.record_path(SPEC, 90).unlink()
+
+
 def test_tune_refuses_to_record_a_fixed_tile():
     from cutlassgen.tuning import tune
 
