@@ -273,13 +273,15 @@ def _sm80_mn_major(spec, tb) -> None:
                             f"{'row' if layout == 'column' else 'column'}-major")
 
 
-def _sm80_operand_copy_error(rows: int, k: int, bits: int, k_major: bool, threads: int) -> str | None:
-    """Why CUTLASS 2.x's copy of an operand tile (rows x k a stage) into shared memory does not cover it, or None.
-    DefaultMmaCore (sm80) gives each operand a PitchLinearWarpRakedThreadMap: 16-byte accesses, the threads of a warp
-    laid along the contiguous extent (K for a K-major operand: all its accesses; M or N for an MN-major one: at most
-    8), the warps along the strided extent first. Ported from pitch_linear_thread_map.h: its static_asserts are
-    compile errors, but a tile whose warps do not divide it evenly compiles and leaves part of the tile unloaded
-    (e.g. 48 rows over 4 warps of 8 rows: rows 32-47), a wrong result no compiler reports."""
+def sm80_operand_copy(rows: int, k: int, bits: int, k_major: bool, threads: int):
+    """How CUTLASS 2.x's DefaultMmaCore (sm80) copies an operand tile (rows x k a stage) into shared memory, or why it
+    cannot (a str: its static_asserts, compile errors). Each operand gets a PitchLinearWarpRakedThreadMap: 16-byte
+    accesses, the threads of a warp laid along the contiguous extent (K for a K-major operand: all its accesses; M or
+    N for an MN-major one: at most 8), the warps along the strided extent first. Returns (lanes along the contiguous
+    extent, warps along it, warps along the strided extent, rows loaded, K loaded): the last two fall short of the
+    tile where its warps do not divide it evenly (e.g. 48 rows over 4 warps of 8 rows: 32), which compiles.
+    Ported from pitch_linear_thread_map.h; tests/test_validate.py holds it to CUTLASS's own constants
+    (tests/sm80_thread_map_check.cu)."""
     per_access = 128 // bits
     contiguous, strided = (k, rows) if k_major else (rows, k)
     if contiguous % per_access:
@@ -296,12 +298,21 @@ def _sm80_operand_copy_error(rows: int, k: int, bits: int, k_major: bool, thread
     warps_c = warps // warps_s if warps > along_s else 1
     if not (along_c // warps_c) * (along_s // warps_s):
         return "gives a warp no access (a compile error: 'Number of iterations must be non-zero')"
-    if warps_c * warps_s != warps or along_c % warps_c or along_s % warps_s:
-        loaded_c = (along_c // warps_c) * warps_c * lanes * per_access
-        loaded_s = (along_s // warps_s) * warps_s * (32 // lanes)
-        loaded_rows, loaded_k = (loaded_s, loaded_c) if k_major else (loaded_c, loaded_s)
-        return (f"spreads {warps} warps over it unevenly: they load {loaded_rows} of its {rows} rows and {loaded_k} of "
-                f"its {k} K, the rest never (it compiles, and would compute a wrong result)")
+    loaded_c = (along_c // warps_c) * warps_c * lanes * per_access
+    loaded_s = (along_s // warps_s) * warps_s * (32 // lanes)
+    return (lanes, warps_c, warps_s, *((loaded_s, loaded_c) if k_major else (loaded_c, loaded_s)))
+
+
+def _sm80_operand_copy_error(rows: int, k: int, bits: int, k_major: bool, threads: int) -> str | None:
+    """Why CUTLASS 2.x's copy of an operand tile into shared memory would not compile or would not cover it (a wrong
+    result no compiler reports), or None."""
+    copy = sm80_operand_copy(rows, k, bits, k_major, threads)
+    if isinstance(copy, str):
+        return copy
+    _, warps_c, warps_s, loaded_rows, loaded_k = copy
+    if (loaded_rows, loaded_k) != (rows, k) or warps_c * warps_s != threads // 32:
+        return (f"spreads {threads // 32} warps over it unevenly: they load {loaded_rows} of its {rows} rows and "
+                f"{loaded_k} of its {k} K, the rest never (it compiles, and would compute a wrong result)")
     return None
 
 

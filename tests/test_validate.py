@@ -1,4 +1,5 @@
 """Validation, rule by rule: a valid spec passes and an invalid one raises SpecError naming field, rule and fix."""
+import itertools
 import pathlib
 
 import pytest
@@ -402,26 +403,94 @@ def test_no_compiler_runs_for_an_invalid_spec(monkeypatch):
         sm90(tile=Sm90Tile(cta=(256, 256, 64)))
 
 
-@pytest.mark.compile
-def test_the_sm80_epilogue_thread_map_port_is_cutlass_s_own_arithmetic(tmp_path):
-    """validate.sm80_epilogue_lanes (how the sm80 path's epilogue lays a warp's lanes) against CUTLASS's constants,
-    compiled on the host by tests/sm80_thread_map_check.cu, over every tile its static_asserts pass among threadblock
-    and warp extents of 16-256 (48 and 96 included), 8-, 16- and 32-bit D and 1-8 elements an access. Where the lanes
-    laid are fewer than 32, the EVT's thread layout has places for fewer threads than it runs (its coordinates wrap,
-    so D takes other threads' values): validate refuses exactly those."""
-    import itertools
-    import subprocess
+def _sm80_epilogue_tiles():
+    """(tb_m, tb_n, warp_m, warp_n, D bits, elements an access) whose epilogue thread map the port says compiles."""
+    from cutlassgen.validate import _sm80_epilogue_map_error
 
-    from cutlassgen.jit import toolchain
-    from cutlassgen.validate import _sm80_epilogue_map_error, sm80_epilogue_lanes
-
-    element = {8: "int8_t", 16: "cutlass::bfloat16_t", 32: "float"}
-    tiles = [(tm, tn, wm, wn, bits, per) for tm, tn, wm, wn, bits, per in itertools.product(
+    return [(tm, tn, wm, wn, bits, per) for tm, tn, wm, wn, bits, per in itertools.product(
         (16, 64, 256), (16, 32, 48, 64, 96, 128, 256), (16, 64), (16, 32, 48, 64, 128), (8, 16, 32), (1, 2, 4, 8))
         if bits * per <= 128 and not tm % wm and not tn % wn and (tm // wm) * (tn // wn) <= 16
         and _sm80_epilogue_map_error((tm, tn, 32), (wm, wn, 32), per, bits) is None]
-    (tmp_path / "tiles.inc").write_text("".join(f"TILE({tm}, {tn}, {wm}, {wn}, {element[bits]}, {per})\n"
-                                                for tm, tn, wm, wn, bits, per in tiles))
+
+
+# dtype: (CUTLASS element, accumulator, instruction K, operator, D)
+_COPY_TYPES = {"fp16": ("cutlass::half_t", "float", 16, "cutlass::arch::OpMultiplyAdd", "fp16"),
+               "tf32": ("cutlass::tfloat32_t", "float", 8, "cutlass::arch::OpMultiplyAdd", "fp32"),
+               "int8": ("int8_t", "int32_t", 32, "cutlass::arch::OpMultiplyAddSaturate", "int8")}
+
+
+def _sm80_copy_tiles():
+    """(dtype, a row-major, b column-major, threadblock, warp) of sm80-path specs that validate with the operand-copy
+    rule off and whose copies the port says compile: every tile the rule refuses for an uneven copy among them, and
+    an even spread of the rest."""
+    import sys
+
+    from cutlassgen.validate import sm80_operand_copy
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+    from rules_off_check import refused, rules_off
+
+    uneven, even = [], []
+    for dtype, tm, tn, (wm, wn), k, a_row, b_col in itertools.product(
+            _COPY_TYPES, (16, 32, 48, 64, 96, 128, 256), (16, 32, 48, 64, 96, 128, 256),
+            [(16, 16), (16, 32), (32, 32), (48, 32), (32, 48), (64, 32), (32, 64), (64, 64), (48, 48)], (1, 2),
+            (True, False), (True, False)):
+        k = k * 256 // DTYPES_BITS[dtype]  # 16 or 32 bytes of K a row, twice that
+        tile = Sm80Tile(threadblock=(tm, tn, k), warp=(wm, wn, k))
+
+        def make():
+            d = _COPY_TYPES[dtype][4]
+            return GemmSpec(arch=80, a=Operand(dtype, "row" if a_row else "column"),
+                            b=Operand(dtype, "column" if b_col else "row"), d=Operand(d), tile=tile,
+                            epilogue=[Quantize("int8", "per_tensor", "scale")] if d == "int8" else [])
+
+        threads = (tm // wm) * (tn // wn) * 32 if not (tm % wm or tn % wn) else 0
+        if not threads or any(isinstance(sm80_operand_copy(rows, k, DTYPES_BITS[dtype], k_major, threads), str)
+                              for rows, k_major in ((tm, a_row), (tn, b_col))):
+            continue
+        if refused(make) and not _valid_with(make, rules_off):
+            continue
+        (uneven if refused(make) else even).append((dtype, a_row, b_col, tile.threadblock, tile.warp))
+    return uneven + even[::max(1, len(even) // 120)]
+
+
+DTYPES_BITS = {"fp16": 16, "tf32": 32, "int8": 8}
+
+
+def _valid_with(make, rules_off) -> bool:
+    with rules_off(("_sm80_operand_copy_error",)):
+        try:
+            make()
+        except cg.SpecError:
+            return False
+    return True
+
+
+@pytest.mark.compile
+def test_the_sm80_thread_map_ports_are_cutlass_s_own_arithmetic(tmp_path):
+    """validate's ports of CUTLASS 2.x's thread maps, held to CUTLASS's own constants (tests/sm80_thread_map_check.cu,
+    compiled on the host by nvcc):
+    - sm80_epilogue_lanes (how the epilogue lays a warp's lanes) over every tile its static_asserts pass among
+      threadblock and warp extents of 16-256 (48 and 96 included), 8-, 16- and 32-bit D and 1-8 elements an access.
+      Where fewer than 32 lanes are laid, the EVT's thread layout has places for fewer threads than it runs (its
+      coordinates wrap, so D takes other threads' values): validate refuses exactly those.
+    - sm80_operand_copy (how DefaultMmaCore copies each operand tile into shared memory) over fp16, tf32 and int8
+      specs of every layout that validate with the copy rule off: its lanes, warps and the rows and K its iterations
+      load, where a shortfall is what the rule refuses (48 rows over 4 warps: 32)."""
+    import subprocess
+
+    from cutlassgen.jit import toolchain
+    from cutlassgen.validate import sm80_epilogue_lanes, sm80_operand_copy
+
+    element = {8: "int8_t", 16: "cutlass::bfloat16_t", 32: "float"}
+    epilogue_tiles, copy_tiles = _sm80_epilogue_tiles(), _sm80_copy_tiles()
+    lines = [f"EPILOGUE({tm}, {tn}, {wm}, {wn}, {element[bits]}, {per})" for tm, tn, wm, wn, bits, per in epilogue_tiles]
+    for dtype, a_row, b_col, tb, warp in copy_tiles:
+        cutlass_type, acc, inst_k, operator, _ = _COPY_TYPES[dtype]
+        lines.append(f"COPY({', '.join(map(str, (*tb, *warp[:2])))}, {cutlass_type}, {acc}, "
+                     f"cutlass::layout::{'RowMajor' if a_row else 'ColumnMajor'}, "
+                     f"cutlass::layout::{'ColumnMajor' if b_col else 'RowMajor'}, {inst_k}, {operator})")
+    (tmp_path / "tiles.inc").write_text("\n".join(lines) + "\n")
     exe = tmp_path / "sm80_thread_map_check"
     includes = [f"-I{d}" for d in (*toolchain.find_cutlass().include_dirs, tmp_path)]
     built = subprocess.run([str(toolchain.find_nvcc()), "-std=c++17", "--expt-relaxed-constexpr", *includes, "-x",
@@ -429,11 +498,12 @@ def test_the_sm80_epilogue_thread_map_port_is_cutlass_s_own_arithmetic(tmp_path)
                            capture_output=True, text=True)
     # a tile the port accepts that CUTLASS's static_asserts stop fails here, with nvcc's words
     assert built.returncode == 0, built.stderr[-4000:]
-    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout.splitlines()
-    assert len(lines) == len(tiles) > 600
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout.splitlines()
+    assert len(out) == len(lines) and len(epilogue_tiles) > 600 and len(copy_tiles) > 100
+
     unplaced, by_this_rule = 0, 0
-    for line, (tm, tn, wm, wn, bits, per) in zip(lines, tiles):
-        theirs = tuple(map(int, line.replace("|", " ").split()))
+    for line, (tm, tn, wm, wn, bits, per) in zip(out, epilogue_tiles):
+        theirs = tuple(map(int, line.replace("|", " ").split()[1:]))
         width, rows, places, threads = theirs[6:]
         assert theirs[:6] == (tm, tn, wm, wn, bits, per)
         assert sm80_epilogue_lanes((tm, tn, 32), (wm, wn, 32), per, bits) == (width, rows), line
@@ -444,3 +514,16 @@ def test_the_sm80_epilogue_thread_map_port_is_cutlass_s_own_arithmetic(tmp_path)
                 sm80(a=BF16, b=BF16_COL, d=BF16, tile=Sm80Tile(threadblock=(tm, tn, 32), warp=(wm, wn, 32)))
             by_this_rule += "places for" in str(refused.value)
     assert unplaced and by_this_rule  # the tiles the rule is for are among them
+
+    short = 0
+    for line, (dtype, a_row, b_col, tb, warp) in zip(out[len(epilogue_tiles):], copy_tiles):
+        head, *operands = line.split("|")
+        assert tuple(map(int, head.split()[1:])) == (*tb, *warp[:2], DTYPES_BITS[dtype]), line
+        threads = (tb[0] // warp[0]) * (tb[1] // warp[1]) * 32
+        for text, rows, k_major in zip(operands, (tb[0], tb[1]), (a_row, b_col)):
+            lanes, warps_c, warps_s, loaded_c, loaded_s = map(int, text.split(":")[1].split())
+            loaded_rows, loaded_k = (loaded_s, loaded_c) if k_major else (loaded_c, loaded_s)
+            port = sm80_operand_copy(rows, tb[2], DTYPES_BITS[dtype], k_major, threads)
+            assert port == (lanes, warps_c, warps_s, loaded_rows, loaded_k), (line, port)
+            short += (loaded_rows, loaded_k) != (rows, tb[2])
+    assert short  # the uneven copies the rule refuses are among them
