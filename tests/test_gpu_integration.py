@@ -75,7 +75,10 @@ def test_runs_on_the_current_stream(gpu_kernel):
 
 
 def _worker_runs_the_pickled_kernel(rank, kernel, a, b, bias, results):
-    results.put(kernel(a, b, bias=bias).cpu())  # torch.multiprocessing.spawn pickles kernel and the tensors
+    # torch.multiprocessing.spawn pickles kernel and the tensors. The result goes back as a numpy array, by value: a
+    # tensor would be shared through a file descriptor that the worker, once it exits, no longer serves (seen: the
+    # parent's get() met "Connection reset by peer").
+    results.put(kernel(a, b, bias=bias).float().cpu().numpy())
 
 
 def test_a_spawned_worker_runs_the_pickled_kernel(gpu_kernel):
@@ -90,8 +93,8 @@ def test_a_spawned_worker_runs_the_pickled_kernel(gpu_kernel):
     a, b, bias = _inputs(seed=5)
     results = mp.get_context("spawn").Queue()
     workers = mp.spawn(_worker_runs_the_pickled_kernel, args=(k, a, b, bias, results), nprocs=1, join=False)
-    got = results.get(timeout=120).cuda()  # before join (a worker may wait for its result to be read); a worker
-    # that died raises queue.Empty here instead of hanging
+    got = torch.from_numpy(results.get(timeout=120)).cuda()  # before join (a worker may wait for its result to be
+    # read); a worker that died raises queue.Empty here instead of hanging
     workers.join()
     assert rel_error(got, cg.reference(GPU_SPECS[NAME], a, b, bias=bias)) < REL_ERR["bf16"]
     torch.cuda.synchronize()
