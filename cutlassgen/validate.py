@@ -312,7 +312,8 @@ def _sm80_operand_copy_error(rows: int, k: int, bits: int, k_major: bool, thread
     _, warps_c, warps_s, loaded_rows, loaded_k = copy
     if (loaded_rows, loaded_k) != (rows, k) or warps_c * warps_s != threads // 32:
         return (f"spreads {threads // 32} warps over it unevenly: they load {loaded_rows} of its {rows} rows and "
-                f"{loaded_k} of its {k} K, the rest never (it compiles, and would compute a wrong result)")
+                f"{loaded_k} of its {k} K, the rest never (it compiles, and computes a wrong result: 48x128 over 4 "
+                "warps, built without this rule, got the rows past 32 of each tile wrong on a GPU)")
     return None
 
 
@@ -360,8 +361,8 @@ def _sm80_unplaced_lanes_error(tb, warp, per_access: int, d_bits: int) -> str | 
     return (f"its {tb[1]} columns are {tb[1] // per_access} of the epilogue's {per_access}-element accesses, which "
             f"its thread map lays {width} wide and {access_rows} deep: {lanes} of a warp's 32 lanes. CUTLASS 2.x's EVT "
             f"thread layout then has places for {warps * lanes} of its {warps * 32} threads, and the others get "
-            "coordinates that are not theirs (cute's idx2crd, run on the host), so part of D would be written with "
-            "other threads' values")
+            "coordinates that are not theirs, so D is written with other threads' values (built without this rule, "
+            "64x16 and 64x96 tiles got most of D wrong on a GPU)")
 
 
 def sm80_epilogue_lanes(tb, warp, per_access: int, d_bits: int) -> tuple[int, int]:
