@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import math
 import os
@@ -131,11 +132,6 @@ def tuned_entries(winners: list[dict]) -> list[tuple[int, float, float, float]]:
     return entries
 
 
-def _compiling() -> bool:
-    torch = sys.modules.get("torch")
-    return torch is not None and torch.compiler.is_compiling()
-
-
 class DispatchKernel:
     """Calls the kernel chosen for the nearest problem size; everything else (spec, inputs, op...) is the default
     kernel's. `.choose(M, N, K)` says which kernel a call with M rows, N columns and depth K runs. The record is a
@@ -162,11 +158,12 @@ class DispatchKernel:
         self.record = record
         self.kernels = kernels
         self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
+        self._op = None
         torch = sys.modules.get("torch")
-        if not self._gpu_checked and torch is not None and torch.cuda.is_available():
-            # now rather than on the first call, which may be inside torch.compile's trace: there the check's device
-            # query and warning would stop a fullgraph compile (choose() leaves the check to a later eager call)
-            self._check_gpu()
+        if torch is not None:
+            if not self._gpu_checked and torch.cuda.is_available():  # warned where the kernel is made
+                self._check_gpu()
+            self._op = self.op  # registered now, outside any torch.compile trace (registering is not traceable)
 
     def __getattr__(self, name):  # spec, source, inputs, Result, op ... of the default kernel
         if "default" not in self.__dict__:  # while unpickling, before the state is set
@@ -186,7 +183,7 @@ class DispatchKernel:
         """The first entry whose M limit holds M, whose n_min N reaches (N None: entries without an n_min), whose
         k_max K does not pass (K None: entries without a k_max) and whose weights_max the N x K weights do not pass
         (N or K None: entries without one); above every limit, the last such entry; none: the default kernel."""
-        if not self._gpu_checked and not _compiling():
+        if not self._gpu_checked:
             self._check_gpu()
         chosen = self.default
         for limit, n_min, k_max, nk_max, kernel in zip(self.limits, self.n_mins, self.k_maxes, self._nk_maxes,
@@ -210,7 +207,24 @@ class DispatchKernel:
                           stacklevel=caller_stacklevel())
             self.kernels, self.limits, self.n_mins, self.k_maxes, self._nk_maxes = [], [], [], [], []
 
+    @property
+    def op(self):
+        """This per-shape kernel as one torch.library custom op, which chooses the tile by the call's shape when it
+        runs. A torch.compile graph (or a jit.trace) holds it for every M: choosing while tracing made each bucket a
+        guard and a recompile, and past torch's 8 recompiles the whole compiled function ran eagerly."""
+        if self._op is None:
+            from .runtime import _register_op
+
+            key = json.dumps([self.limits, self.n_mins, self.k_maxes, self._nk_maxes, self.record["gpu"],
+                              [k.op_name for k in self.kernels]], default=str)
+            name = f"{self.default.op_name}_d{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+            self._op = _register_op(self.default, name, lambda M, N, K: self.choose(M, N, K))
+        return self._op
+
     def __call__(self, a, b, c=None, *, out=None, **inputs):
+        torch = sys.modules.get("torch")
+        if torch is not None and (torch.compiler.is_compiling() or torch._C._is_tracing()):
+            return self.op(a, b, c, out=out, **inputs)
         shape_a, shape_b = getattr(a, "shape", None), getattr(b, "shape", None)
         M, K = shape_a if shape_a is not None and len(shape_a) == 2 else (None, None)
         N = shape_b[1] if shape_b is not None and len(shape_b) == 2 else None

@@ -672,17 +672,20 @@ def _plain_gradient(arg):
     return [] if isinstance(arg, list) and not arg else None
 
 
-def _register_op(kernel: Kernel):
+def _register_op(kernel: Kernel, name: str | None = None, launch_kernel=None):
+    """The torch op of kernel, registered once per name (default: kernel.op_name). launch_kernel(M, N, K) is the
+    Kernel whose launch the op runs (default: kernel itself; a DispatchKernel's chooses by the call's shape when it
+    runs, so that a graph holds one op for every M instead of a guard, and a recompile, per bucket)."""
+    name = name or kernel.op_name
     with _OPS_LOCK:
-        if kernel.op_name not in _OPS:  # else the same spec and target loaded again (a rebuild): the same function
+        if name not in _OPS:  # else the same spec and target loaded again (a rebuild): the same function
             _no_gradient_op()  # its backward's op, registered once here rather than by two threads' backward calls
-            _OPS[kernel.op_name] = _new_op(kernel)
-        return _OPS[kernel.op_name]
+            _OPS[name] = _new_op(kernel, name, launch_kernel or (lambda M, N, K: kernel))
+        return _OPS[name]
 
 
-def _new_op(kernel: Kernel):
+def _new_op(kernel: Kernel, name: str, launch_kernel):
     T = _torch()
-    name = kernel.op_name
     in_names = [s.name for s in kernel._in_slots]
 
     # The schema is spelled out: this module's annotations are strings (from __future__ import annotations). The
@@ -696,7 +699,7 @@ def _new_op(kernel: Kernel):
         kwargs = {n: next(given) if t else v for n, t, v in zip(in_names, is_tensor, numbers)}
         # The launch itself, not __call__: autograd here is the op's, and __call__ would wrap a call whose inputs
         # require grad in its own forward-only Function again.
-        res = kernel._launch(a, b, c, None, kwargs)
+        res = launch_kernel(a.shape[0], b.shape[1], a.shape[1])._launch(a, b, c, None, kwargs)
         return list(res) if kernel.Result else [res]
 
     @launch.register_fake

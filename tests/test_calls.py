@@ -281,31 +281,43 @@ def test_the_torch_op_and_torch_compile_give_forward_only_calls_a_backward_that_
 
 @pytest.mark.parametrize("gpu", [None, "NVIDIA H200"], ids=["heuristic", "tuned"])
 def test_a_per_shape_kernel_under_torch_compile_runs_the_tile_of_each_calls_rows(ci_kernels, monkeypatch, gpu):
-    """Inside torch.compile a DispatchKernel chooses at trace time, on the symbolic M of a dynamic graph too: the
-    choice becomes a guard, so a call with M on the other side of a bucket limit compiles again instead of running
-    the other tile. A tuning record (made on a named GPU) compiles too: its GPU check stopped a fullgraph compile."""
+    """Inside torch.compile a DispatchKernel is one op that chooses the tile when it runs, by the call's rows. It
+    chose while tracing before: each bucket became a guard and a recompile, and past torch's 8 recompiles (a plan
+    has up to 22 buckets) the whole compiled function ran eagerly. A tuning record (made on a named GPU) compiles
+    too: its GPU check, on the first call, stopped a fullgraph compile; it runs in the op now, and here (no GPU,
+    so not the record's) falls back to the default tile with its warning."""
+    from torch._dynamo.utils import counters
+
     from cutlassgen.dispatch import DispatchKernel
 
     plain, swap = ci_kernels["sm90"], ci_kernels["sm90_swap"]  # one chain, two tiles
     launches = []
     for kernel in (plain, swap):
         _launch_on_the_cpu(kernel, monkeypatch, launches)
-    per_shape = DispatchKernel(plain, {"gpu": gpu, "limits": [64, 2 ** 31], "winners": [{"label": "swap"},
-                                                                                         {"label": "plain"}]},
-                               [swap, plain])
+    limits = [16 * i for i in range(1, 13)] + [2 ** 31]  # 13 buckets, alternately swapped
+    per_shape = DispatchKernel(plain, {"gpu": gpu, "limits": limits, "winners": [{"label": str(i)} for i in limits]},
+                               [swap if i % 2 == 0 else plain for i in range(len(limits))])
     _, b, _, inputs = good()
     del inputs["token_scale"]
 
     def f(a, c, token_scale):
         return per_shape(a, b, c, token_scale=token_scale, **inputs).pre_act
 
+    if gpu:  # the GPU check's warning, from the first call (made where no GPU is seen, so checked on a call)
+        with pytest.warns(UserWarning, match="made on NVIDIA H200, not on this None"):
+            torch.compile(f, backend="aot_eager", fullgraph=True)(torch.randn(8, K).bfloat16(),
+                                                                   torch.randn(8, N).bfloat16(), torch.rand(8))
     for dynamic in (None, True):  # None: static first, then dynamic from the second M on
         torch._dynamo.reset()
+        counters.clear()
         compiled = torch.compile(f, backend="aot_eager", fullgraph=True, dynamic=dynamic)
-        for rows in (16, 100, 32, 200, 64, 65):
+        for rows in (8, 24, 40, 56, 72, 88, 104, 120, 136, 152, 168, 184, 200, 16, 17):
             got = compiled(torch.randn(rows, K).bfloat16(), torch.randn(rows, N).bfloat16(), torch.rand(rows))
             assert got.shape == (rows, N)
-            assert launches[-1] == ((swap if rows <= 64 else plain).spec.name, rows), (dynamic, rows)
+            bucket = next(i for i, lim in enumerate(limits) if rows <= lim)
+            want = plain if gpu else swap if bucket % 2 == 0 else plain
+            assert launches[-1] == (want.spec.name, rows), (dynamic, rows)
+        assert counters["stats"]["unique_graphs"] <= 2, dict(counters["stats"])  # not one per bucket
 
 
 def test_torch_jit_trace_records_the_kernel_and_replays_it_on_new_inputs(ci_kernels, monkeypatch):

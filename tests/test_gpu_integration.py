@@ -191,6 +191,23 @@ def _check_bias_gelu_dispatch(k, spec, shapes):
         assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
 
 
+def test_a_per_shape_kernel_under_torch_compile_runs_each_buckets_tile(cache_dir):
+    """torch.compile(fullgraph, dynamic) of build(spec, shapes=...)'s DispatchKernel: one op that chooses each call's
+    tile when it runs (choosing while tracing made each bucket a recompile, past torch's limit of 8 an eager run).
+    Every shape of the bf16 per-shape test right against the reference, through one compiled function."""
+    import torch
+
+    import cutlassgen as cg
+
+    spec, shapes = cases.bf16_bias_gelu(), cases.BF16_SHAPES
+    k = cg.build(spec, shapes=shapes)
+    compiled = torch.compile(lambda a, b, bias: k(a, b, bias=bias) * 1.0, fullgraph=True, dynamic=True)
+    for M, N, K in shapes:
+        a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N + 1)
+        got = compiled(a, b, bias)
+        assert rel_error(got, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N, K)
+
+
 def test_build_many_with_shapes_gives_each_spec_its_per_shape_plan(cache_dir):
     """build_many([bf16, fp8], shapes=[their problems]): each spec's dispatching kernel, with the tiles that
     build(spec, shapes=...) gives it alone (the two tests beside this one; their kernels are cache hits here), each
