@@ -89,7 +89,8 @@ def _read_record_of(spec: GemmSpec, target_arch: int) -> dict | None:
                                    or not body.get("winners")):
         return None  # another version's record, or another spec's
     if not is_tuning_record(body):
-        warnings.warn(f"ignoring the malformed tuning record {path}: not what write_record writes", stacklevel=caller_stacklevel())
+        warnings.warn(f"ignoring the malformed tuning record {path}: not what write_record writes",
+                      stacklevel=caller_stacklevel())
         return None
     return body
 
@@ -254,7 +255,8 @@ def tuned(default, target_arch: int, build_many):
         kernels = build_many(variants, arch=target_arch)
     except (SpecError, BuildError, TypeError, KeyError) as e:  # a record from another version, a failed build
         warnings.warn(f"ignoring the tuning record {record_path(spec, target_arch)}: its tiles do not build here "
-                      f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile", stacklevel=caller_stacklevel())
+                      f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile",
+                      stacklevel=caller_stacklevel())
         return default
     return DispatchKernel(default, record, kernels)
 

@@ -719,9 +719,9 @@ def _new_op(kernel: Kernel, name: str, launch_kernel):
     def setup_context(ctx, inputs, output):
         a, b, c, tensors, is_tensor, numbers = inputs
         named = [("a", a), ("b", b), ("c", c), *zip([n for n, t in zip(in_names, is_tensor) if t], tensors)]
-        needing = [(n, x) for n, x in named if x is not None and x.requires_grad]
-        ctx.what = kernel._grad_what(needing)
-        ctx.like = [(x.shape, x.dtype) if x is not None and x.requires_grad else None for _, x in named]
+        needing = [x is not None and x.requires_grad for _, x in named]
+        ctx.what = kernel._grad_what([nx for nx, need in zip(named, needing) if need])
+        ctx.like = [(x.shape, x.dtype) if need else None for (_, x), need in zip(named, needing)]
         ctx.plain = [_plain_gradient(arg) for arg in (is_tensor, numbers)]
 
     def backward(ctx, grads):
@@ -734,7 +734,7 @@ def _new_op(kernel: Kernel, name: str, launch_kernel):
 
     def call(a, b, c=None, *, out=None, **inputs):
         kernel._check_input_names(inputs)  # as a direct call does: a missing one was a KeyError, an extra ignored
-        if T.is_grad_enabled():
+        if out is not None and T.is_grad_enabled():
             _refuse_out_needing_grad(out, _needing_grad(a, b, c, inputs))
         is_tensor = [int(isinstance(inputs[n], T.Tensor)) for n in in_names]
         tensors = [inputs[n] for n, t in zip(in_names, is_tensor) if t]

@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass
 
 from .. import __version__
-from ..errors import BuildError, caller_stacklevel
+from ..errors import BuildError, caller_stacklevel, is_int
 from ..spec import GemmSpec
 from . import cache, flags, toolchain
 from .ptxas import performance_warnings, ptxas_resources  # re-exported: cutlassgen.jit.performance_warnings
@@ -192,7 +192,7 @@ def _build_dispatching(specs: list, shapes: list, arch, verbose, jobs, dispatch:
 def _shapes_per_spec(specs: list, shapes) -> list:
     """build_many's shapes, checked: one entry per spec, each None or a list of (M, N, K) that spec can run."""
     from ..dispatch import check_shapes
-    from ..errors import SpecError, is_int
+    from ..errors import SpecError
 
     per_spec = list(shapes) if isinstance(shapes, (list, tuple)) else None
     if (per_spec is None or len(per_spec) != len(specs)
@@ -338,8 +338,6 @@ def _unwritable_root(root: pathlib.Path, error: OSError, jobs_: list[Job], into_
 def check_jobs(jobs) -> None:
     """jobs, the compile jobs to run at once: None (as many as cores and memory allow) or a whole number >= 1. Any
     other went to ninja's -j and came back as a BuildError under an nvcc command ("invalid -j parameter")."""
-    from ..errors import is_int
-
     if jobs is not None and not (is_int(jobs) and jobs >= 1):
         raise ValueError(f"jobs={jobs!r}: the number of compile jobs to run at once must be a whole number of at least "
                          "1, or None for as many as this machine's cores and memory allow")
