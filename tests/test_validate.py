@@ -420,22 +420,13 @@ _COPY_TYPES = {"fp16": ("cutlass::half_t", "float", 16, "cutlass::arch::OpMultip
                "int8": ("int8_t", "int32_t", 32, "cutlass::arch::OpMultiplyAddSaturate", "int8")}
 
 
-def _sm80_copy_tiles():
+def _sm80_copy_tiles(rules_off_check):
     """(dtype, a row-major, b column-major, threadblock, warp) of sm80-path specs that validate with the operand-copy
     rule off and whose copies the port says compile: every tile the rule refuses for an uneven copy among them, and
-    an even spread of the rest."""
-    from unittest import mock
-
-    from cutlassgen import validate
+    an even spread of the rest. rules_off_check: bench/rules_off_check.py, for its refused() and rules_off()."""
     from cutlassgen.validate import sm80_operand_copy
 
-    def refused(make) -> bool:
-        try:
-            make()
-        except cg.SpecError:
-            return True
-        return False
-
+    refused = rules_off_check.refused
     uneven, even = [], []
     for dtype, tm, tn, (wm, wn), k, a_row, b_col in itertools.product(
             _COPY_TYPES, (16, 32, 48, 64, 96, 128, 256), (16, 32, 48, 64, 96, 128, 256),
@@ -457,14 +448,14 @@ def _sm80_copy_tiles():
         if not refused(make):
             even.append((dtype, a_row, b_col, tile.threadblock, tile.warp))
             continue
-        with mock.patch.object(validate, "_sm80_operand_copy_error", lambda *args: None):
+        with rules_off_check.rules_off(("_sm80_operand_copy_error",)):
             if not refused(make):  # refused for its copy alone: an uneven one (the port said it compiles)
                 uneven.append((dtype, a_row, b_col, tile.threadblock, tile.warp))
     return uneven + even[::max(1, len(even) // 120)]
 
 
 @pytest.mark.compile
-def test_the_sm80_thread_map_ports_are_cutlass_s_own_arithmetic(tmp_path):
+def test_the_sm80_thread_map_ports_are_cutlass_s_own_arithmetic(tmp_path, monkeypatch):
     """validate's ports of CUTLASS 2.x's thread maps, held to CUTLASS's own constants (tests/sm80_thread_map_check.cu,
     compiled on the host by nvcc):
     - sm80_epilogue_lanes (how the epilogue lays a warp's lanes) over every tile its static_asserts pass among
@@ -480,7 +471,10 @@ def test_the_sm80_thread_map_ports_are_cutlass_s_own_arithmetic(tmp_path):
     from cutlassgen.validate import sm80_epilogue_lanes, sm80_operand_copy
 
     element = {8: "int8_t", 16: "cutlass::bfloat16_t", 32: "float"}
-    epilogue_tiles, copy_tiles = _sm80_epilogue_tiles(), _sm80_copy_tiles()
+    monkeypatch.syspath_prepend(str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+    import rules_off_check
+
+    epilogue_tiles, copy_tiles = _sm80_epilogue_tiles(), _sm80_copy_tiles(rules_off_check)
     lines = [f"EPILOGUE({tm}, {tn}, {wm}, {wn}, {element[bits]}, {per})" for tm, tn, wm, wn, bits, per in epilogue_tiles]
     for dtype, a_row, b_col, tb, warp in copy_tiles:
         cutlass_type, acc, inst_k, operator, _ = _COPY_TYPES[dtype]
