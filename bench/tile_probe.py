@@ -27,7 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
-     fast256hints weights256 weights256b weights128 weights128b weights128c stages256
+     fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1836,6 +1836,28 @@ WEIGHTS_256_BF16_SHAPES = [(256, 8192, 2048), (256, 8192, 8192), (240, 9216, 819
 DECODE_64_WIDE_TILES = named("swap 128x32x64 c1x2 coop", "swap 128x32x128 c1x2 pingpong", "swap 128x32x128 c1x1 coop",
                              "swap 128x32x128 c1x2 coop s4")
 DECODE_64_WIDE_SHAPES = [(64, 8192, 8192)]
+# swapweights (session 82): warm_weights_policy.py on the H200 (h200_session82.log) had the swapped decode tile at
+# 64x5120x4096 (40 MiB of weights) 0.81-0.84x cuBLAS mm warm with its weights EVICT_FIRST and 0.89-0.93x with
+# CUTLASS's loads, +0.5-1.5% for CUTLASS's at 32 MiB and -2.5-4% at 48 MiB, level cold: the unswapped tiles' 40 MiB
+# rule (tiles.WEIGHTS_FIRST_MIN_BYTES) for the swapped ones too? The plan's swapped tiles at other rows and fp8, each
+# built both ways (LOAD_HINTS), at 40 MiB or less and one above.
+SWAP_WEIGHTS_BF16 = [
+    (named("swap 64x16x128 c1x1 pingpong"), [(16, 5120, 4096)], "cuBLAS mm"),
+    (named("swap 64x48x128 c4x1 pingpong"), [(48, 5120, 4096)], "cuBLAS mm"),
+    (named("swap 64x96x64 c4x1 pingpong"), [(96, 5120, 4096)], "cuBLASLt fused"),
+    (named("swap 64x64x128 c1x1 pingpong"), [(128, 4096, 4096)], "cuBLASLt fused"),
+    (named("swap 128x64x64 c1x1 coop"), [(192, 5120, 4096)], "cuBLASLt fused"),
+    (named("swap 128x32x128 c1x2 coop"), [(64, 8192, 4096)], "cuBLAS mm")]
+SWAP_WEIGHTS_FAST = [(named("swap 128x32x128 c1x2 coop", **FAST), [(64, 10240, 4096), (64, 8192, 4096)]),
+                     (named("swap 64x64x128 c4x1 pingpong", **FAST), [(64, 5120, 8192)])]
+# decode5120 (session 82): at 64x5120x4096 cuBLAS mm ran 221-225 TFLOP/s warm and the plan's 64x64 c4x1 (80 CTAs of
+# 132 SMs) 201-206 with CUTLASS's loads: the swapped forms with more CTAs, other clusters, K steps and stream-K, with
+# CUTLASS's loads (what 40 MiB would take under the rule above), at 40 and 80 MiB.
+DECODE_5120_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x128 c2x1 pingpong", "swap 64x64x128 c1x1 pingpong",
+                          "swap 64x64x64 c4x1 pingpong", "swap 64x32x128 c1x2 pingpong", "swap 64x32x128 c2x2 pingpong",
+                          "swap 128x32x128 c1x2 coop", "swap 128x64x128 c4x1 coop", "swap 128x32x128 stream-K",
+                          "swap 128x64x128 stream-K")
+DECODE_5120_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
@@ -2756,6 +2778,12 @@ CASES = {
     # session 75's first item). Run cold and warm.
     "stages256": [plan_tile_by_stages(make, shape, (3, 4, 5)) for make in (fp8_scaled, fp8_scaled_fast)
                   for shape in ((256, 8192, 8192), (256, 8192, 32768))],
+    "swapweights": [*(("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, anchor,
+                       WEIGHTS_FIRST_VARIANTS) for tiles, shapes, anchor in SWAP_WEIGHTS_BF16),
+                    *(("fp8 scaled", fp8_scaled_fast, tiles, shapes, fp8_scaled_contenders, "_scaled_mm fast accum",
+                       WEIGHTS_FIRST_VARIANTS) for tiles, shapes in SWAP_WEIGHTS_FAST)],
+    "decode5120": [("bf16 bias+gelu", bias_gelu, DECODE_5120_TILES, DECODE_5120_SHAPES, bias_gelu_contenders,
+                    "cuBLAS mm", ("LOAD_HINTS", (WEIGHTS_FIRST_VARIANTS[1][1],)))],
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
