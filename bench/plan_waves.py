@@ -80,6 +80,8 @@ def walk(spec: GemmSpec, ms, ns, sms: int, tail: float, low: float, fill: float 
             tile = shape_tile(spec, M, N)
             if tile is None:  # the spec's own default tile (M > 256 but wide N above 512 rows)
                 continue
+            # K unknown is taken as deep, so the tile loads its weights EVICT_FIRST: no matter to its CTAs
+            tile = dataclasses.replace(tile, weights_evict_first=False)
             ctas = ctas_of(tile, M, N)
             why = [flag(ctas, sms, tail, low), FILL_FLAG if token_fill(tile, M) < fill else None,
                    WEIGHT_FILL_FLAG if weight_fill(tile, N) < weight_fill_under else None]

@@ -2,7 +2,7 @@
 those builds compile only host parts (cutlassgen/jit/cache.py: device parts; README: The build system).
 
     python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,anchors,warm_weights,stages256]
-        [--jobs 2]
+        [--per-shape bf16,fp8,...] [--jobs 2]
 
 Each kernel's cubin is compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART) and
 kept under OUT/device/sm90/<jit.device_key> as a build keeps it. Carry OUT to the GPU machine and start its session
@@ -22,12 +22,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 
-def wanted_specs(what: set) -> list:
+def wanted_specs(what: set, per_shape: str = "all") -> list:
     """The sm90-path specs of device_session.sh's prebuild (suite_specs: the GPU suite, per_shape: its per-shape
-    tests) and of the tile_probe.py cases named in what."""
+    tests, those named in per_shape or "all") and of the tile_probe.py cases named in what."""
     from suite_specs import prebuild_specs
 
-    specs = prebuild_specs(suite="suite" in what, per_shape="all" if "per_shape" in what else "")
+    specs = prebuild_specs(suite="suite" in what, per_shape=per_shape if "per_shape" in what else "")
     if "anchors" in what:  # bench_anchors.py's tiles and per-shape plans (a tuning record's tiles aside)
         import bench_anchors
 
@@ -40,12 +40,12 @@ def wanted_specs(what: set) -> list:
     return list({s.key: s for s in specs if s.resolved_path == "sm90"}.values())
 
 
-def wanted_jobs(what: set) -> list:
+def wanted_jobs(what: set, per_shape: str = "all") -> list:
     """The cache-keyed sm90 build jobs of wanted_specs, and of warm_weights_policy.py's builds, which render under
     lower settings (its LOAD_HINTS variants) and so are jobs, not specs."""
     from cutlassgen.jit import plan
 
-    jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what)]
+    jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what, per_shape)]
     if "warm_weights" in what:
         import tile_probe
         import warm_weights_policy
@@ -60,13 +60,15 @@ def main() -> int:
     p.add_argument("--what", default="suite,per_shape",
                    help="suite, per_shape, anchors (bench_anchors.py), warm_weights (warm_weights_policy.py) and/or "
                         "tile_probe.py case names")
+    p.add_argument("--per-shape", default="all",
+                   help='with per_shape in --what: "all" or per_shape_cases names, comma-separated')
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args()
     os.environ["CUTLASSGEN_CACHE_DIR"] = str(args.out.resolve())
     from cutlassgen.jit import cache, device_key, flags, nvcc_flags_with_includes, toolchain
 
     nvcc = str(toolchain.find_nvcc())
-    jobs = wanted_jobs(set(args.what.split(",")))
+    jobs = wanted_jobs(set(args.what.split(",")), args.per_shape)
     keyed = [(j, device_key(j)) for j in jobs]
     todo = [(j, key) for j, key in keyed if cache.lookup(cache.device_part_dir(key, 90), "kernel.cubin") is None]
     print(f"{len(jobs)} sm90 kernels, {len(jobs) - len(todo)} already kept; compiling {len(todo)} device parts "

@@ -48,14 +48,12 @@ def _bulk(setting: str, swap_ab: bool) -> bool:
 
 # sm90: the L2 eviction policy of the mainloop's TMA loads (CuTe's cute::TMA::CacheHintSm90), per operand of the
 # problem (A: the activations, B: the weights) and kind of kernel; anything but EVICT_NORMAL everywhere builds the
-# mainloop through csrc/cutlassgen/load_hints.hpp. A decode GEMM reads each weight once per call: loaded EVICT_FIRST,
-# the swap_ab tiles ran 1-3.5% faster on the H200 with the inputs warm in L2 and 0-1.1% cold, while no policy helped
-# the unswapped tiles as a rule (weights EVICT_FIRST: 0.3-0.8% slower at 2048x8192^2; bench/tma_cache_hint.py, probe
-# runs 40-41); the unswapped tiles at 97-256 rows with over 40 MiB of weights take it through
-# Sm90Tile.weights_evict_first (tiles.WEIGHTS_FIRST_ROWS).
+# mainloop through csrc/cutlassgen/load_hints.hpp. No policy helped every tile at every size: a tile loads its weights
+# EVICT_FIRST only where Sm90Tile.weights_evict_first says so, which the per-shape plan sets by the weights' size
+# (tiles.WEIGHTS_FIRST_MIN_BYTES; the swapped decode tiles had loaded them so always until session 82).
 # A module setting, like the two above, so that the probes can build the variants side by side.
 LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
-              "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}}
+              "b": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"}}
 
 
 # A LOAD_HINTS name as the template writes it: CuTe's three policies, evict_normal as a policy operand, or no policy
@@ -220,7 +218,7 @@ def _opaque_pipeline(cfg) -> str | None:
 
 def _load_hints(swap_ab: bool, weights_evict_first: bool = False) -> tuple | None:
     """(kernel A's policy, kernel B's) or None for CUTLASS's own loads; under swap_ab the kernel's A is the problem's
-    B. weights_evict_first (Sm90Tile's, unswapped tiles only): the weights EVICT_FIRST whatever LOAD_HINTS says."""
+    B. weights_evict_first (Sm90Tile's): the weights EVICT_FIRST whatever LOAD_HINTS says."""
     kind = "swap_ab" if swap_ab else "plain"
     a, b = LOAD_HINTS["a"][kind], LOAD_HINTS["b"][kind]
     if weights_evict_first:

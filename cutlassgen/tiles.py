@@ -1134,24 +1134,30 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
         return tile
 
 
-# At 97-256 rows an unswapped tile reads each weight tile from one to three CTAs of one wave, and no later CTA reads it
-# again: where the weights are larger than L2 keeps, they load EVICT_FIRST (Sm90Tile.weights_evict_first), so that
-# they replace each other in L2 rather than the activations and the dirty lines a previous kernel left
-# (clock_probe.py, runs 5-9: the plain loads paid more for those than _scaled_mm's kernel). On the H200 (~50 MB of L2)
-# with the inputs warm in L2, every tile the plans ship there ran +0.3-9.1% faster with it (most +2-6%) where the
-# weights took 48 MiB or more: the 128-row cooperative tiles at 240-256 rows and 128x64 at 128 rows, the 64-row
-# pingpong tiles at 112-128 rows (two share each weight tile) and 64x224 at 184-192 (three), 192x80 pingpong at
-# 184-192, in bf16, exact and fast fp8 and int8. With 40 MiB or less the weights stay in L2 from one call to the next
-# without it: there it cost up to 15% (the 64-row pingpong tiles at 128x10240x4096 in fast fp8 and int8, 64x80 in
-# bf16 at 128x5120x4096, 64x224 in int8 at 192x9216x4096, int8's 128x128 at 256x8192x4096) and gained at most 3.0%
-# (fp8's 128-row tiles at 32-40 MiB). With L2 flushed within 1.3% either way but once -2.7% (exact fp8's 128x64 at
-# 128x5120x14336, +1.1 / +0.3% warm). (bench/tile_probe.py fast256hints, weights256, weights256b, weights128,
-# weights128b, weights128c: runs 268-285.) Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its
-# weights fit in L2), swapped tiles (their weights load EVICT_FIRST already), tf32 (not measured); fp16 as bf16. A
-# problem whose N or K the plan does not know is taken as a large one.
-WEIGHTS_FIRST_ROWS = (97, 256)
+# A weight tile is read by few CTAs of one wave and by no later one: where the weights are larger than L2 keeps, they
+# load EVICT_FIRST (Sm90Tile.weights_evict_first), so that they replace each other in L2 rather than the activations
+# and the dirty lines a previous kernel left (clock_probe.py, runs 5-9: the plain loads paid more for those than
+# _scaled_mm's kernel). Where the weights take 40 MiB or less they stay in L2 from one call to the next under
+# CUTLASS's loads, and EVICT_FIRST gives that up. On the H200 (~50 MB of L2), with the inputs warm in L2:
+# - Unswapped tiles at 97-256 rows: every tile the plans ship there ran +0.3-9.1% faster with it (most +2-6%) where the
+#   weights took 48 MiB or more: the 128-row cooperative tiles at 240-256 rows and 128x64 at 128 rows, the 64-row
+#   pingpong tiles at 112-128 rows (two share each weight tile) and 64x224 at 184-192 (three), 192x80 pingpong at
+#   184-192, in bf16, exact and fast fp8 and int8. With 40 MiB or less it cost up to 15% (the 64-row pingpong tiles
+#   at 128x10240x4096 in fast fp8 and int8, 64x80 in bf16 at 128x5120x4096, 64x224 in int8 at 192x9216x4096, int8's
+#   128x128 at 256x8192x4096) and gained at most 3.0% (fp8's 128-row tiles at 32-40 MiB). With L2 flushed within 1.3%
+#   either way but once -2.7% (exact fp8's 128x64 at 128x5120x14336, +1.1 / +0.3% warm). (bench/tile_probe.py
+#   fast256hints, weights256, weights256b, weights128, weights128b, weights128c: runs 268-285.) Unswapped tiles below
+#   97 rows were not measured, and at 2048x8192^2 it cost 0.3-0.8% (probe runs 40-41).
+# - Swapped tiles (the tokens under the CTA's N: at most 256 rows), which loaded their weights EVICT_FIRST always
+#   until session 82 (1-3.5% faster warm at 8192^2-class decode shapes, 0-1.1% cold; probe runs 40-41): the plan's
+#   decode tile at 64x6144x4096 (48 MiB) 2.5-4% faster warm with it, at 64x5120x4096 (40 MiB) 8-12% slower (0.81-0.84x
+#   cuBLAS mm against 0.89-0.93x), at 64x4096x4096 (32 MiB) 0.5-1.5% slower; level cold (bench/warm_weights_policy.py,
+#   h200_session82.log; an H100 alike, h100_session81.log); at 72 and 104 rows x 4096^2 0-2.4% slower (probe run 106).
+# Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its weights fit in L2), unswapped tf32 tiles
+# (not measured); fp16 as bf16. A problem whose N or K the plan does not know is taken as a large one.
+WEIGHTS_FIRST_ROWS = (97, 256)  # the unswapped tiles'; a swapped tile may take it at any M (up to 256 rows)
 WEIGHTS_FIRST_MIN_BYTES = 40 * 2**20  # the weights must take more than this
-WEIGHTS_FIRST_DTYPES = {"bf16", "fp16", "int8", *FP8}
+WEIGHTS_FIRST_DTYPES = {"bf16", "fp16", "int8", *FP8}  # the unswapped tiles'
 
 
 def weights_bytes(spec: GemmSpec, N: int, K: int) -> int:
@@ -1160,22 +1166,21 @@ def weights_bytes(spec: GemmSpec, N: int, K: int) -> int:
 
 
 def may_take_weights_first(spec: GemmSpec, M: int) -> bool:
-    """Whether an M-row problem of spec can take weights_evict_first at all (sm90, WEIGHTS_FIRST_ROWS and _DTYPES): a
-    cheap test before the tile's own."""
-    low, high = WEIGHTS_FIRST_ROWS
-    return (low <= M <= high and spec.resolved_path == "sm90"
-            and {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES)
+    """Whether an M-row problem of spec can take weights_evict_first at all (sm90, at most WEIGHTS_FIRST_ROWS[1]
+    rows): a cheap test before the tile's own (weights_first_tile)."""
+    return M <= WEIGHTS_FIRST_ROWS[1] and spec.resolved_path == "sm90"
 
 
 def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: int | None = None):
-    """tile with weights_evict_first set where an M x N x K problem of spec takes it (may_take_weights_first, an
-    unswapped tile but the hidden-loop one, weights over WEIGHTS_FIRST_MIN_BYTES; N or K None: as large); else
-    tile."""
+    """tile with weights_evict_first set where an M x N x K problem of spec takes it (weights over
+    WEIGHTS_FIRST_MIN_BYTES, N or K None: as large; a swapped tile, or an unswapped one at WEIGHTS_FIRST_ROWS with
+    operands of WEIGHTS_FIRST_DTYPES but the hidden-loop one); else tile."""
     small = N is not None and K is not None and weights_bytes(spec, N, K) <= WEIGHTS_FIRST_MIN_BYTES
     if (tile is None or small or not may_take_weights_first(spec, M) or tile.weights_evict_first
             or tile.opaque_pipeline):
         return tile
-    if resolve(dataclasses.replace(spec, tile=tile)).swap_ab:
+    if not resolve(dataclasses.replace(spec, tile=tile)).swap_ab and not (
+            M >= WEIGHTS_FIRST_ROWS[0] and {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES):
         return tile
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
 

@@ -542,9 +542,6 @@ def _sm90_tile(spec):
     if spec.tile.opaque_pipeline and not (fp8 and not cfg.fp8_fast_accum and k == 128):
         raise _tile_err("opaque_pipeline", True, "applies to the exact-fp8 mainloop only (fp8 operands without "
                         "fp8_fast_accum, CTA K 128), whose k-tile loop it changes", "remove it")
-    if spec.tile.weights_evict_first and cfg.swap_ab:
-        raise _tile_err("weights_evict_first", True, "swap_ab tiles load the weights EVICT_FIRST already "
-                        "(lower.LOAD_HINTS)", "remove it")
     if cfg.split_k > 1 and cfg.scheduler != "stream_k":
         # with stream_k_always, CUTLASS would silently drop the stream-K decomposition for split-K
         raise _tile_err("split_k", cfg.split_k, "split-K runs through the stream-K scheduler's split-K decomposition",

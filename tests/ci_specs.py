@@ -23,10 +23,11 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
 # column broadcasts, which swap_ab kernels bulk-copy into shared memory (csrc/cutlassgen/bulk_broadcast.hpp). Its CTA
 # N of 72, with a subtile as wide, takes wgmma's extended shapes (arch.WGMMA_BASE_N), the epilogue from CUTLASS's
 # builder implementation and, for the 72-row bf16 token tile (nine 8-row groups), the TMA set-up of
-# csrc/cutlassgen/narrow_tma.hpp (validate.n_step_of).
+# csrc/cutlassgen/narrow_tma.hpp (validate.n_step_of). Its weights load EVICT_FIRST (weights_evict_first, what the
+# per-shape plan sets on swapped tiles over 40 MiB of weights): csrc/cutlassgen/load_hints.hpp's loads with a policy.
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
                                  tile=Sm90Tile(cta=(128, 72, 64), cluster=(1, 1, 1), swap_ab=True,
-                                               epilogue_tile=(128, 72)))
+                                               epilogue_tile=(128, 72), weights_evict_first=True))
 # fp8 operands with a CTA N that is an odd multiple of 8 (validate.n_step_of): the epilogue from CUTLASS's builder
 # implementation, with a full-width 64x72 subtile (tiles.sm90_epilogue_tile), the 8-bit D stored along M. One 64-row
 # weight tile: the plan's 192-row one (2 x 72 tokens at 129-144 rows) spills 4 bytes under this whole chain.

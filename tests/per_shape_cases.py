@@ -321,7 +321,7 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
         assert fields == (*coop128, deep, False), (M, N, K)
 
 
-# Where the weights take over 40 MiB, the unswapped tiles at 97-256 rows load them EVICT_FIRST
+# Where the weights take over 40 MiB, the swapped tiles and the unswapped ones at 97-256 rows load them EVICT_FIRST
 # (Sm90Tile.weights_evict_first, tiles.WEIGHTS_FIRST_ROWS): the 128-row cooperative tiles (128x192 / 128x160 / 128x144
 # in a 2x1 cluster, 128x128; 128x64 at 113-128 rows), the 64-row pingpong ones at 97-128 rows (64x160 / 64x144 /
 # 64x96 in a 2x1 cluster), 64x224 at 161-192 and 192x80 at 177-192; in bf16, exact and fast fp8 and int8. Ragged M, N
@@ -333,26 +333,33 @@ BF16_WEIGHTS_FIRST_SHAPES = [(235, 12520, 1800), (216, 8704, 2504), (250, 6000, 
                              (184, 10240, 2104), (176, 9304, 2304)]
 INT8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 3600), (240, 8192, 5312), (120, 10000, 4400), (128, 6000, 7408),
                              (184, 10240, 4208)]
+# The swapped tiles take it alike, at any row count (session 82): decode 64-row pingpong tiles in 4x1 and 2x1 clusters,
+# 64x16, 64x112 pingpong at 97-112 rows, the 128-row cooperative columns in 1x2 clusters, 192x72 pingpong; bf16 and
+# fast fp8, each just over 40 MiB.
+BF16_SWAPPED_WEIGHTS_FIRST_SHAPES = [(60, 5200, 4200), (16, 8200, 2704), (160, 6144, 3600), (100, 6000, 3600)]
+FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES = [(64, 10240, 4160), (40, 8192, 5408), (136, 9304, 4608)]
 COOPERATIVE, PINGPONG = "cooperative", "pingpong"
 
 
-def expect_weights_first_tiles(shapes: list, tiles: list):
-    """expect(tile_of) of a weights-first case: at each of shapes the unswapped tile of CTA (M, N) and mainloop
-    tiles[i] with weights_evict_first."""
+def expect_weights_first_tiles(shapes: list, tiles: list, swapped: bool = False):
+    """expect(tile_of) of a weights-first case: at each of shapes the tile (swapped or not) of CTA (M, N) and
+    mainloop tiles[i] with weights_evict_first."""
     def expect(tile_of) -> None:
         for (M, N, K), (cta, mainloop) in zip(shapes, tiles, strict=True):
             tile = tile_of(M, N, K)
             assert (tile.cta[:2], tile.mainloop, tile.swap_ab, tile.weights_evict_first) == (
-                cta, mainloop, False, True), (M, N, K)
+                cta, mainloop, swapped, True), (M, N, K)
     return expect
 
 
 def tile_of_dispatch(k, shapes) -> callable:
     """tile_of(M, N, K=None) for a case's expect, over the dispatching kernel k built for shapes: the tile k.choose
-    picks, at the K of the declared shape of that M and N where K is not given, as a call of that shape would (K
-    unknown is taken as deep: K classes and weights classes (tiles.WEIGHTS_FIRST_MIN_BYTES) skip it)."""
+    picks, where K is not given at the K of the declared shape of that M and N, else of that M (an expect asks of
+    N that no shape declares), as a call of that shape would (K unknown is taken as deep: K classes and weights
+    classes (tiles.WEIGHTS_FIRST_MIN_BYTES) skip it)."""
     declared = {(M, N): K for M, N, K in shapes}
-    return lambda M, N, K=None: k.choose(M, N, declared.get((M, N)) if K is None else K).spec.tile
+    of_m = {M: K for M, _, K in reversed(shapes)}
+    return lambda M, N, K=None: k.choose(M, N, declared.get((M, N), of_m.get(M)) if K is None else K).spec.tile
 
 
 def weights_first_twins(spec: cg.GemmSpec, shapes: list) -> list:
@@ -390,6 +397,15 @@ def cases() -> dict:
             expect_weights_first_tiles(INT8_WEIGHTS_FIRST_SHAPES, [
                 ((128, 192), COOPERATIVE), ((128, 128), COOPERATIVE), ((64, 160), PINGPONG),
                 ((128, 64), COOPERATIVE), ((192, 80), PINGPONG)])),
+        "bf16_swapped_weights_first": (
+            bf16_bias_gelu(), BF16_SWAPPED_WEIGHTS_FIRST_SHAPES,
+            expect_weights_first_tiles(BF16_SWAPPED_WEIGHTS_FIRST_SHAPES, [
+                ((64, 64), PINGPONG), ((64, 16), PINGPONG), ((128, 80), COOPERATIVE), ((64, 112), PINGPONG)],
+                swapped=True)),
+        "fp8_fast_swapped_weights_first": (
+            fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True), FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES,
+            expect_weights_first_tiles(FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES, [
+                ((128, 32), COOPERATIVE), ((64, 40), PINGPONG), ((192, 72), PINGPONG)], swapped=True)),
         "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),
                       SM90_INT8_TF32_SHAPES + SM90_INT8_NARROW_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),

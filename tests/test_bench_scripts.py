@@ -223,7 +223,7 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
     assert waves.weight_fill(Sm90Tile(cta=(192, 88, 64), swap_ab=True, mainloop="pingpong", cluster=(1, 2, 1)),
                              9216) == 1.0
     found = waves.walk(waves.spec_of("bf16"), (170, 177), (9216, 9600), 132, 0, 0, weight_fill_under=0.3)
-    assert found == {("64x224x64 c1x1 pingpong weights-first", waves.WEIGHT_FILL_FLAG): [(177, 9216, 126)]}
+    assert found == {("64x224x64 c1x1 pingpong", waves.WEIGHT_FILL_FLAG): [(177, 9216, 126)]}
     # exact fp8's 128x192 above 2048 rows at N >= 12288: 2100 rows make 17 row tiles, 75 columns at 14336 (1275
     # CTAs, 9.66 waves) and 64 at 12288 (1088, 8.24: just past a wave); 2048 rows keep the default, not walked
     found = waves.walk(waves.spec_of("e4m3-exact"), (2048, 2100), (12288, 14336), 132, 0.25, 0.6)

@@ -1,5 +1,6 @@
 """Real nvcc compiles (no GPU): every node on both arch paths, warning-clean, and each module is its own."""
 import json
+import re
 
 import pytest
 
@@ -40,6 +41,8 @@ def test_bf16_token_tile_in_steps_of_8_builds_through_the_narrow_tma_mainloop(ci
     k = ci_kernels["sm90_swap"]
     assert "using NarrowMainloop = cutlassgen::MainloopNarrowTma<BuiltMainloop>;" in k.source
     assert "detail::Sm90TmaBuilderImpl<" in k.source and "using EpilogueTile = Shape<_128, _72>;" in k.source
+    # its weights (the kernel's A) EVICT_FIRST: Sm90Tile.weights_evict_first
+    assert re.search(r"MainloopLoadHints<NarrowMainloop, cute::TMA::CacheHintSm90::EVICT_FIRST,", k.source)
     assert k.build_info["resources"]["spill_store_bytes"] == 0
 
 

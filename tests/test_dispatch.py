@@ -927,10 +927,14 @@ def test_shape_tiles_keep_pdl_and_are_all_persistent():
 
 
 def test_heuristic_record_merges_buckets_and_sends_gaps_up():
-    rec = dispatch.heuristic_record(SPEC, [(8192, 8192, 8192), (32, 8192, 8192), (20, 1024, 1024)])
+    rec = dispatch.heuristic_record(SPEC, [(8192, 8192, 8192), (32, 8192, 8192), (20, 4096, 8192)])
     assert rec["gpu"] is None and rec["source"] == "heuristic"
     assert [w["shape"][0] for w in rec["winners"]] == [32, 8192]  # one entry per bucket: 20 and 32 share one
     assert rec["limits"] == [32, float("inf")]
+    # but not weights of 40 MiB or less and larger ones (tiles.WEIGHTS_FIRST_MIN_BYTES): a class each, small first
+    split = dispatch.heuristic_record(SPEC, [(8192, 8192, 8192), (32, 8192, 8192), (20, 1024, 1024)])
+    assert [(w["shape"][0], w.get("weights_max", 0)) for w in split["winners"]] == [(20, 40 * 2**20), (32, 0),
+                                                                                     (8192, 0)]
     assert rec["winners"][1]["tile"] is None and rec["winners"][1]["label"] == "default (auto)"
     assert dispatch.heuristic_record(SPEC, [(4096, 8, 8), (8192, 8, 8)]) is None  # nothing but the default
     variants = dispatch.heuristic_variants(SPEC, rec)
@@ -968,11 +972,13 @@ def test_exact_fp8_takes_the_opaque_loop_on_its_128x128_tiles_up_to_k_2048():
     assert "opaque" in label(FP8_EXACT.replace(tile=tile))
 
 
-def test_the_plan_loads_weights_over_40_mib_evict_first_on_unswapped_tiles_at_97_to_256_rows():
-    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-285): 16-bit float, fp8 (exact and fast) and int8 specs set
-    weights_evict_first on the plan's unswapped tiles at 97-256 rows where the weights take more than
+def test_the_plan_loads_weights_over_40_mib_evict_first_on_swapped_tiles_and_unswapped_ones_at_97_to_256_rows():
+    """tiles.WEIGHTS_FIRST_ROWS (probe runs 268-285, warm_weights_policy.py): 16-bit float, fp8 (exact and fast) and
+    int8 specs set weights_evict_first on the plan's unswapped tiles at 97-256 rows where the weights take more than
     WEIGHTS_FIRST_MIN_BYTES (K unknown: as large), cooperative and pingpong alike, but for exact fp8's hidden-loop tile
-    (K <= OPAQUE_PIPELINE_MAX_K); not on smaller weights, swapped tiles, tf32, or above 256 rows."""
+    (K <= OPAQUE_PIPELINE_MAX_K); on its swapped tiles at any row count (tf32 too); not on smaller weights, unswapped
+    tf32, or above 256 rows."""
+    from cutlassgen.lower import lower
     from cutlassgen.tiles import (OPAQUE_PIPELINE_MAX_K, WEIGHTS_FIRST_MIN_BYTES, WEIGHTS_FIRST_ROWS, resolve,
                                   shape_tile, weights_bytes)
     from cutlassgen.tuning import label
@@ -999,6 +1005,24 @@ def test_the_plan_loads_weights_over_40_mib_evict_first_on_unswapped_tiles_at_97
             spec.name, M, N, K)
     assert label(FP8_EXACT.replace(tile=shape_tile(FP8_EXACT, 256, 8192, 8192))) == \
         "128x128x128 c1x1 cooperative weights-first"
+    tf32 = SPEC.replace(a=cg.Operand("tf32"), b=cg.Operand("tf32", "column"), d=cg.Operand("fp32"), epilogue=[])
+    # the swapped tiles, decode to 256 rows: 48 MiB 2.5-4% faster warm with it, 40 MiB 8-12% slower (session 82)
+    swapped = [(SPEC, 64, 6144, 4096, (64, 64)), (SPEC, 64, 8192, 8192, (128, 32)), (SPEC, 16, 8192, 8192, (64, 16)),
+               (SPEC, 160, 6144, 4096, (128, 80)), (fast, 64, 10240, 4160, (128, 32)), (fast, 232, 8192, 8192, (128, 120)),
+               (fast, 96, 10240, 8192, (192, 48)), (fast, 256, 14336, 4096, (128, 256)),
+               (tf32, 64, 8192, 4096, (128, 32))]
+    for spec, M, N, K, cta in swapped:
+        tile = shape_tile(spec, M, N, K)
+        assert tile.weights_evict_first and resolve(spec.replace(tile=tile)).swap_ab and tile.cta[:2] == cta, (
+            spec.name, M, N, K)
+        assert lower(spec.replace(tile=tile))["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # kernel A: B
+    for spec, M, N, K in [(SPEC, 64, 5120, 4096), (SPEC, 64, 4096, 4096), (SPEC, 160, 5120, 4096),
+                          (fast, 64, 10240, 4096), (tf32, 64, 4096, 2560)]:
+        tile = shape_tile(spec, M, N, K)
+        assert resolve(spec.replace(tile=tile)).swap_ab and not tile.weights_evict_first, (spec.name, M, N, K)
+        # CUTLASS's own loads (both EVICT_NORMAL where the fitted last token box takes the hinted mainloop)
+        assert lower(spec.replace(tile=tile))["load_hints"] in (None, ("EVICT_NORMAL", "EVICT_NORMAL"))
+        assert shape_tile(spec, M, N) == dataclasses.replace(tile, weights_evict_first=True)  # K unknown: large
     # the same tiles at 40 MiB of weights or less: 10-40 MiB measured level or slower (up to 15%) with it
     small = [(fast, 256, 8192, 4096), (fast, 256, 10240, 4096), (fast, 128, 10240, 4096), (SPEC, 128, 5120, 4096),
              (SPEC, 256, 8192, 2048), (int8, 256, 8192, 4096), (FP8_EXACT, 256, 6144, 4096)]
@@ -1007,9 +1031,7 @@ def test_the_plan_loads_weights_over_40_mib_evict_first_on_unswapped_tiles_at_97
         tile = shape_tile(spec, M, N, K)
         assert not resolve(spec.replace(tile=tile)).swap_ab and not tile.weights_evict_first, (spec.name, M, N, K)
         assert shape_tile(spec, M, N) == dataclasses.replace(tile, weights_evict_first=True)  # K unknown: large
-    tf32 = SPEC.replace(a=cg.Operand("tf32"), b=cg.Operand("tf32", "column"), d=cg.Operand("fp32"), epilogue=[])
-    left = [(FP8_EXACT, 256, 28672, OPAQUE_PIPELINE_MAX_K), (fast, 232, 8192, 8192), (fast, 256, 14336, 4096),
-            (fast, WEIGHTS_FIRST_ROWS[1] + 1, 8192, 8192), (SPEC, 64, 8192, 8192), (fast, 96, 10240, 8192),
+    left = [(FP8_EXACT, 256, 28672, OPAQUE_PIPELINE_MAX_K), (fast, WEIGHTS_FIRST_ROWS[1] + 1, 8192, 8192),
             (tf32, 256, 8192, 8192)]
     for spec, M, N, K in left:
         tile = shape_tile(spec, M, N, K)
@@ -1141,9 +1163,11 @@ def test_build_with_shapes_compiles_the_variants_in_one_run(cache_dir, monkeypat
         k = jit.build(SPEC, shapes=shapes)
         assert len(runs) == 1 and [s.tile.cta for s in runs[0][1:]] == [(64, 16, 128), (128, 128, 64)]
         assert runs[0][0] is SPEC and k.choose(16).spec.tile.swap_ab and k.choose(5000).spec is SPEC
-        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 6000, 8192), (9000, 8, 8)]) is k  # same buckets: memo
+        # same buckets, N classes and weights classes: memo
+        assert jit.build(SPEC, shapes=[(8, 6000, 8192), (250, 6000, 8192), (9000, 8, 8)]) is k
         # the same bucket with weights of 40 MiB or less: a class of its own (tiles.WEIGHTS_FIRST_MIN_BYTES)
-        assert jit.build(SPEC, shapes=[(8, 8, 8), (250, 6000, 8), (9000, 8, 8)]) is not k
+        assert jit.build(SPEC, shapes=[(8, 6000, 8192), (250, 6000, 8), (9000, 8, 8)]) is not k
+        assert jit.build(SPEC, shapes=[(8, 6000, 8), (250, 6000, 8192), (9000, 8, 8)]) is not k  # swapped too
         assert jit.build(SPEC, shapes=[(32, 14336, 8)]) is not jit.build(SPEC, shapes=[(32, 4096, 8)])  # wide N
         assert not isinstance(jit.build(SPEC), dispatch.DispatchKernel)  # no shapes, no record: the default
         assert jit.build(dataclasses.replace(SPEC, tile=SMALL), shapes=shapes).spec.tile == SMALL  # fixed tile
@@ -1209,7 +1233,7 @@ def test_cli_build_and_manifests_take_the_shapes(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(jit, "build_many", lambda specs, **kw: seen.append(list(specs)) or ["p"] * len(specs))
     assert main(["build", str(spec_file), "--shape", "32x8192x8192", "--shape", "256x8192x8192"]) == 0
     assert [s.tile.cta for s in seen[0][1:]] == [(64, 32, 128), (128, 128, 64)]
-    assert "[per-shape tile swap 64x32x128 c1x1 pingpong]: p" in capsys.readouterr().out
+    assert "[per-shape tile swap 64x32x128 c1x1 pingpong weights-first]: p" in capsys.readouterr().out
     assert main(["build", str(spec_file), "--shape", "32x8192"]) == 2  # a clear error, no build
     manifest = tmp_path / "m.toml"
     manifest.write_text('archs = [90]\n[[spec]]\nfile = "s.toml"\nshapes = [[32, 8192, 8192]]\n')

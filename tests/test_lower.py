@@ -174,10 +174,9 @@ def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
 
 
 def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
-    # Sm90Tile.weights_evict_first (what the per-shape plan sets on unswapped tiles at 97-256 rows with over 40 MiB of
-    # weights): the
-    # problem's B EVICT_FIRST, A as LOAD_HINTS has it; the same tile without it keeps CUTLASS's mainloop as built;
-    # a swapped tile, which loads its weights so already, is turned away by validation with the field named
+    # Sm90Tile.weights_evict_first (what the per-shape plan sets where the weights take over 40 MiB, on swapped tiles
+    # and on unswapped ones at 97-256 rows): the problem's B EVICT_FIRST, A as LOAD_HINTS has it; the same tile
+    # without it keeps CUTLASS's mainloop as built; a swapped tile alike, its kernel's A being the weights
     fast = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
                           tile=Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative",
                                         fp8_fast_accum=True))
@@ -202,19 +201,25 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
         assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_NORMAL,\s+"
                          r"cute::TMA::CacheHintSm90::EVICT_FIRST(, 0)?>", cg.render(other)), other.tile
     assert "full_promotion.hpp" in cg.render(exact)
-    with pytest.raises(cg.SpecError, match="tile.weights_evict_first.*swap_ab tiles load the weights EVICT_FIRST"):
-        spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
+    swapped = spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
+    assert lower(swapped)["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL") and swapped.key != spec(swap_ab=True).key
+    assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_FIRST,\s+"
+                     r"cute::TMA::CacheHintSm90::EVICT_NORMAL(, 1)?>", cg.render(swapped))
 
 
-def test_swap_ab_kernels_load_the_weights_evict_first(monkeypatch):
-    # Measured on the H200 (bench/results/h200_tile_probe.log runs 40-41): faster for swapped decode tiles, no gain for
-    # unswapped ones, which keep CUTLASS's mainloop as built. (The fitted last token box, which also takes the
-    # hinted mainloop, has a test of its own below.)
+def test_kernels_load_as_cutlass_does_unless_a_setting_or_the_tile_says_otherwise(monkeypatch):
+    # No policy helped every tile at every weights size on the H200 (tiles.WEIGHTS_FIRST_MIN_BYTES): swapped and
+    # unswapped kernels keep CUTLASS's mainloop as built; LOAD_HINTS (the probes' setting) and the tile's
+    # weights_evict_first wrap it. (The fitted last token box, which also takes the hinted mainloop, has a test of its
+    # own below.)
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
     monkeypatch.setattr(cg.lower, "OVERLAPPED_PROMOTION", False)  # tested above; it wraps the mainloop too
     swapped, plain = lower(spec(swap_ab=True)), lower(spec())
-    assert swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A is the problem's B
-    assert plain["load_hints"] is None
+    assert swapped["load_hints"] is None and plain["load_hints"] is None
+    assert "load_hints.hpp" not in cg.render(spec(swap_ab=True))
+    monkeypatch.setattr(cg.lower, "LOAD_HINTS", {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
+                                                 "b": {"swap_ab": "EVICT_FIRST", "plain": "EVICT_NORMAL"}})
+    assert lower(spec(swap_ab=True))["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")  # the kernel's A: the weights
     src = cg.render(spec(swap_ab=True))
     assert '#include "cutlassgen/load_hints.hpp"' in src
     assert ("using CollectiveMainloop = cutlassgen::MainloopLoadHints<BuiltMainloop, "
@@ -251,7 +256,7 @@ def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_
     # tile, "swap_ab" none (CUTLASS's mainloop for them).
     assert cg.lower.TAIL_LOADS == "swap_ab+m64"
     swapped = lower(token_spec())
-    assert swapped["tail_operand"] == 1 and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
+    assert swapped["tail_operand"] == 1 and swapped["load_hints"] == ("EVICT_NORMAL", "EVICT_NORMAL")
     assert "cute::TMA::CacheHintSm90::EVICT_NORMAL, 1>;" in cg.render(token_spec())
     assert lower(token_spec("int8", cta=(64, 32, 128)))["tail_operand"] == 1  # 8-bit: 128 of K is one column
     unswapped = token_spec(cta=(64, 128, 64), swap_ab=False)
@@ -273,7 +278,7 @@ def test_the_last_token_tile_loads_one_box_fitted_to_its_rows_where_the_setting_
         assert not cg.render(refused).count(", 1>;") + cg.render(refused).count(", 0>;")
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "never")
     assert lower(token_spec())["tail_operand"] is None and lower(unswapped)["load_hints"] is None
-    assert "cute::TMA::CacheHintSm90::EVICT_NORMAL>;" in cg.render(token_spec())
+    assert lower(token_spec())["load_hints"] is None and "load_hints.hpp" not in cg.render(token_spec())
     monkeypatch.setattr(cg.lower, "TAIL_LOADS", "al")  # a typo is refused, not taken for "all"
     with pytest.raises(ValueError, match="'al': one of never, swap_ab, swap_ab\\+m64, all"):
         lower(token_spec())
@@ -412,7 +417,9 @@ def test_16_bit_tiles_of_odd_8_row_groups_take_the_narrow_tma_mainloop(monkeypat
                         epilogue=[Add("per_col", "bias", "bf16")])
 
     swapped, plain = lower(bf16((64, 40, 128), True)), lower(bf16((64, 72, 64), False))
-    assert swapped["narrow_tma"] and swapped["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
+    assert swapped["narrow_tma"] and swapped["load_hints"] == ("EVICT_NORMAL", "EVICT_NORMAL")
+    first = lower(bf16((64, 40, 128), True, weights_evict_first=True))
+    assert first["narrow_tma"] and first["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL")
     assert plain["narrow_tma"] and plain["load_hints"] == ("EVICT_NORMAL", "EVICT_NORMAL")
     for s in (bf16((64, 40, 128), True), bf16((64, 72, 64), False)):
         src = cg.render(s)

@@ -67,9 +67,13 @@ def test_decode_space_swaps_and_splits_only_when_asked():
     assert all(v.tile.scheduler == "stream_k" for v in extra if v.tile.split_k > 1)
     assert len(configs(spec, limit=5, decode=True)) == 5 + 40  # the limit caps the main space only
     from cutlassgen.tiles import shape_tile
-    # the per-shape tiles
+    # the per-shape tiles, as the space has them: with CUTLASS's loads (candidates() adds the plan's own tile at each
+    # shape, weights_evict_first where it sets it)
     for M, N in ((8, 8192), (32, 8192), (32, 14336), (48, 4096), (48, 6144), (48, 8192), (48, 14336)):
-        assert label(spec.replace(tile=shape_tile(spec, M, N))) in [label(v) for v in extra], (M, N)
+        tile = dataclasses.replace(shape_tile(spec, M, N), weights_evict_first=False)
+        assert label(spec.replace(tile=tile)) in [label(v) for v in extra], (M, N)
+    assert shape_tile(spec, 8, 8192).weights_evict_first  # K unknown: deep
+    assert spec.replace(tile=shape_tile(spec, 8, 8192, 8192)) in candidates(spec, [(8, 8192, 8192)])
     assert label(extra[-1]) == "swap 128x64x128 c1x1 cooperative stream-K split4"
 
 
