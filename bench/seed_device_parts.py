@@ -41,8 +41,8 @@ def wanted_specs(what: set, per_shape: str = "all") -> list:
 
 
 def wanted_jobs(what: set, per_shape: str = "all") -> list:
-    """The cache-keyed sm90 build jobs of wanted_specs, and of warm_weights_policy.py's builds, which render under
-    lower settings (its LOAD_HINTS variants) and so are jobs, not specs."""
+    """The cache-keyed sm90 build jobs of wanted_specs, and of the builds that render under lower settings (and so are
+    jobs, not specs): warm_weights_policy.py's LOAD_HINTS variants, the tile_probe.py case groups that name one."""
     from cutlassgen.jit import plan
 
     jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what, per_shape)]
@@ -51,6 +51,12 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
         import warm_weights_policy
 
         jobs += tile_probe.variant_jobs(warm_weights_policy.variant_entries())
+    for case in what - {"suite", "per_shape", "anchors", "warm_weights"}:  # a case's groups built per lower setting
+        import tile_probe
+
+        jobs += tile_probe.variant_jobs([(g[1](t), settings) for g in tile_probe.CASES[case]
+                                         for _, settings in tile_probe.builds_of(g) if settings
+                                         for t in g[2].values() if t is not tile_probe.PLAN])
     return list({j.key: j for j in jobs if j.target_arch == 90}.values())
 
 
