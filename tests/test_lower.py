@@ -205,6 +205,16 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
     assert lower(swapped)["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL") and swapped.key != spec(swap_ab=True).key
     assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_FIRST,\s+"
                      r"cute::TMA::CacheHintSm90::EVICT_NORMAL(, 1)?>", cg.render(swapped))
+    # the flag is the setting that every swapped kernel rendered under until session 82, and nothing more: the same
+    # source but the spec it names and embeds (so the flagged kernels run the code the GPU suite ran then)
+    unflagged = swapped.replace(tile=dataclasses.replace(swapped.tile, weights_evict_first=False))
+    with cg.lower.settings(LOAD_HINTS={"a": cg.lower.LOAD_HINTS["a"],
+                                       "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}):
+        as_setting = cg.render(unflagged).splitlines()
+    flagged = cg.render(swapped).splitlines()
+    differ = [(x, y) for x, y in zip(flagged, as_setting) if x != y]
+    assert len(flagged) == len(as_setting) and differ, differ
+    assert all(swapped.key in x or "cgspec" in x for x, _ in differ), differ
 
 
 def test_kernels_load_as_cutlass_does_unless_a_setting_or_the_tile_says_otherwise(monkeypatch):
