@@ -1838,7 +1838,7 @@ DECODE_64_WIDE_TILES = named("swap 128x32x64 c1x2 coop", "swap 128x32x128 c1x2 p
 DECODE_64_WIDE_SHAPES = [(64, 8192, 8192)]
 # swapweights (session 82): warm_weights_policy.py on the H200 (h200_session82.log) had the swapped decode tile at
 # 64x5120x4096 (40 MiB of weights) 0.81-0.84x cuBLAS mm warm with its weights EVICT_FIRST and 0.89-0.93x with
-# CUTLASS's loads, +0.5-1.5% for CUTLASS's at 32 MiB and -2.5-4% at 48 MiB, level cold: the unswapped tiles' 40 MiB
+# CUTLASS's loads, CUTLASS's 0-1.6% faster at 32 MiB, 2-5% slower at 48 MiB, level cold: the unswapped tiles' 40 MiB
 # rule (tiles.WEIGHTS_FIRST_MIN_BYTES) for the swapped ones too? The plan's swapped tiles at other rows and fp8, each
 # built both ways (LOAD_HINTS), at 40 MiB or less and one above.
 SWAP_WEIGHTS_BF16 = [

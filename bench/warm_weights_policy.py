@@ -6,8 +6,8 @@ tensor sets, ours 180-181 on both; the swapped tiles loaded the weights EVICT_FI
 builds the plan's tile at each shape with its weights EVICT_FIRST and with CUTLASS's own loads (tile_probe.py's
 WEIGHTS_FIRST_VARIANTS), and times both beside cuBLAS mm on several tensor sets made one after another, warm (as
 bench_anchors.py) and cold (after a 512 MiB read: a layer in a model), in interleaved rounds, each kernel checked
-against float64 first. Its answer on the H200 (session 82: CUTLASS's loads 8-12% faster warm at 40 MiB, EVICT_FIRST
-2.5-4% at 48) made the plan set Sm90Tile.weights_evict_first on swapped tiles over 40 MiB only.
+against float64 first. Its answer on the H200 (session 82: CUTLASS's loads 6-15% faster warm at 40 MiB, EVICT_FIRST
+2-5% at 48) made the plan set Sm90Tile.weights_evict_first on swapped tiles over 40 MiB only.
 
 Run: python bench/warm_weights_policy.py [--sets 3] [--rounds 7] [--shapes 64x6144x4096,...]   (needs an sm90 GPU)
 """

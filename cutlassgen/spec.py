@@ -108,7 +108,7 @@ class Sm90Tile:
     # the mainloop loads the weights (B) with the L2 policy EVICT_FIRST, so that the lines they bring in replace each
     # other before lines the previous kernel left, such as its dirty output (else CUTLASS's loads). On the H200, with
     # 48 MiB of weights or more, the unswapped tiles at 112-256 rows ran 0.3-9.1% faster warm and the swapped decode
-    # tile 2.5-4%, level with the L2 flushed; with 40 MiB or less, which stay in L2 between calls without it, up to
+    # tile 2-5%, level with the L2 flushed; with 40 MiB or less, which stay in L2 between calls without it, up to
     # 15% slower warm (tile_probe.py weights256 to weights128c, warm_weights_policy.py). The per-shape plan sets it
     # where the weights take over 40 MiB, on swapped tiles and on unswapped ones at 97-256 rows
     # (tiles.WEIGHTS_FIRST_MIN_BYTES, WEIGHTS_FIRST_ROWS).

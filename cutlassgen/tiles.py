@@ -1150,8 +1150,8 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 #   97 rows were not measured, and at 2048x8192^2 it cost 0.3-0.8% (probe runs 40-41).
 # - Swapped tiles (the tokens under the CTA's N: at most 256 rows), which loaded their weights EVICT_FIRST always
 #   until session 82 (1-3.5% faster warm at 8192^2-class decode shapes, 0-1.1% cold; probe runs 40-41): the plan's
-#   decode tile at 64x6144x4096 (48 MiB) 2.5-4% faster warm with it, at 64x5120x4096 (40 MiB) 8-12% slower (0.81-0.84x
-#   cuBLAS mm against 0.89-0.93x), at 64x4096x4096 (32 MiB) 0.5-1.5% slower; level cold (bench/warm_weights_policy.py,
+#   decode tile at 64x6144x4096 (48 MiB) 2-5% faster warm with it, at 64x5120x4096 (40 MiB) 6-13% slower (0.81-0.84x
+#   cuBLAS mm against 0.89-0.93x), at 64x4096x4096 (32 MiB) 0-1.6% slower; level cold (bench/warm_weights_policy.py,
 #   h200_session82.log; an H100 alike, h100_session81.log); at 72 and 104 rows x 4096^2 0-2.4% slower (probe run 106).
 # Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its weights fit in L2), unswapped tf32 tiles
 # (not measured); fp16 as bf16. A problem whose N or K the plan does not know is taken as a large one.
