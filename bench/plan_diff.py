@@ -6,7 +6,13 @@ class's bound, 4096, 8192 and "any" (shape_tile without K: as at a large K), the
 Each run of M that moved from one tile to the same other tile prints as one line, so a change that should touch one
 band shows that band and nothing else (sessions 32-36 checked each plan change so, with a script kept in /tmp).
 
-Run: python bench/plan_diff.py [REV]   (default HEAD; the revision's cutlassgen/ is read with git archive)
+With --loads a point's label is the tile without its weights_evict_first flag plus the L2 policy its kernel loads
+the weights with (lower's load hints, where not CUTLASS's own): a flag that renders what a module setting rendered
+before shows no move, and a setting that changes the loads of an unchanged tile does (session 82 moved the swapped
+tiles' EVICT_FIRST from lower.LOAD_HINTS to the flag: 172,048 points took the flag, all of them the code they had run,
+and the points whose loads changed showed nowhere).
+
+Run: python bench/plan_diff.py [REV] [--loads]   (default HEAD; the revision's cutlassgen/ is read with git archive)
 """
 import argparse
 import io
@@ -41,13 +47,27 @@ print(json.dumps({"n": sorted({n for table in tables for ns in table.values() fo
                   "m": sorted(m for m in getattr(tiles, "BUCKET_UPPER", ()) if m is not None),
                   "k": [k for k in [getattr(tiles, "OPAQUE_PIPELINE_MAX_K", None)] if k is not None]}))
 """
-# run likewise: prints {"OPERANDS|M|N|K": tile label} as JSON (K "any": shape_tile without K)
+# run likewise: prints {"OPERANDS|M|N|K": tile label} as JSON (K "any": shape_tile without K); with "loads" after
+# the grid, the --loads label (lowered once per tile, so the grid takes no longer)
 DUMP = """
-import json, sys
+import dataclasses, json, sys
 import cutlassgen as cg
+from cutlassgen.lower import lower
 from cutlassgen.tiles import shape_tile
 from cutlassgen.tuning import label
 operands, ms, ns, ks = json.loads(sys.argv[1])
+loads = sys.argv[2:] == ["loads"]
+memo = {}
+def loads_label(s):
+    key = (s.a.dtype, s.tile)
+    if key not in memo:
+        tile = s.tile
+        if getattr(tile, "weights_evict_first", False):
+            tile = dataclasses.replace(tile, weights_evict_first=False)
+        hints = lower(s, 90).get("load_hints") if isinstance(s.tile, cg.Sm90Tile) else None
+        weights = hints[0 if s.tile.swap_ab else 1] if hints else None
+        memo[key] = label(s.replace(tile=tile)) + ("" if weights in (None, "EVICT_NORMAL") else f", weights {weights}")
+    return memo[key]
 def spec(name):
     arch, _, dtype = name.rpartition(" ") if name.startswith("sm80") else ("sm90", "", name.split()[0])
     out = "fp32" if dtype == "fp32" else "bf16"
@@ -61,7 +81,8 @@ for name in operands:
         for n in ns:
             for k in ks:
                 tile = shape_tile(s, m, n) if k == "any" else shape_tile(s, m, n, k)
-                plans[f"{name}|{m}|{n}|{k}"] = "default" if tile is None else label(s.replace(tile=tile))
+                at = None if tile is None else s.replace(tile=tile)
+                plans[f"{name}|{m}|{n}|{k}"] = "default" if at is None else loads_label(at) if loads else label(at)
 print(json.dumps(plans))
 """
 
@@ -103,9 +124,10 @@ def grid(*trees: pathlib.Path) -> tuple[list, list, list]:
             [*sorted(ks | {k + 1 for k in ks} | set(K_VALUES)), "any"])
 
 
-def plans_of(tree: pathlib.Path, ms: list, ns: list, ks: list) -> dict:
-    """(operands, M, N, K) -> tile label under the cutlassgen package in tree, over the grid ms x ns x ks."""
-    plans = _run_in(tree, DUMP, json.dumps([OPERANDS, ms, ns, ks]))
+def plans_of(tree: pathlib.Path, ms: list, ns: list, ks: list, loads: bool = False) -> dict:
+    """(operands, M, N, K) -> tile label under the cutlassgen package in tree, over the grid ms x ns x ks (loads: the
+    --loads label)."""
+    plans = _run_in(tree, DUMP, json.dumps([OPERANDS, ms, ns, ks]), *(["loads"] if loads else []))
     return {tuple(int(v) if v.isdigit() else v for v in key.split("|")): tile for key, tile in plans.items()}
 
 
@@ -133,6 +155,9 @@ def moved(before: dict, after: dict, ms: list) -> list:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev", nargs="?", default="HEAD", help="the git revision to compare with (default HEAD)")
+    ap.add_argument("--loads", action="store_true",
+                    help="label each point by its tile without weights_evict_first and the L2 policy of its kernel's "
+                         "weight loads: what the kernel runs, not what the tile says")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(["git", "archive", args.rev, "cutlassgen"], cwd=ROOT, capture_output=True)
@@ -141,8 +166,8 @@ def main():
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(tmp, filter="data")
         ms, ns, ks = grid(pathlib.Path(tmp), ROOT)
-        before = plans_of(pathlib.Path(tmp), ms, ns, ks)
-    after = plans_of(ROOT, ms, ns, ks)
+        before = plans_of(pathlib.Path(tmp), ms, ns, ks, args.loads)
+    after = plans_of(ROOT, ms, ns, ks, args.loads)
     runs = moved(before, after, ms)
     for operands, n, k, first, last, old, new in runs:
         rows = f"M {first}" if first == last else f"M {first}-{last}"

@@ -282,6 +282,25 @@ def test_plan_diff_grid_holds_every_bound_of_the_plan_and_the_point_past_it(monk
     assert 10240 in ns and {4096, 8192} <= ks and 10240 * 4096 == tiles.WEIGHTS_FIRST_MIN_BYTES
 
 
+def test_plan_diff_loads_labels_a_point_by_what_its_kernel_loads(monkeypatch):
+    # --loads: the tile without its weights_evict_first flag plus its kernel's weights policy, so that session 82's
+    # move of the swapped tiles' EVICT_FIRST from lower.LOAD_HINTS to the flag shows where the loads changed (the
+    # swapped tiles at 40 MiB or less) and not where only the flag came (172,048 points of the same code)
+    monkeypatch.syspath_prepend(str(BENCH))
+    plan_diff = importlib.import_module("plan_diff")
+    grid = ([64, 256], [4096, 8192], [4096, 8192])
+    tiles, loads = plan_diff.plans_of(BENCH.parent, *grid), plan_diff.plans_of(BENCH.parent, *grid, loads=True)
+    big, small = ("bf16", 64, 8192, 8192), ("bf16", 64, 4096, 4096)  # 128 and 32 MiB of weights
+    assert tiles[big].startswith("swap ") and tiles[big].endswith(" weights-first")
+    assert loads[big] == tiles[big].removesuffix(" weights-first") + ", weights EVICT_FIRST"
+    assert tiles[small].startswith("swap ") and loads[small] == tiles[small]
+    unswapped = ("e4m3 fast", 256, 8192, 8192)  # 97-256 rows, 64 MiB
+    assert loads[unswapped] == tiles[unswapped].removesuffix(" weights-first") + ", weights EVICT_FIRST"
+    assert all(loads[p] == tiles[p] for p in tiles if p[0].startswith("sm80"))
+    assert sum(label.endswith("EVICT_FIRST") for label in loads.values()) == \
+        sum(label.endswith("weights-first") for label in tiles.values()) > 0
+
+
 def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     sass_summary = importlib.import_module("sass_summary")
