@@ -46,14 +46,14 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
     from cutlassgen.jit import plan
 
     jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what, per_shape)]
-    if "warm_weights" in what:
+    cases = what - {"suite", "per_shape", "anchors", "warm_weights"}
+    if "warm_weights" in what or cases:
         import tile_probe
+    if "warm_weights" in what:
         import warm_weights_policy
 
         jobs += tile_probe.variant_jobs(warm_weights_policy.variant_entries())
-    for case in what - {"suite", "per_shape", "anchors", "warm_weights"}:  # a case's groups built per lower setting
-        import tile_probe
-
+    for case in cases:  # a case's groups built per lower setting
         jobs += tile_probe.variant_jobs([(g[1](t), settings) for g in tile_probe.CASES[case]
                                          for _, settings in tile_probe.builds_of(g) if settings
                                          for t in g[2].values() if t is not tile_probe.PLAN])
