@@ -20,6 +20,12 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+NOT_CASES = {"suite", "per_shape", "anchors", "warm_weights"}  # --what's names that are not tile_probe.py cases
+
+
+def _named_specs(tile_probe, group) -> list:
+    """The specs of a tile_probe.py case group's named tiles (its PLAN entry is the per-shape plan: per_shape's)."""
+    return [group[1](t) for t in group[2].values() if t is not tile_probe.PLAN]
 
 
 def wanted_specs(what: set, per_shape: str = "all") -> list:
@@ -33,10 +39,10 @@ def wanted_specs(what: set, per_shape: str = "all") -> list:
 
         specs += list(bench_anchors.specs().values())
         specs += [s for group in bench_anchors.per_shape_plans(bench_anchors.auto_spec())[1].values() for s in group]
-    for case in what - {"suite", "per_shape", "anchors", "warm_weights"}:
+    if what - NOT_CASES:
         import tile_probe
 
-        specs += [g[1](t) for g in tile_probe.CASES[case] for t in g[2].values() if t is not tile_probe.PLAN]
+        specs += [s for case in what - NOT_CASES for g in tile_probe.CASES[case] for s in _named_specs(tile_probe, g)]
     return list({s.key: s for s in specs if s.resolved_path == "sm90"}.values())
 
 
@@ -46,17 +52,16 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
     from cutlassgen.jit import plan
 
     jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what, per_shape)]
-    cases = what - {"suite", "per_shape", "anchors", "warm_weights"}
-    if "warm_weights" in what or cases:
+    if "warm_weights" in what or what - NOT_CASES:
         import tile_probe
     if "warm_weights" in what:
         import warm_weights_policy
 
         jobs += tile_probe.variant_jobs(warm_weights_policy.variant_entries())
-    for case in cases:  # a case's groups built per lower setting
-        jobs += tile_probe.variant_jobs([(g[1](t), settings) for g in tile_probe.CASES[case]
+    for case in what - NOT_CASES:  # a case's groups built per lower setting
+        jobs += tile_probe.variant_jobs([(s, settings) for g in tile_probe.CASES[case]
                                          for _, settings in tile_probe.builds_of(g) if settings
-                                         for t in g[2].values() if t is not tile_probe.PLAN])
+                                         for s in _named_specs(tile_probe, g)])
     return list({j.key: j for j in jobs if j.target_arch == 90}.values())
 
 

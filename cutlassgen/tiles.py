@@ -1179,8 +1179,8 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
     if (tile is None or small or not may_take_weights_first(spec, M) or tile.weights_evict_first
             or tile.opaque_pipeline):
         return tile
-    if not resolve(dataclasses.replace(spec, tile=tile)).swap_ab and not (
-            M >= WEIGHTS_FIRST_ROWS[0] and {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES):
+    unswapped_takes_it = M >= WEIGHTS_FIRST_ROWS[0] and {spec.a.dtype, spec.b.dtype} <= WEIGHTS_FIRST_DTYPES
+    if not (unswapped_takes_it or resolve(dataclasses.replace(spec, tile=tile)).swap_ab):
         return tile
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
 
