@@ -1153,10 +1153,10 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 #   decode tile at 64x6144x4096 (48 MiB) 2-5% faster warm with it, at 64x5120x4096 (40 MiB) 6-13% slower (0.81-0.84x
 #   cuBLAS mm against 0.89-0.93x), at 64x4096x4096 (32 MiB) 0-1.6% slower; level cold (bench/warm_weights_policy.py,
 #   h200_session82.log; an H100 alike, h100_session81.log); at 72 and 104 rows x 4096^2 0-2.4% slower (probe run 106).
-#   Other rows and fp8 at 40 MiB, on an H100 only (tile_probe.py swapweights, h100_session86.log): 1.6-3.2% faster
-#   warm with it at 48, 96 and 192 x 5120x4096 and fast fp8's 64x10240x4096, 7% slower at fast fp8's 64x5120x8192,
-#   within 0.5% at 16 rows and at 32 MiB, and within 1% cold; so the line rests on the H200's 64-row tile, not yet
-#   measured there at other rows.
+#   Other rows and fp8 (tile_probe.py swapweights, h200_session86.log): at 32-40 MiB within 1% either way warm at
+#   16-192 rows and in fast fp8, 1.2% cold; at 64 MiB (64x8192x4096) 2.2% faster warm with it, 0.8% cold. An H100
+#   differs (h100_session86.log): at 40 MiB 1.6-3.2% faster warm with it at 48, 96 and 192 rows and fast fp8's
+#   64x10240x4096, 7% slower at fast fp8's 64x5120x8192; the plans follow the H200.
 # Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its weights fit in L2), unswapped tf32 tiles
 # (not measured); fp16 as bf16. A problem whose N or K the plan does not know is taken as a large one.
 WEIGHTS_FIRST_ROWS = (97, 256)  # the unswapped tiles'; a swapped tile may take it at any M (up to 256 rows)
