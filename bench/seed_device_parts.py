@@ -39,10 +39,11 @@ def wanted_specs(what: set, per_shape: str = "all") -> list:
 
         specs += list(bench_anchors.specs().values())
         specs += [s for group in bench_anchors.per_shape_plans(bench_anchors.auto_spec())[1].values() for s in group]
-    if what - NOT_CASES:
+    cases = what - NOT_CASES
+    if cases:
         import tile_probe
 
-        specs += [s for case in what - NOT_CASES for g in tile_probe.CASES[case] for s in _named_specs(tile_probe, g)]
+        specs += [s for case in cases for g in tile_probe.CASES[case] for s in _named_specs(tile_probe, g)]
     return list({s.key: s for s in specs if s.resolved_path == "sm90"}.values())
 
 
@@ -52,16 +53,18 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
     from cutlassgen.jit import plan
 
     jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what, per_shape)]
-    if "warm_weights" in what or what - NOT_CASES:
+    cases = what - NOT_CASES
+    if "warm_weights" in what or cases:
         import tile_probe
-    if "warm_weights" in what:
-        import warm_weights_policy
 
-        jobs += tile_probe.variant_jobs(warm_weights_policy.variant_entries())
-    for case in what - NOT_CASES:  # a case's groups built per lower setting
-        jobs += tile_probe.variant_jobs([(s, settings) for g in tile_probe.CASES[case]
-                                         for _, settings in tile_probe.builds_of(g) if settings
-                                         for s in _named_specs(tile_probe, g)])
+        # (spec, lower settings) of each case group built per setting
+        variants = [(s, settings) for case in cases for g in tile_probe.CASES[case]
+                    for _, settings in tile_probe.builds_of(g) if settings for s in _named_specs(tile_probe, g)]
+        if "warm_weights" in what:
+            import warm_weights_policy
+
+            variants += warm_weights_policy.variant_entries()
+        jobs += tile_probe.variant_jobs(variants)
     return list({j.key: j for j in jobs if j.target_arch == 90}.values())
 
 
