@@ -104,6 +104,9 @@ CASES = [
     # Session 73: decode 64x8192^2, where cuBLAS mm ran 5% faster in anchors runs 59-62 than in runs 47-58 (ours
     # unchanged; tile_probe.py decode64wide): which kernel cuBLAS runs there now.
     *per_shape_cases((64, 8192, 8192)),
+    # Session 87: 64x5120x4096, where no swapped form reached cuBLAS mm (tile_probe.py decode5120: the plan 0.917x
+    # warm), beside 64x5120x8192, where the same tile leads it by 10%: which kernels cuBLAS runs at each.
+    *per_shape_cases((64, 5120, 4096), (64, 5120, 8192), beside=named("swap 64x64x64 c4x1 pingpong")),
     # Session 55: fp8 scaled at the anchor shapes, each accumulation beside _scaled_mm's same one (bench_anchors.py
     # timed fast-accumulating kernels against an exactly accumulating _scaled_mm until then).
     *fp8_per_shape_cases((8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (256, 8192, 8192),

@@ -27,7 +27,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fp8order fp8epicost exactepi fastdefault fp8ksweep fastmid fp8tilecost storestages fulldesc onestore
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
-     fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120
+     fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1858,6 +1858,12 @@ DECODE_5120_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x128 c2x1 p
                           "swap 128x32x128 c1x2 coop", "swap 128x64x128 c4x1 coop", "swap 128x32x128 stream-K",
                           "swap 128x64x128 stream-K")
 DECODE_5120_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
+# decode5120k (session 87): decode5120 found no tile form that closes 64x5120x4096 (the plan 0.917x cuBLAS mm warm,
+# 0.949x cold) while the same tile leads at 64x5120x8192 (1.10x). Over a K sweep k_fit.py splits each contender's
+# time into what it pays once (launch, pipeline fill, epilogue) and per 1024 of K; the plain group (no epilogue,
+# against cuBLAS mm, the same GEMM) says how much of the gap is the epilogue's.
+DECODE_5120_K_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
+DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
@@ -2784,6 +2790,7 @@ CASES = {
                        WEIGHTS_FIRST_VARIANTS) for tiles, shapes in SWAP_WEIGHTS_FAST)],
     "decode5120": [("bf16 bias+gelu", bias_gelu, DECODE_5120_TILES, DECODE_5120_SHAPES, bias_gelu_contenders,
                     "cuBLAS mm", ("LOAD_HINTS", (WEIGHTS_FIRST_VARIANTS[1][1],)))],
+    "decode5120k": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm"),
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
