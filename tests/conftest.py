@@ -32,6 +32,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def kernel_cache_header(environ=os.environ) -> str:
+    """Where this run's kernels go, for pytest's header: a GPU session that prebuilt its kernels into
+    CUTLASSGEN_CACHE_DIR but did not set CUTLASSGEN_TEST_CACHE compiles every kernel again inside the tests, silently
+    and for minutes (session 87 lost a device call to it)."""
+    keep = environ.get("CUTLASSGEN_TEST_CACHE")
+    if keep:
+        from cutlassgen.jit import cache
+        return f"cutlassgen test cache: {keep} ({len(cache.entries(pathlib.Path(keep)))} kernels kept)"
+    line = "cutlassgen test cache: a fresh temporary folder (CUTLASSGEN_TEST_CACHE unset): every kernel compiles here"
+    user = environ.get("CUTLASSGEN_CACHE_DIR")
+    return line + (f"; CUTLASSGEN_CACHE_DIR={user} is not read, set CUTLASSGEN_TEST_CACHE={user} to use its kernels"
+                   if user else "")
+
+
+def pytest_report_header(config):
+    return kernel_cache_header()
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory):
     """One cache for the whole run, so kernels compiled by one test are reused by the others.
