@@ -28,6 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
+     decode5120u
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1864,6 +1865,14 @@ DECODE_5120_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
 # against cuBLAS mm, the same GEMM) says how much of the gap is the epilogue's.
 DECODE_5120_K_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
 DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
+# decode5120u (session 87): swap_ab tiles the weights in steps of 64 rows, so N = 5120 makes 80 CTAs for 132 SMs.
+# Unswapped, a 64-row CTA holds every token and CTA N goes in steps of 8: 40-wide weight tiles make 128 CTAs at
+# N = 5120, 48-wide 128 at 6144. Runs 34 and 63 timed such tiles alone or in a 1x2 cluster (no better than swap_ab);
+# cuBLAS's decode kernels run a 4-wide cluster along the weights (nvjet ..._4x1, h200_library_kernels.log), which
+# here is c1x4: each token tile loaded once for four weight tiles.
+DECODE_5120_UNSWAPPED_TILES = named("64x40x64 c1x4 pingpong", "64x40x128 c1x4 pingpong", "64x48x64 c1x4 pingpong",
+                                    "64x40x64 c1x2 pingpong", "swap 64x64x64 c4x1 pingpong")
+DECODE_5120_UNSWAPPED_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192), (64, 6144, 4096)]
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
@@ -2791,6 +2800,8 @@ CASES = {
     "decode5120": [("bf16 bias+gelu", bias_gelu, DECODE_5120_TILES, DECODE_5120_SHAPES, bias_gelu_contenders,
                     "cuBLAS mm", ("LOAD_HINTS", (WEIGHTS_FIRST_VARIANTS[1][1],)))],
     "decode5120k": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm"),
+    "decode5120u": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_5120_UNSWAPPED_TILES},
+                     DECODE_5120_UNSWAPPED_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
