@@ -1854,8 +1854,9 @@ SWAP_WEIGHTS_FAST = [(named("swap 128x32x128 c1x2 coop", **FAST), [(64, 10240, 4
 # decode5120 (session 82): at 64x5120x4096 cuBLAS mm ran 221-225 TFLOP/s warm and the plan's 64x64 c4x1 (80 CTAs of
 # 132 SMs) 201-206 with CUTLASS's loads: the swapped forms with more CTAs, other clusters, K steps and stream-K, with
 # CUTLASS's loads (what 40 MiB would take under the rule above), at 40 and 80 MiB.
-DECODE_5120_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x128 c2x1 pingpong", "swap 64x64x128 c1x1 pingpong",
-                          "swap 64x64x64 c4x1 pingpong", "swap 64x32x128 c1x2 pingpong", "swap 64x32x128 c2x2 pingpong",
+DECODE_5120_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x128 c2x1 pingpong",
+                          "swap 64x64x128 c1x1 pingpong", "swap 64x64x64 c4x1 pingpong",
+                          "swap 64x32x128 c1x2 pingpong", "swap 64x32x128 c2x2 pingpong",
                           "swap 128x32x128 c1x2 coop", "swap 128x64x128 c4x1 coop", "swap 128x32x128 stream-K",
                           "swap 128x64x128 stream-K")
 DECODE_5120_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
