@@ -39,7 +39,7 @@ def kernel_cache_header(environ=os.environ) -> str:
     keep = environ.get("CUTLASSGEN_TEST_CACHE")
     if keep:
         from cutlassgen.jit import cache
-        return f"cutlassgen test cache: {keep} ({len(cache.entries(pathlib.Path(keep)))} kernels kept)"
+        return f"cutlassgen test cache: {keep} ({len(cache.entries(pathlib.Path(keep)))} cache entries)"
     line = "cutlassgen test cache: a fresh temporary folder (CUTLASSGEN_TEST_CACHE unset): every kernel compiles here"
     user = environ.get("CUTLASSGEN_CACHE_DIR")
     return line + (f"; CUTLASSGEN_CACHE_DIR={user} is not read, set CUTLASSGEN_TEST_CACHE={user} to use its kernels"

@@ -12,7 +12,7 @@ def test_the_header_names_the_kept_cache_and_counts_its_kernels(tmp_path):
         (tmp_path / "sm90" / name).mkdir(parents=True)
     (tmp_path / "sm80" / "ghi").mkdir(parents=True)
     line = kernel_cache_header({"CUTLASSGEN_TEST_CACHE": str(tmp_path)})
-    assert line == f"cutlassgen test cache: {tmp_path} (3 kernels kept)"
+    assert line == f"cutlassgen test cache: {tmp_path} (3 cache entries)"
 
 
 def test_the_header_says_a_users_cache_dir_is_not_read_without_the_test_cache():
