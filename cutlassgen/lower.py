@@ -141,10 +141,19 @@ BOTH_LOOPS_UP_TO_K_TILES = 8
 # them).
 EPI_STORE_STAGES = None
 
+# sm90, a study setting: which kernels store D without shared memory, each thread evaluating the epilogue on its own
+# accumulators and writing the results itself (csrc/cutlassgen/direct_store.hpp): "never", "swap_ab" or "always".
+# Built to find where a decode tile's fixed cost goes against cuBLAS mm's kernel of the same tile (session 88,
+# bench/tile_probe.py directstore). Epilogues of vectors, constants and elementwise functors only: a C source, a
+# runtime scalar, an aux store or an amax refuse it.
+DIRECT_STORE_MODES = ("never", "swap_ab", "always")
+DIRECT_STORE = "never"
+_DIRECT_NODE_KINDS = {"acc", "scalar", "col_bcast", "row_bcast", "compute"}
+
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
             "TAIL_LOADS", "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES", "EPI_STORE_STAGES",
-            "OPAQUE_PIPELINE")
+            "OPAQUE_PIPELINE", "DIRECT_STORE")
 
 
 @contextlib.contextmanager
@@ -214,6 +223,23 @@ def _opaque_pipeline(cfg) -> str | None:
         return str(value)
     raise ValueError(f"cutlassgen.lower.OPAQUE_PIPELINE = {value!r}: None (BOTH_LOOPS_TILE's rule), False, True or a "
                      "k-tile count from 1")
+
+
+def _direct_store(lo: "Lowered", swap_ab: bool) -> dict | None:
+    """The template's direct_store context (the vectors the epilogue reads) where DIRECT_STORE takes this kernel,
+    else None."""
+    if DIRECT_STORE not in DIRECT_STORE_MODES:  # a typo must not pass for "never"
+        raise ValueError(f"cutlassgen.lower.DIRECT_STORE = {DIRECT_STORE!r}: one of {', '.join(DIRECT_STORE_MODES)}")
+    if DIRECT_STORE == "never" or (DIRECT_STORE == "swap_ab" and not swap_ab):
+        return None
+    for n in lo.nodes:
+        if n["kind"] not in _DIRECT_NODE_KINDS or (n["kind"] == "scalar" and n["slot"] is not None) \
+                or n.get("fn") == "cutlass::homogeneous_multiply_add":
+            what = "a runtime scalar" if n["kind"] == "scalar" else n.get("fn", n["kind"])
+            raise ValueError(f"cutlassgen.lower.DIRECT_STORE = {DIRECT_STORE!r}: the direct-store epilogue takes "
+                             f"vectors, constants and elementwise functors, not {what}")
+    return {"members": [{"element": n["element"], "ptr": n["slot"].ptr} for n in lo.nodes
+                        if n["kind"] in ("col_bcast", "row_bcast")]}
 
 
 def _load_hints(swap_ab: bool, weights_evict_first: bool = False) -> tuple | None:
@@ -387,6 +413,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
         load_hints = _load_hints(swap, spec.tile.weights_evict_first) or (
             ("EVICT_NORMAL", "EVICT_NORMAL") if narrow_tma or tail_operand is not None else None)
         promotion = _overlapped_promotion(spec, cfg)
+        direct = _direct_store(lo, swap)
         opaque = _opaque_pipeline(cfg)  # checked for every sm90 kernel, as PROMOTION_SCHEDULE is
         if spec.tile.opaque_pipeline:  # validation let it through for exact fp8 of CTA K 128 only
             if promotion != "full":  # only a study setting turns "full" away from such a tile
@@ -412,8 +439,10 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    # CUTLASS's default renders nothing, so the keys of kernels built before the setting still hold
                    stream_k_reduction=STREAM_K_REDUCTION if cfg.scheduler.startswith("stream_k") and
                    STREAM_K_REDUCTION != "Deterministic" else None,
-                   bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap),
-                   bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap),
+                   direct_store=direct,
+                   # the direct-store epilogue reads its vectors itself
+                   bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap) and direct is None,
+                   bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap) and direct is None,
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
                    tail_operand=tail_operand,
                    stages=cfg.stages,

@@ -328,3 +328,51 @@ def test_reused_parameters_follow_every_argument(gpu_kernel, name):
         check(a, b, c, inputs, tall[16 * i:16 * i + M], f"D at row {16 * i} of a taller buffer")
     assert kernel.params_cache_stats()["entries"] <= capacity
     check(a, b, c, inputs, out, "the first call's arguments after the cache emptied")
+
+
+# lower.DIRECT_STORE, the study setting of bench/tile_probe.py directstore (csrc/cutlassgen/direct_store.hpp): D
+# written from each thread's accumulators, no shared memory. Its kernels: the decode tile swapped with bias+gelu and
+# with no epilogue, and an unswapped cooperative tile whose epilogue reads a vector along each of its dimensions.
+def _direct_store_specs() -> dict:
+    from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
+
+    def bf16(name, tile, epilogue):
+        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
+                        epilogue=epilogue, name=name)
+
+    swapped = Sm90Tile(cta=(64, 64, 128), cluster=(4, 1, 1), mainloop="pingpong", swap_ab=True)
+    return {"direct_swap_bias_gelu": bf16("direct_swap_bias_gelu", swapped,
+                                          [Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
+            "direct_swap_plain": bf16("direct_swap_plain", swapped, []),
+            "direct_coop_scale_bias_relu": bf16(
+                "direct_coop_scale_bias_relu", Sm90Tile(cta=(128, 128, 64), cluster=(2, 1, 1), mainloop="cooperative"),
+                [Multiply("per_row", "scale", "fp32"), Add("per_col", "bias", "bf16"), Activation("relu")])}
+
+
+@pytest.fixture(scope="module")
+def direct_store_kernels(cache_dir):
+    import cutlassgen as cg
+    from cutlassgen import lower
+
+    specs = _direct_store_specs()
+    with lower.settings(DIRECT_STORE="always"):
+        return dict(zip(specs, cg.build_many(list(specs.values()))))
+
+
+@pytest.mark.parametrize("name", list(_direct_store_specs()))
+def test_direct_store_epilogue_matches_the_reference(direct_store_kernels, name):
+    """Every element written once and right, where tokens and weights end inside their tiles (the threads of the last
+    tiles predicate their vector reads and stores) and where they fill them; out poisoned before every call."""
+    import torch
+
+    import cutlassgen as cg
+
+    spec, kernel = _direct_store_specs()[name], direct_store_kernels[name]
+    assert "DirectEpilogue" in kernel.source
+    for M, N, K in ((48, 5120, 1024), (5, 312, 200), (64, 136, 4096), (300, 264, 520)):
+        gen = torch.Generator(device="cuda").manual_seed(hash((name, M, N, K)) % 2**31)
+        a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+        out = poisoned_out(spec, M, N)
+        res = kernel(a, b, c, out=out, **inputs)
+        torch.cuda.synchronize()
+        assert_close(res, cg.reference(spec, a, b, c, **inputs), spec.d.dtype, f"{name} {M}x{N}x{K}")

@@ -54,6 +54,39 @@ def test_only_swap_ab_kernels_bulk_copy_their_column_broadcasts():
     assert "Sm90ColBroadcast<0, TileShape, float, float" in plain and "BulkBroadcast" not in plain
 
 
+def test_direct_store_writes_d_from_each_threads_accumulators_and_refuses_what_it_cannot_evaluate():
+    # lower.DIRECT_STORE (a study setting, bench/tile_probe.py directstore): csrc/cutlassgen/direct_store.hpp instead
+    # of CUTLASS's TMA epilogue; the tree becomes one expression per element, a per-column vector of D (per-row of
+    # the swapped kernel's D^T) read at the kernel's row.
+    def bias_gelu(swap_ab):
+        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"),
+                        tile=Sm90Tile(cta=(64, 64, 128), cluster=(4, 1, 1) if swap_ab else (1, 1, 1),
+                                      mainloop="pingpong", swap_ab=swap_ab),
+                        epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")])
+
+    default, default_unswapped = cg.render(bias_gelu(True)), cg.render(bias_gelu(False))
+    with cg.lower.settings(DIRECT_STORE="swap_ab"):
+        ctx, src = lower(bias_gelu(True)), cg.render(bias_gelu(True))
+        unswapped_src = cg.render(bias_gelu(False))
+    assert ctx["direct_store"] == {"members": [{"element": "cutlass::bfloat16_t", "ptr": 0}]}
+    assert not ctx["bulk_col_broadcast"]  # the expression reads the vector itself
+    assert ("cutlassgen::apply_unary<cutlassgen::epi::GeluTanh<cutlass::Array<float, 1>>>(cutlass::plus<float>{}(acc, "
+            "static_cast<float>(in0[row])))") in src
+    assert "cutlassgen::DirectStoreEpilogue<StrideD, ElementD, DirectEpilogue>" in src
+    assert "{{static_cast<cutlass::bfloat16_t const*>(p.ptrs[0])}," in src
+    assert "Sm90EVT" not in src and "BulkBroadcast" not in src and "DirectEpilogue" not in default
+    assert unswapped_src == default_unswapped  # "swap_ab" leaves unswapped kernels to the TMA epilogue
+    with cg.lower.settings(DIRECT_STORE="always"):
+        assert "in0[col]" in cg.render(bias_gelu(False))  # unswapped, the bias runs along the kernel's columns
+        plain = cg.render(bias_gelu(True).replace(epilogue=[]))
+        assert "return cutlassgen::apply_unary<cutlassgen::epi::Identity<cutlass::Array<float, 1>>>(acc);" in plain
+        # spec()'s epilogue has a C source and an aux store: a message, not a C++ error a minute later
+        with pytest.raises(ValueError, match="DIRECT_STORE.*not"):
+            lower(spec(swap_ab=True))
+    with cg.lower.settings(DIRECT_STORE="swapab"), pytest.raises(ValueError, match="one of never, swap_ab, always"):
+        lower(bias_gelu(True))
+
+
 def test_exact_fp8_takes_the_promotion_schedule_on_every_tile_of_its_interval(monkeypatch):
     # csrc/cutlassgen/full_promotion.hpp (the default schedule): faster than CUTLASS's FP8 mainloop on the 128x128x128
     # cooperative tile (probe run 168) and on the plan's other tiles, swapped, ping-pong and 192-row ones (runs
