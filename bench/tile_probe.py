@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120u
+     decode5120u directstore epiwide64
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1874,6 +1874,24 @@ DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
 DECODE_5120_UNSWAPPED_TILES = named("64x40x64 c1x4 pingpong", "64x40x128 c1x4 pingpong", "64x48x64 c1x4 pingpong",
                                     "64x40x64 c1x2 pingpong", "swap 64x64x64 c4x1 pingpong")
 DECODE_5120_UNSWAPPED_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192), (64, 6144, 4096)]
+# directstore (session 88): decode5120k put the 64x5120 gap in the fixed part (k_fit.py: per 1024 of K ours 3.6 us
+# against cuBLAS mm's 3.9-4.0 warm, fixed 2.9 against 1.7-2.2; the same tile and cluster as cuBLAS's nvjet 64x64 4x1,
+# library_kernels.py). The plan's tile and 64x64x64 with CUTLASS's TMA epilogue and with lower.DIRECT_STORE's, which
+# writes D from registers (no shared memory, no fence, barrier or bulk-store wait), bias+gelu and plain; the same
+# tiles with one 64x64 epilogue subtile instead of two 64x32; and the plan's tile's epilogue parts at these shapes.
+DIRECT_STORE_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
+DIRECT_STORE_EPI64_TILES = {f"{n} epi64x64": tile_named(n, epilogue_tile=(64, 64)) for n in DIRECT_STORE_TILES}
+DIRECT_STORE_SHAPES = [(64, 5120, 1024), (64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
+DIRECT_STORE_VARIANTS = ("DIRECT_STORE", ("never", "swap_ab"))
+# epiwide64 (session 88): directstore's 64x64 epilogue subtile ran 0.1-0.4 us ahead of CUTLASS's two 64x32 (cold, at
+# all four shapes, but in a group of its own). The plan's swapped tiles wider than 32 beside the same tile with one
+# subtile as wide as the tile, in one interleaved group, at the decode shapes of their classes.
+EPI_WIDE_BASE = ("swap 64x48x128 c4x1 pingpong", "swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
+EPI_WIDE_TILES = {**named(*EPI_WIDE_BASE),
+                  **{f"{n} epi64x{n.split('x')[1]}": tile_named(n, epilogue_tile=(64, int(n.split("x")[1])))
+                     for n in EPI_WIDE_BASE}}
+EPI_WIDE_SHAPES = [(64, 5120, 1024), (64, 5120, 4096), (48, 5120, 4096), (40, 8192, 4096), (64, 6144, 4096),
+                   (64, 14336, 4096)]
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
 FAST_256_K_SHAPES = [(256, 8192, k) for k in (2048, 4096, 8192, 16384, 32768)]
 # fast256bulk (session 70): fast256k (runs 259-260) put the 256-row gap cold in the fixed part (ours 6.1-6.3 us
@@ -2297,8 +2315,9 @@ def bias_gelu_contenders(kernels, M, N, K):
 def plain_contenders(kernels, M, N, K):
     a, w, _ = bf16_operands(M, N, K)
     ref = a.double() @ w.double().t()
-    return with_checked_kernels({"cuBLAS mm": lambda: torch.mm(a, w.t())}, kernels, lambda k, _: k(a, w.t()),
-                                lambda _: ref)
+    return with_checked_kernels({"cuBLAS mm": lambda: torch.mm(a, w.t())}, kernels,
+                                lambda k, _, out=None: k(a, w.t(), out=out), lambda _: ref,
+                                poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
 
 
 def scaled_mm_takes(N, K) -> bool:
@@ -2803,6 +2822,14 @@ CASES = {
     "decode5120k": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm"),
     "decode5120u": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_5120_UNSWAPPED_TILES},
                      DECODE_5120_UNSWAPPED_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
+    "directstore": [*(group + (DIRECT_STORE_VARIANTS,) for group in with_and_without_epilogue(
+                        DIRECT_STORE_TILES, DIRECT_STORE_SHAPES, "cuBLAS mm")),
+                    ("bf16 bias+gelu", bias_gelu, DIRECT_STORE_EPI64_TILES, DIRECT_STORE_SHAPES, bias_gelu_contenders,
+                     "cuBLAS mm"),
+                    ("bf16 epilogue parts", epilogue_part, EPIPARTS_MIDN_TILES, DIRECT_STORE_SHAPES,
+                     epipart_contenders, "cuBLAS mm")],
+    "epiwide64": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **EPI_WIDE_TILES}, EPI_WIDE_SHAPES,
+                 bias_gelu_contenders, "cuBLAS mm")],
     "decode64wide": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_64_WIDE_TILES}, DECODE_64_WIDE_SHAPES,
                       bias_gelu_contenders, "cuBLAS mm")],
     "fast256k": [fp8_beside_plan(fp8_scaled_fast, FAST_256_K_TILES, FAST_256_K_SHAPES)],
