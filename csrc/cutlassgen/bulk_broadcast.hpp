@@ -28,11 +28,12 @@
 #include "cutlass/arch/barrier.h"
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp"
+#include "cutlassgen/no_workspace.hpp"
 
 namespace cutlassgen {
 
 template <int Stages, class CtaTileShapeMNK, class ElementInput_, class ElementCompute, bool AlongN>
-struct BulkBroadcast {
+struct BulkBroadcast : NoWorkspace {
   using ElementInput = ElementInput_;
   using StrideMNL = cute::conditional_t<AlongN, cute::Stride<cute::_0, cute::_1, int64_t>,
                                         cute::Stride<cute::_1, cute::_0, int64_t>>;
@@ -67,22 +68,6 @@ struct BulkBroadcast {
     bool const bulk = args.ptr != nullptr && reinterpret_cast<uintptr_t>(args.ptr) % 16 == 0 &&
                       (extent * elem) % 16 == 0 && (int64_t(L) == 1 || (cute::get<2>(args.dVec) * elem) % 16 == 0);
     return {args.ptr, ElementCompute(args.null_default), args.dVec, bulk};
-  }
-
-  template <class ProblemShape>
-  static bool can_implement(ProblemShape const&, Arguments const&) {
-    return true;
-  }
-
-  template <class ProblemShape>
-  static size_t get_workspace_size(ProblemShape const&, Arguments const&) {
-    return 0;
-  }
-
-  template <class ProblemShape>
-  static cutlass::Status initialize_workspace(ProblemShape const&, Arguments const&, void*, cudaStream_t,
-                                             cutlass::CudaHostAdapter* = nullptr) {
-    return cutlass::Status::kSuccess;
   }
 
   CUTLASS_HOST_DEVICE BulkBroadcast() {}

@@ -16,6 +16,7 @@
 #include "cutlass/cutlass.h"
 #include "cutlass/gemm/dispatch_policy.hpp"
 #include "cutlass/numeric_conversion.h"
+#include "cutlassgen/no_workspace.hpp"
 
 namespace cutlassgen {
 
@@ -28,7 +29,7 @@ CUTLASS_DEVICE float apply_unary(float x) {
 }
 
 template <class StrideD_, class ElementD_, class Expr>
-class DirectStoreEpilogue {
+class DirectStoreEpilogue : public NoWorkspace {
  public:
   using EpilogueSchedule = cutlass::gemm::EpilogueDefault;
   using DispatchPolicy = EpilogueSchedule;
@@ -57,19 +58,6 @@ class DirectStoreEpilogue {
   template <class ProblemShape>
   static constexpr Params to_underlying_arguments(ProblemShape const&, Arguments const& args, void*) {
     return args;
-  }
-  template <class ProblemShape>
-  static size_t get_workspace_size(ProblemShape const&, Arguments const&) {
-    return 0;
-  }
-  template <class ProblemShape>
-  static cutlass::Status initialize_workspace(ProblemShape const&, Arguments const&, void*, cudaStream_t,
-                                              cutlass::CudaHostAdapter* = nullptr) {
-    return cutlass::Status::kSuccess;
-  }
-  template <class ProblemShape>
-  static bool can_implement(ProblemShape const&, Arguments const&) {
-    return true;
   }
 
   CUTLASS_HOST_DEVICE
