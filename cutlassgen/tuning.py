@@ -42,8 +42,12 @@ def _decode_tiles(base: Sm90Tile, kb: int):
     for k in (2 * kb, 4 * kb):  # 128 and 256 bytes of K: long TMA copies keep more bytes in flight
         for n, n_clusters in clusters.items():  # 48: all of 33-48 tokens in one CTA (tiles.py)
             for cluster in n_clusters:
-                yield dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
-                                          scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
+                tile = dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
+                                           scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
+                yield tile
+                if n == 48 and cluster == quad and base.epilogue_tile == AUTO:
+                    # the plan's 41-48-row tile stores D in one 64x48 subtile (16-bit operands, tiles.py)
+                    yield dataclasses.replace(tile, epilogue_tile=(64, 48))
         for n in (32, 64):
             # persistent: the M 33-64 winners (tiles.py); stream-K split 1 is CUTLASS's heuristic
             for cluster in (one, multicast) if n < 64 else (one,):

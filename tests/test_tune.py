@@ -62,10 +62,10 @@ def test_decode_space_swaps_and_splits_only_when_asked():
     plain, decode = configs(spec), configs(spec, decode=True)
     assert not any(v.tile.swap_ab or v.tile.split_k > 1 for v in plain)
     extra = decode[len(plain):]
-    assert decode[:len(plain)] == plain and len(extra) == 40
+    assert decode[:len(plain)] == plain and len(extra) == 42
     assert all(v.tile.swap_ab for v in extra) and {v.tile.split_k for v in extra} == {1, 2, 4}
     assert all(v.tile.scheduler == "stream_k" for v in extra if v.tile.split_k > 1)
-    assert len(configs(spec, limit=5, decode=True)) == 5 + 40  # the limit caps the main space only
+    assert len(configs(spec, limit=5, decode=True)) == 5 + 42  # the limit caps the main space only
     from cutlassgen.tiles import shape_tile
     # the per-shape tiles, as the space has them: with CUTLASS's loads (candidates() adds the plan's own tile at each
     # shape, weights_evict_first where it sets it)
