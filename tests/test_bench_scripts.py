@@ -163,6 +163,21 @@ def test_tile_probe_docstring_lists_every_case(monkeypatch):
     assert sorted(listed) == sorted(probe.CASES)
 
 
+def test_no_dict_literal_repeats_a_key():
+    """A repeated key in a dict literal drops the first entry silently: in session 88 a new tile_probe.py case took
+    an existing case's name, and a GPU call ran the old case (pyflakes reports it; CI does not run pyflakes)."""
+    import ast
+
+    root = BENCH.parent
+    repeated = []
+    for path in sorted([*BENCH.glob("*.py"), *(root / "cutlassgen").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Dict):
+                keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+                repeated += [f"{path.relative_to(root)}:{node.lineno} {k!r}" for k in set(keys) if keys.count(k) > 1]
+    assert not repeated
+
+
 def test_every_tile_probe_tile_renders_and_every_shape_meets_its_alignment(monkeypatch):
     """A probe case is run on a GPU session's short budget: a tile its spec cannot take, or a shape off an operand's
     alignment (which the kernel refuses at the call; a GPU test of session 29 lost a call to N = 4300), fails here."""
