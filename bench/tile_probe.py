@@ -1879,17 +1879,21 @@ DECODE_5120_UNSWAPPED_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8
 # library_kernels.py). The plan's tile and 64x64x64 with CUTLASS's TMA epilogue and with lower.DIRECT_STORE's, which
 # writes D from registers (no shared memory, no fence, barrier or bulk-store wait), bias+gelu and plain; the same
 # tiles with one 64x64 epilogue subtile instead of two 64x32; and the plan's tile's epilogue parts at these shapes.
+def with_one_subtile(*names: str) -> dict:
+    """Each named 64-row pingpong tile with one epilogue subtile as wide as the tile: "NAME epi64xW" -> tile."""
+    tiles = {n: tile_named(n) for n in names}
+    return {f"{n} epi64x{t.cta[1]}": dataclasses.replace(t, epilogue_tile=(64, t.cta[1])) for n, t in tiles.items()}
+
+
 DIRECT_STORE_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
-DIRECT_STORE_EPI64_TILES = {f"{n} epi64x64": tile_named(n, epilogue_tile=(64, 64)) for n in DIRECT_STORE_TILES}
+DIRECT_STORE_EPI64_TILES = with_one_subtile(*DIRECT_STORE_TILES)
 DIRECT_STORE_SHAPES = [(64, 5120, 1024), (64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
 DIRECT_STORE_VARIANTS = ("DIRECT_STORE", ("never", "swap_ab"))
 # epiwide64 (session 88): directstore's 64x64 epilogue subtile ran 0.1-0.4 us ahead of CUTLASS's two 64x32 (cold, at
 # all four shapes, but in a group of its own). The plan's swapped tiles wider than 32 beside the same tile with one
 # subtile as wide as the tile, in one interleaved group, at the decode shapes of their classes.
 EPI_WIDE_BASE = ("swap 64x48x128 c4x1 pingpong", "swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
-EPI_WIDE_TILES = {**named(*EPI_WIDE_BASE),
-                  **{f"{n} epi64x{n.split('x')[1]}": tile_named(n, epilogue_tile=(64, int(n.split("x")[1])))
-                     for n in EPI_WIDE_BASE}}
+EPI_WIDE_TILES = {**named(*EPI_WIDE_BASE), **with_one_subtile(*EPI_WIDE_BASE)}
 EPI_WIDE_SHAPES = [(64, 5120, 1024), (64, 5120, 4096), (48, 5120, 4096), (40, 8192, 4096), (64, 6144, 4096),
                    (64, 14336, 4096)]
 FAST_256_K_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 coop", **FAST)
