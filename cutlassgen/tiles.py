@@ -250,6 +250,15 @@ def _coop_128(k_bytes: int) -> dict:
 
 
 @functools.cache  # shape_tile asks per shape; the tables only read, never changed
+def mid_n_48_epilogue(k_bytes: int) -> dict:
+    """The epilogue field of the M 41-48 tile from MID_N (swap 64x48 in a 4x1 cluster), which the tuner's decode space
+    holds too. With 16-bit operands its D goes out in one 64x48 subtile, not CUTLASS's three 64x16: on an H100, bf16
+    bias+gelu, 0.02-0.91 us faster in 35 of 36 cases (40-64 rows at N = 5120-14336, K 1024-4096, warm and cold, three
+    runs; at 48x5120x4096 -0.08 / -0.31, +0.07 / -0.25 and -0.14 / -0.30 us; tile_probe.py epiwide64,
+    h100_session88.log, h100_session89.log). 8-bit operands and tf32 keep CUTLASS's subtiles (not timed)."""
+    return {"epilogue_tile": (64, 48)} if k_bytes == 2 else {}
+
+
 def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile), or a
     tuple of such, tried in order where the first cannot be made valid for a spec (fp8: the operands are fp8, whose
@@ -879,13 +888,9 @@ def _own_n_classes(k_bytes: int, fp8: bool = False) -> dict:
         assert replaced in classes
         swapped = (replaced[0], ({"cta": (128, 120, k_main), **two_columns}, coop_128[1]))
         return tuple(swapped if c == replaced else c for c in classes)
-    # 41-48 rows from MID_N: all the tokens in one swapped 48-wide CTA under 64-row weight tiles in a 4x1 cluster. With
-    # 16-bit operands its D goes out in one 64x48 epilogue subtile, not CUTLASS's three 64x16: on an H100, bf16
-    # bias+gelu, 0.08-0.91 us faster in 23 of 24 cases (40-64 rows at N = 5120-14336, K 1024-4096, warm and cold, two
-    # runs; at 48x5120x4096 -0.08 / -0.31 us and +0.07 / -0.25; tile_probe.py epiwide64, h100_session88.log). 8-bit
-    # operands and tf32 keep CUTLASS's subtiles (not timed).
-    mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1),
-                        **({"epilogue_tile": (64, 48)} if k_bytes == 2 else {})})
+    # 41-48 rows from MID_N: all the tokens in one swapped 48-wide CTA under 64-row weight tiles in a 4x1 cluster, its D
+    # in the subtile mid_n_48_epilogue gives.
+    mid_n_48 = (MID_N, {"cta": (64, 48, k_decode), "cluster": (4, 1, 1), **mid_n_48_epilogue(k_bytes)})
     pingpong_128 = {"cta": (128, 128, k_main), "cluster": (1, 1, 1), "mainloop": "pingpong", "scheduler": "persistent"}
     # where a spec's promotion buffer turns the pingpong tile away (exact fp8), above EXACT_WIDE_M rows
     exact_wide = {"cta": (128, 192, k_main), **coop, "cluster": (1, 1, 1), "epilogue_tile": (128, 64)}

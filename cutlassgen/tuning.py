@@ -16,7 +16,7 @@ import warnings
 from .dtypes import DTYPES
 from .errors import SpecError, is_int
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile
-from .tiles import DECODE_M, resolve  # shapes with M at most DECODE_M get the decode space
+from .tiles import DECODE_M, mid_n_48_epilogue, resolve  # shapes with M at most DECODE_M get the decode space
 
 
 # Small M (decode) is memory-bound: what matters is how many SMs stream B. With swap_ab the kernel computes D^T, so
@@ -33,7 +33,7 @@ def tokens_space(shapes) -> tuple:
     return tuple(sorted({M for M, _, _ in shapes if DECODE_M < M <= 256}))
 
 
-def _decode_tiles(base: Sm90Tile, kb: int):
+def _decode_tiles(base: Sm90Tile, kb: int, k_bytes: int):
     # A 1x2 cluster (along the kernel's N: the tokens) loads a weight tile once for the CTA columns that share it,
     # which pays when the tokens span more than one column (the M 33-64 bucket's tiles, tiles.py); a 2x1 or 4x1 one
     # shares the tokens' tile between weight tiles (the M 17-32 bucket's tile at wide N, 64x64 at M 33-64).
@@ -45,9 +45,8 @@ def _decode_tiles(base: Sm90Tile, kb: int):
                 tile = dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
                                            scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
                 yield tile
-                if n == 48 and cluster == quad and base.epilogue_tile == AUTO:
-                    # the plan's 41-48-row tile stores D in one 64x48 subtile (16-bit operands, tiles.py)
-                    yield dataclasses.replace(tile, epilogue_tile=(64, 48))
+                if n == 48 and cluster == quad and base.epilogue_tile == AUTO and mid_n_48_epilogue(k_bytes):
+                    yield dataclasses.replace(tile, **mid_n_48_epilogue(k_bytes))  # the plan's 41-48-row tile
         for n in (32, 64):
             # persistent: the M 33-64 winners (tiles.py); stream-K split 1 is CUTLASS's heuristic
             for cluster in (one, multicast) if n < 64 else (one,):
@@ -138,7 +137,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
         tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto",
                                      split_k=1, swap_ab=False)
                  for m, n, k, cl, ml, sch in space)
-        extra = itertools.chain(_decode_tiles(base, kb) if decode else (), _token_fitted_tiles(base, kb, token_rows))
+        extra = itertools.chain(_decode_tiles(base, kb, DTYPES[spec.a.dtype].bits // 8) if decode else (), _token_fitted_tiles(base, kb, token_rows))
     else:
         inst_k = {8: 32, 16: 16, 32: 8}[DTYPES[spec.a.dtype].bits]
         space = itertools.product(((128, 128), (128, 256), (256, 128), (128, 64), (64, 128), (64, 64)),

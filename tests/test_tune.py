@@ -10,6 +10,7 @@ import pytest
 
 import cutlassgen as cg
 from cutlassgen.golden import rel_error
+from cutlassgen.spec import AUTO
 from cutlassgen.tuning import Row, candidates, configs, label, read_report, write_report
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -75,6 +76,23 @@ def test_decode_space_swaps_and_splits_only_when_asked():
     assert shape_tile(spec, 8, 8192).weights_evict_first  # K unknown: deep
     assert spec.replace(tile=shape_tile(spec, 8, 8192, 8192)) in candidates(spec, [(8, 8192, 8192)])
     assert label(extra[-1]) == "swap 128x64x128 c1x1 cooperative stream-K split4"
+
+
+def test_decode_space_takes_the_41_48_row_subtile_from_the_plan():
+    """The plan's M 41-48 tile from N = 4608 stores D in one 64x48 subtile for 16-bit operands only (tiles.py); the
+    decode space holds that tile as the plan has it for each operand width, and the subtile form nowhere else."""
+    from cutlassgen.tiles import shape_tile
+
+    bf16 = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    for spec, subtile in ((bf16, (64, 48)), (bf16.replace(a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column")), AUTO),
+                          (bf16.replace(a=cg.Operand("fp32"), b=cg.Operand("fp32", "column"),
+                                        d=cg.Operand("fp32"), epilogue=[]), AUTO)):
+        planned = dataclasses.replace(shape_tile(spec, 48, 6144), weights_evict_first=False)
+        extra = configs(spec, decode=True)[len(configs(spec)):]
+        assert planned.epilogue_tile == subtile, spec.a.dtype
+        assert spec.replace(tile=planned) in extra, spec.a.dtype
+        assert [v.tile.cta[:2] for v in extra if v.tile.epilogue_tile != AUTO] == [(64, 48)] * (2 if subtile != AUTO
+                                                                                                 else 0)
 
 
 def test_ptxas_report_is_parsed_for_the_largest_kernel():
