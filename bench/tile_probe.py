@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120u directstore epiwide64
+     decode5120rot decode5120u directstore epiwide64
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1866,6 +1866,10 @@ DECODE_5120_SHAPES = [(64, 5120, 4096), (48, 5120, 4096), (64, 5120, 8192)]
 # against cuBLAS mm, the same GEMM) says how much of the gap is the epilogue's.
 DECODE_5120_K_TILES = named("swap 64x64x128 c4x1 pingpong", "swap 64x64x64 c4x1 pingpong")
 DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
+# decode5120rot (session 89): decode5120k on rotating input sets (weights from HBM, code and launch state warm). Warm,
+# cuBLAS mm's time at 64x5120x4096 moved 15.1-16.7 us between sets of rounds (h100_session88.log, h100_session89.log):
+# its 40 MiB of weights partly in L2 from the call before. Warm minus rotated is what that reuse gives each kernel;
+# rotated minus cold (--cold) what the flush's evicting code and parameters costs: which of the two is our gap?
 # decode5120u (session 87): swap_ab tiles the weights in steps of 64 rows, so N = 5120 makes 80 CTAs for 132 SMs.
 # Unswapped, a 64-row CTA holds every token and CTA N goes in steps of 8: 40-wide weight tiles make 128 CTAs at
 # N = 5120, 48-wide 128 at 6144. Runs 34 and 63 timed such tiles alone or in a 1x2 cluster (no better than swap_ab);
@@ -2361,21 +2365,29 @@ def fp8_scaled_contenders(kernels, M, N, K):
 ROTATE_MIB = 256
 
 
-def fp8_scaled_rotated_contenders(kernels, M, N, K):
-    """fp8_scaled_contenders over rotating input sets: each call reads operands that no call since their set's last turn
-    has left in L2, so its data come from HBM as under --cold, but the code and launch state the call before it left
-    (the same function, a spin kernel between) stay where they were; a 512 MiB flush evicts those too. Every set's
-    kernels are checked against that set's float64 reference."""
-    set_mib = (M * K + N * K + 2 * M * N + 2 * N + 8 * (M + N)) / 2**20  # fp8 A and B, bf16 D and bias, fp32 scales
-    sets = [fp8_scaled_contenders(kernels, M, N, K) for _ in range(max(2, math.ceil(ROTATE_MIB / set_mib)))]
+def rotated(contenders, set_bytes):
+    """contenders over rotating input sets: each call reads operands that no call since their set's last turn has left
+    in L2, so its data come from HBM as under --cold, but the code and launch state the call before it left (the same
+    function, a spin kernel between) stay where they were; a 512 MiB flush evicts those too. Every set's kernels are
+    checked against that set's float64 reference. set_bytes(M, N, K): what one set's operands, D and vectors take."""
+    def rotated_contenders(kernels, M, N, K):
+        count = max(2, math.ceil(ROTATE_MIB * 2**20 / set_bytes(M, N, K)))
+        sets = [contenders(kernels, M, N, K) for _ in range(count)]
 
-    def rotating(fns):
-        turn = itertools.cycle(fns)
-        return lambda: next(turn)()
-    return {name: rotating([s[name] for s in sets]) for name in sets[0]}
+        def rotating(fns):
+            turn = itertools.cycle(fns)
+            return lambda: next(turn)()
+        return {name: rotating([s[name] for s in sets]) for name in sets[0]}
+    rotated_contenders.__name__ = contenders.__name__.replace("_contenders", "_rotated_contenders")
+    return rotated_contenders
 
 
-ROTATING = {fp8_scaled_rotated_contenders}
+# fp8 A and B, bf16 D and bias, fp32 scales; bf16 A, B, D and bias
+fp8_scaled_rotated_contenders = rotated(fp8_scaled_contenders,
+                                        lambda M, N, K: M * K + N * K + 2 * M * N + 2 * N + 8 * (M + N))
+bias_gelu_rotated_contenders = rotated(bias_gelu_contenders, lambda M, N, K: 2 * (M * K + N * K + M * N + N))
+plain_rotated_contenders = rotated(plain_contenders, lambda M, N, K: 2 * (M * K + N * K + M * N))
+ROTATING = {fp8_scaled_rotated_contenders, bias_gelu_rotated_contenders, plain_rotated_contenders}
 
 
 def fp8_plain(tile):
@@ -2824,6 +2836,10 @@ CASES = {
     "decode5120": [("bf16 bias+gelu", bias_gelu, DECODE_5120_TILES, DECODE_5120_SHAPES, bias_gelu_contenders,
                     "cuBLAS mm", ("LOAD_HINTS", (WEIGHTS_FIRST_VARIANTS[1][1],)))],
     "decode5120k": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm"),
+    "decode5120rot": [("bf16 bias+gelu", bias_gelu, DECODE_5120_K_TILES, DECODE_5120_K_SHAPES,
+                       bias_gelu_rotated_contenders, "cuBLAS mm"),
+                      ("bf16 plain", plain, DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, plain_rotated_contenders,
+                       "cuBLAS mm")],
     "decode5120u": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_5120_UNSWAPPED_TILES},
                      DECODE_5120_UNSWAPPED_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "directstore": [*(group + (DIRECT_STORE_VARIANTS,) for group in with_and_without_epilogue(
@@ -3043,9 +3059,9 @@ def main():
         return
     flush = l2_flush() if args.cold else None
     l2 = "L2 flushed by a 512 MiB read before every call" if args.cold else "inputs warm in L2 as in ANCHORS.md"
-    rotated = sorted({g[4].__name__ for g in groups if g[4] in ROTATING})
-    if rotated:
-        l2 += f"; {', '.join(rotated)}: each call on the next of several input sets, its operands not in L2"
+    rotating_groups = sorted({g[4].__name__ for g in groups if g[4] in ROTATING})
+    if rotating_groups:
+        l2 += f"; {', '.join(rotating_groups)}: each call on the next of several input sets, its operands not in L2"
     print(f"TFLOP/s on {torch.cuda.get_device_name()}, torch {torch.__version__} (median of {args.rounds} shuffled "
           f"interleaved rounds of 20 runs, each after {args.settle_ms:.0f} ms of settling; {l2})")
     for gi, (what, _, _, shapes, contenders, anchor, *_variants) in enumerate(groups):

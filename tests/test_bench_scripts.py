@@ -563,3 +563,27 @@ def test_rules_off_check_cases_are_refused_as_shipped_and_valid_with_their_rules
         with check.rules_off(rules):
             make()
     assert check.refused(check.CASES[0][2])  # the rules are back on after the block
+
+
+def test_rotated_contenders_cycle_through_enough_input_sets(monkeypatch):
+    """tile_probe.rotated: each call goes to the next input set, and the sets together hold ROTATE_MIB (so no call
+    finds its operands in L2), at least two of them; the name says it rotates (the probe's header lists such groups)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    probe = importlib.import_module("tile_probe")
+    made = []
+
+    def fake_contenders(kernels, M, N, K):
+        made.append(len(made))
+        me = made[-1]
+        return {"lib": lambda: ("lib", me), "ours": lambda: ("ours", me)}
+
+    rotating = probe.rotated(fake_contenders, lambda M, N, K: 2 * M * N * K)
+    assert rotating.__name__ == "fake_rotated_contenders"
+    fns = rotating({}, 16, 1024, 1024)  # 32 MiB a set: 8 sets for 256 MiB
+    assert len(made) == probe.ROTATE_MIB // 32
+    assert [fns["ours"]() for _ in range(10)] == [("ours", i % 8) for i in range(10)]
+    assert fns["lib"]() == ("lib", 0)
+    made.clear()
+    probe.rotated(fake_contenders, lambda M, N, K: 2**30)({}, 1, 1, 1)
+    assert len(made) == 2
+    assert {probe.bias_gelu_rotated_contenders, probe.plain_rotated_contenders} <= probe.ROTATING
