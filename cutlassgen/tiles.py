@@ -249,7 +249,6 @@ def _coop_128(k_bytes: int) -> dict:
     return {"cta": (128, 128, main_k(k_bytes)), **_COOP}
 
 
-@functools.cache  # shape_tile asks per shape; the tables only read, never changed
 def mid_n_48_epilogue(k_bytes: int) -> dict:
     """The epilogue field of the M 41-48 tile from MID_N (swap 64x48 in a 4x1 cluster), which the tuner's decode space
     holds too. With 16-bit operands its D goes out in one 64x48 subtile, not CUTLASS's three 64x16: on an H100, bf16
@@ -259,6 +258,7 @@ def mid_n_48_epilogue(k_bytes: int) -> dict:
     return {"epilogue_tile": (64, 48)} if k_bytes == 2 else {}
 
 
+@functools.cache  # shape_tile asks per shape; the tables only read, never changed
 def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
     """The largest M of each bucket of BUCKET_UPPER -> the tile fields it sets (None: the spec's default tile), or a
     tuple of such, tried in order where the first cannot be made valid for a spec (fp8: the operands are fp8, whose

@@ -125,7 +125,8 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
         wanted = re.compile(match) if match is not None else None
     except re.error as e:
         raise SpecError("match", match, f"is not a regular expression ({e})", "e.g. '^128x(128|256)x64 c2x1'") from None
-    kb = 128 // (DTYPES[spec.a.dtype].bits // 8) // 2  # K of 64 bytes; x2 below gives 128 bytes
+    k_bytes = DTYPES[spec.a.dtype].bits // 8
+    kb = 128 // k_bytes // 2  # K of 64 bytes; x2 below gives 128 bytes
     out, seen = [], set()
     if spec.resolved_path == "sm90":
         space = itertools.product((64, 128, 256), (64, 128, 192, 256), (kb, 2 * kb),
@@ -137,7 +138,8 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
         tiles = (dataclasses.replace(base, cta=(m, n, k), cluster=cl, mainloop=ml, scheduler=sch, stages="auto",
                                      split_k=1, swap_ab=False)
                  for m, n, k, cl, ml, sch in space)
-        extra = itertools.chain(_decode_tiles(base, kb, DTYPES[spec.a.dtype].bits // 8) if decode else (), _token_fitted_tiles(base, kb, token_rows))
+        extra = itertools.chain(_decode_tiles(base, kb, k_bytes) if decode else (),
+                                _token_fitted_tiles(base, kb, token_rows))
     else:
         inst_k = {8: 32, 16: 16, 32: 8}[DTYPES[spec.a.dtype].bits]
         space = itertools.product(((128, 128), (128, 256), (256, 128), (128, 64), (64, 128), (64, 64)),
