@@ -39,14 +39,15 @@ def _decode_tiles(base: Sm90Tile, kb: int, k_bytes: int):
     # shares the tokens' tile between weight tiles (the M 17-32 bucket's tile at wide N, 64x64 at M 33-64).
     one, multicast, pair, quad = (1, 1, 1), (1, 2, 1), (2, 1, 1), (4, 1, 1)
     clusters = {16: (one, multicast, pair), 32: (one, multicast, pair), 48: (one, pair, quad), 64: (one, quad)}
+    planned_48 = mid_n_48_epilogue(k_bytes) if base.epilogue_tile == AUTO else {}  # the plan's 41-48-row subtile
     for k in (2 * kb, 4 * kb):  # 128 and 256 bytes of K: long TMA copies keep more bytes in flight
         for n, n_clusters in clusters.items():  # 48: all of 33-48 tokens in one CTA (tiles.py)
             for cluster in n_clusters:
                 tile = dataclasses.replace(base, cta=(64, n, k), cluster=cluster, mainloop="pingpong",
                                            scheduler="persistent", split_k=1, swap_ab=True, stages="auto")
                 yield tile
-                if n == 48 and cluster == quad and base.epilogue_tile == AUTO and mid_n_48_epilogue(k_bytes):
-                    yield dataclasses.replace(tile, **mid_n_48_epilogue(k_bytes))  # the plan's 41-48-row tile
+                if n == 48 and cluster == quad and planned_48:
+                    yield dataclasses.replace(tile, **planned_48)
         for n in (32, 64):
             # persistent: the M 33-64 winners (tiles.py); stream-K split 1 is CUTLASS's heuristic
             for cluster in (one, multicast) if n < 64 else (one,):
