@@ -19,7 +19,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]  # tests/: per_shape_cases
 NOT_CASES = {"suite", "per_shape", "anchors", "warm_weights"}  # --what's names that are not tile_probe.py cases
 
 
@@ -68,6 +68,28 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
     return list({j.key: j for j in jobs if j.target_arch == 90}.values())
 
 
+def unknown_names(what: set, per_shape: str) -> list:
+    """What is wrong with --what and --per-shape, if anything: a name that is neither one of NOT_CASES nor a
+    tile_probe.py case would stop wanted_specs with a KeyError, and a --per-shape name that is not a per_shape_cases
+    case would match nothing and seed none of its kernels, silently."""
+    problems = []
+    if what - NOT_CASES:
+        import tile_probe
+
+        unknown = sorted(what - NOT_CASES - set(tile_probe.CASES))
+        if unknown:
+            problems.append(f"--what: no such name {', '.join(unknown)} (not one of {', '.join(sorted(NOT_CASES))} "
+                            "nor a tile_probe.py case; its docstring lists them)")
+    if "per_shape" in what and per_shape != "all":
+        import per_shape_cases
+
+        unknown = sorted(set(per_shape.split(",")) - set(per_shape_cases.cases()))
+        if unknown:
+            problems.append(f"--per-shape: no such case {', '.join(unknown)} (\"all\" or some of "
+                            f"{', '.join(per_shape_cases.cases())})")
+    return problems
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, type=pathlib.Path)
@@ -82,7 +104,10 @@ def main() -> int:
     from cutlassgen.jit import cache, device_key, flags, nvcc_flags_with_includes, toolchain
 
     nvcc = str(toolchain.find_nvcc())
-    jobs = wanted_jobs(set(args.what.split(",")), args.per_shape)
+    what = set(args.what.split(","))
+    for problem in unknown_names(what, args.per_shape):
+        p.error(problem)
+    jobs = wanted_jobs(what, args.per_shape)
     keyed = [(j, device_key(j)) for j in jobs]
     todo = [(j, key) for j, key in keyed if cache.lookup(cache.device_part_dir(key, 90), "kernel.cubin") is None]
     print(f"{len(jobs)} sm90 kernels, {len(jobs) - len(todo)} already kept; compiling {len(todo)} device parts "

@@ -587,3 +587,17 @@ def test_rotated_contenders_cycle_through_enough_input_sets(monkeypatch):
     probe.rotated(fake_contenders, lambda M, N, K: 2**30)({}, 1, 1, 1)
     assert len(made) == 2
     assert {probe.bias_gelu_rotated_contenders, probe.plain_rotated_contenders} <= probe.ROTATING
+
+
+def test_seed_device_parts_names_what_it_does_not_know(monkeypatch):
+    """A misspelt --what name stopped seed_device_parts.py with a KeyError, and a misspelt --per-shape case seeded
+    nothing without a word: both are now errors that name the bad name and the valid ones."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import seed_device_parts
+
+    assert seed_device_parts.unknown_names({"suite", "per_shape", "decode5120rot"}, "bf16,sm80_int8") == []
+    assert seed_device_parts.unknown_names({"anchors"}, "no_such_case") == []  # --per-shape read only with per_shape
+    bad_case, = seed_device_parts.unknown_names({"suite", "decode512rot"}, "all")
+    assert "decode512rot" in bad_case and "warm_weights" in bad_case
+    bad_per_shape, = seed_device_parts.unknown_names({"per_shape"}, "bf16,fp9")
+    assert "fp9" in bad_per_shape and "sm90_tf32" in bad_per_shape
