@@ -19,7 +19,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]  # tests/: per_shape_cases
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 NOT_CASES = {"suite", "per_shape", "anchors", "warm_weights"}  # --what's names that are not tile_probe.py cases
 
 
@@ -80,13 +80,12 @@ def unknown_names(what: set, per_shape: str) -> list:
         if unknown:
             problems.append(f"--what: no such name {', '.join(unknown)} (not one of {', '.join(sorted(NOT_CASES))} "
                             "nor a tile_probe.py case; its docstring lists them)")
-    if "per_shape" in what and per_shape != "all":
-        import per_shape_cases
+    if "per_shape" in what:
+        from suite_specs import per_shape_case_error
 
-        unknown = sorted(set(per_shape.split(",")) - set(per_shape_cases.cases()))
-        if unknown:
-            problems.append(f"--per-shape: no such case {', '.join(unknown)} (\"all\" or some of "
-                            f"{', '.join(per_shape_cases.cases())})")
+        problem = per_shape_case_error(per_shape)
+        if problem:
+            problems.append(f"--per-shape: {problem}")
     return problems
 
 

@@ -9,6 +9,16 @@ for _p in (str(ROOT / "tests"), str(ROOT)):
         sys.path.insert(0, _p)
 
 
+def per_shape_case_error(per_shape: str) -> str:
+    """What is wrong with per_shape (prebuild_specs' argument), or "": a misspelt case name would match nothing, and
+    its kernels would go unbuilt without a word."""
+    import per_shape_cases
+
+    unknown = [] if per_shape in ("all", "") else sorted(set(per_shape.split(",")) - set(per_shape_cases.cases()))
+    return (f"no per-shape case {', '.join(unknown)}: \"all\", \"\" or some of {', '.join(per_shape_cases.cases())}"
+            if unknown else "")
+
+
 def prebuild_specs(suite: bool = True, per_shape: str = "all") -> list:
     """The GPU suite's specs, the examples and the demo's (suite), and what build(spec, shapes=...) compiles in the
     per-shape tests: per_shape "all", "" for none, or per_shape_cases.cases() names joined by commas (with the
@@ -18,6 +28,8 @@ def prebuild_specs(suite: bool = True, per_shape: str = "all") -> list:
     from cutlassgen.demo import default_spec
     from gpu_specs import GPU_SPECS
 
+    if per_shape_case_error(per_shape):
+        raise ValueError(per_shape_case_error(per_shape))
     specs = []
     if suite:
         specs += list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted((ROOT / "examples/specs").glob("*.toml"))]

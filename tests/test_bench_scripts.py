@@ -590,8 +590,9 @@ def test_rotated_contenders_cycle_through_enough_input_sets(monkeypatch):
 
 
 def test_seed_device_parts_names_what_it_does_not_know(monkeypatch):
-    """A misspelt --what name stopped seed_device_parts.py with a KeyError, and a misspelt --per-shape case seeded
-    nothing without a word: both are now errors that name the bad name and the valid ones."""
+    """A misspelt --what name stopped seed_device_parts.py with a KeyError, and a misspelt --per-shape case (or
+    device_session.sh PER_SHAPE_CASES name) built nothing without a word: both are now errors that name the bad name
+    and the valid ones."""
     monkeypatch.syspath_prepend(str(BENCH))
     import seed_device_parts
 
@@ -601,3 +602,7 @@ def test_seed_device_parts_names_what_it_does_not_know(monkeypatch):
     assert "decode512rot" in bad_case and "warm_weights" in bad_case
     bad_per_shape, = seed_device_parts.unknown_names({"per_shape"}, "bf16,fp9")
     assert "fp9" in bad_per_shape and "sm90_tf32" in bad_per_shape
+    import suite_specs  # device_session.sh's PER_SHAPE_CASES goes through prebuild_specs: the same refusal there
+
+    with pytest.raises(ValueError, match="no per-shape case fp9"):
+        suite_specs.prebuild_specs(suite=False, per_shape="bf16,fp9")
