@@ -28,8 +28,9 @@ def prebuild_specs(suite: bool = True, per_shape: str = "all") -> list:
     from cutlassgen.demo import default_spec
     from gpu_specs import GPU_SPECS
 
-    if per_shape_case_error(per_shape):
-        raise ValueError(per_shape_case_error(per_shape))
+    problem = per_shape_case_error(per_shape)
+    if problem:
+        raise ValueError(problem)
     specs = []
     if suite:
         specs += list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted((ROOT / "examples/specs").glob("*.toml"))]
