@@ -2282,6 +2282,11 @@ def bf16_operands(M, N, K):
             torch.randn(N, device="cuda").bfloat16())
 
 
+def nan_bf16(M: int, N: int):
+    """with_checked_kernels' poisoned for a bf16 D: a function making an M x N output full of NaN."""
+    return lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+
+
 def with_checked_kernels(timed: dict, kernels: dict, call, ref_of, tol: float = 1.5e-2, poisoned=None) -> dict:
     """timed (the libraries) plus name -> call(kernel, name) for every kernel, each first checked against its float64
     reference ref_of(name); with poisoned (a function making a NaN-filled output) the check's call is
@@ -2317,7 +2322,7 @@ def bias_gelu_contenders(kernels, M, N, K):
     timed = {"cuBLAS mm": lambda: torch.mm(a, w.t()),
              "cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
     return with_checked_kernels(timed, kernels, lambda k, _, out=None: k(a, w.t(), bias=bias, out=out), lambda _: ref,
-                                poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+                                poisoned=nan_bf16(M, N))
 
 
 def plain_contenders(kernels, M, N, K):
@@ -2325,7 +2330,7 @@ def plain_contenders(kernels, M, N, K):
     ref = a.double() @ w.double().t()
     return with_checked_kernels({"cuBLAS mm": lambda: torch.mm(a, w.t())}, kernels,
                                 lambda k, _, out=None: k(a, w.t(), out=out), lambda _: ref,
-                                poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+                                poisoned=nan_bf16(M, N))
 
 
 def scaled_mm_takes(N, K) -> bool:
@@ -2419,7 +2424,7 @@ def int8_dequant_contenders(kernels, M, N, K):
     timed = {"cuBLAS bf16 mm": lambda: torch.mm(a16, w16.t()), "_int_mm": lambda: torch._int_mm(a8, w8.t())}
     return with_checked_kernels(
         timed, kernels, lambda k, _, out=None: k(a8, w8.t(), scale_a=sa.reshape(M), scale_b=sb.reshape(N), out=out),
-        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+        lambda _: ref, poisoned=nan_bf16(M, N))
 
 
 def in_taller_buffer(a, extra: int = 256, fill: float = float("nan")):
@@ -2445,7 +2450,7 @@ def bias_gelu_on_places(kernels, M, N, K, places_of):
         timed, {name + suffix: k for suffix in places for name, k in kernels.items()},
         lambda k, name, out=None: k(places[name[name.find(" | "):] if " | " in name else ""], w.t(), bias=bias,
                                     out=out),
-        lambda _: ref, poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+        lambda _: ref, poisoned=nan_bf16(M, N))
 
 
 def padded_bias_gelu_contenders(kernels, M, N, K, zeros: bool = False):
@@ -2487,7 +2492,7 @@ def padded_fp8_contenders(kernels, M, N, K):
         lambda k, name, out=None: k(tall_a if name.endswith("| padded") else a8, w8.t(), scale_a=sa, scale_b=sb,
                                     bias=bias, out=out),
         lambda _: ref, tol=2e-2,
-        poisoned=lambda: torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda"))
+        poisoned=nan_bf16(M, N))
 
 
 def shipped_tiles(make, shapes) -> dict:
@@ -2510,10 +2515,13 @@ def run_in_probe_range(fn):
 
 # case -> [(what, spec of a tile, tiles, shapes, contenders, the library to beat[, (a cutlassgen.lower setting, its
 #           values): each tile built once per value; or (None, settings dicts): once per dict])]
-def with_and_without_epilogue(tiles: dict, shapes: list, anchor: str) -> list:
-    """Two case groups: bf16 bias+gelu against anchor, and the same tiles without an epilogue against cuBLAS mm."""
-    return [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, anchor),
-            ("bf16 plain", plain, tiles, shapes, plain_contenders, "cuBLAS mm")]
+def with_and_without_epilogue(tiles: dict, shapes: list, anchor: str, rotating: bool = False) -> list:
+    """Two case groups: bf16 bias+gelu against anchor, and the same tiles without an epilogue against cuBLAS mm
+    (rotating: each on rotating input sets, rotated())."""
+    with_epilogue, without = ((bias_gelu_rotated_contenders, plain_rotated_contenders) if rotating
+                              else (bias_gelu_contenders, plain_contenders))
+    return [("bf16 bias+gelu", bias_gelu, tiles, shapes, with_epilogue, anchor),
+            ("bf16 plain", plain, tiles, shapes, without, "cuBLAS mm")]
 
 
 def beside_plan(tiles: dict, shapes: list, *builds) -> tuple:
@@ -2836,10 +2844,7 @@ CASES = {
     "decode5120": [("bf16 bias+gelu", bias_gelu, DECODE_5120_TILES, DECODE_5120_SHAPES, bias_gelu_contenders,
                     "cuBLAS mm", ("LOAD_HINTS", (WEIGHTS_FIRST_VARIANTS[1][1],)))],
     "decode5120k": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm"),
-    "decode5120rot": [("bf16 bias+gelu", bias_gelu, DECODE_5120_K_TILES, DECODE_5120_K_SHAPES,
-                       bias_gelu_rotated_contenders, "cuBLAS mm"),
-                      ("bf16 plain", plain, DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, plain_rotated_contenders,
-                       "cuBLAS mm")],
+    "decode5120rot": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm", rotating=True),
     "decode5120u": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_5120_UNSWAPPED_TILES},
                      DECODE_5120_UNSWAPPED_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "directstore": [*(group + (DIRECT_STORE_VARIANTS,) for group in with_and_without_epilogue(
