@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120rot decode5120u directstore epiwide64
+     decode5120rot decode5120u directstore epiwide64 keepweights
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1870,6 +1870,27 @@ DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
 # cuBLAS mm's time at 64x5120x4096 moved 15.1-16.7 us between sets of rounds (h100_session88.log, h100_session89.log):
 # its 40 MiB of weights partly in L2 from the call before. Warm minus rotated is what that reuse gives each kernel;
 # rotated minus cold (--cold) what the flush's evicting code and parameters costs: which of the two is our gap?
+# keepweights (session 90): weights larger than L2 keeps thrash it under one priority: warm, the 40 MiB decode tile
+# with CUTLASS's loads gained only ~4 us of ~20 from L2 (decode5120rot, h100_session89.log), the 48 MiB ones load
+# EVICT_FIRST and gain nothing. Here the plan's tile at each shape loads its weights EVICT_FIRST but for the first
+# WEIGHTS_KEEP_MIB, which load EVICT_NORMAL: the same part every call, for L2 to keep (0: all EVICT_FIRST). Warm and
+# cold: cold must not lose.
+KEEP_WEIGHTS_SHAPES = [(64, 5120, 4096), (64, 6144, 4096), (16, 8192, 8192), (32, 8192, 8192), (64, 14336, 4096),
+                       (256, 8192, 8192)]
+KEEP_WEIGHTS_MIB = ("WEIGHTS_KEEP_MIB", (0, 16, 24, 32))
+
+
+def weights_first_plan_tiles(make, shapes: list) -> list:
+    """(tiles, shapes) for each tile the plan ships at shapes (make's all-auto spec): the plan's own, and the same tile
+    with its weights EVICT_FIRST."""
+    base = make(Sm90Tile())
+    by_tile = {}
+    for shape in shapes:
+        by_tile.setdefault(dataclasses.replace(shape_tile(base, *shape), weights_evict_first=True), []).append(shape)
+    return [({"auto+shapes": PLAN, label(base.replace(tile=t)): t}, tile_shapes)
+            for t, tile_shapes in by_tile.items()]
+
+
 # decode5120u (session 87): swap_ab tiles the weights in steps of 64 rows, so N = 5120 makes 80 CTAs for 132 SMs.
 # Unswapped, a 64-row CTA holds every token and CTA N goes in steps of 8: 40-wide weight tiles make 128 CTAs at
 # N = 5120, 48-wide 128 at 6144. Runs 34 and 63 timed such tiles alone or in a 1x2 cluster (no better than swap_ab);
@@ -2845,6 +2866,8 @@ CASES = {
                     "cuBLAS mm", ("LOAD_HINTS", (WEIGHTS_FIRST_VARIANTS[1][1],)))],
     "decode5120k": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm"),
     "decode5120rot": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm", rotating=True),
+    "keepweights": [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLAS mm", KEEP_WEIGHTS_MIB)
+                    for tiles, shapes in weights_first_plan_tiles(bias_gelu, KEEP_WEIGHTS_SHAPES)],
     "decode5120u": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_5120_UNSWAPPED_TILES},
                      DECODE_5120_UNSWAPPED_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "directstore": [*(group + (DIRECT_STORE_VARIANTS,) for group in with_and_without_epilogue(

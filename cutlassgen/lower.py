@@ -56,6 +56,13 @@ LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"}}
 
 
+# sm90: of an operand loaded EVICT_FIRST (the weights, where Sm90Tile.weights_evict_first), the first this many MiB
+# load EVICT_NORMAL (csrc/cutlassgen/load_hints.hpp, KeepMiB): the same part of the weights every call, which L2 can
+# keep from one call to the next while the rest streams past it. 0: every tile EVICT_FIRST. A study setting for now
+# (bench/tile_probe.py keepweights).
+WEIGHTS_KEEP_MIB = 0
+
+
 # A LOAD_HINTS name as the template writes it: CuTe's three policies, evict_normal as a policy operand, or no policy
 # operand at all (the load instruction without .L2::cache_hint, as cuBLAS's kernels load). Measured and not used
 # (bench/tma_cache_hint.py): evict_normal on both operands 0.68x CuTe's EVICT_NORMAL at 256x8192^2, 0.86-0.87x at
@@ -153,7 +160,7 @@ _DIRECT_NODE_KINDS = {"acc", "scalar", "col_bcast", "row_bcast", "compute"}
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
             "TAIL_LOADS", "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES", "EPI_STORE_STAGES",
-            "OPAQUE_PIPELINE", "DIRECT_STORE")
+            "OPAQUE_PIPELINE", "DIRECT_STORE", "WEIGHTS_KEEP_MIB")
 
 
 @contextlib.contextmanager
@@ -251,6 +258,14 @@ def _load_hints(swap_ab: bool, weights_evict_first: bool = False) -> tuple | Non
         b = "EVICT_FIRST"
     hints = (b, a) if swap_ab else (a, b)
     return None if hints == ("EVICT_NORMAL", "EVICT_NORMAL") else hints
+
+
+def _keep_mib(load_hints: tuple | None) -> int:
+    """WEIGHTS_KEEP_MIB where an operand loads EVICT_FIRST (0 renders nothing: other kernels' sources stay as they
+    were)."""
+    if isinstance(WEIGHTS_KEEP_MIB, bool) or not isinstance(WEIGHTS_KEEP_MIB, int) or WEIGHTS_KEEP_MIB < 0:
+        raise ValueError(f"cutlassgen.lower.WEIGHTS_KEEP_MIB = {WEIGHTS_KEEP_MIB!r}: a whole number of MiB, 0 or more")
+    return WEIGHTS_KEEP_MIB if "EVICT_FIRST" in (load_hints or ()) else 0
 
 
 @dataclass
@@ -444,6 +459,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap) and direct is None,
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap) and direct is None,
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
+                   keep_mib=_keep_mib(load_hints),
                    tail_operand=tail_operand,
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],

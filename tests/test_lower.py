@@ -250,6 +250,23 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
     assert all(swapped.key in x or "cgspec" in x for x, _ in differ), differ
 
 
+def test_weights_keep_mib_keeps_the_first_mib_of_an_evict_first_operand_only():
+    # lower.WEIGHTS_KEEP_MIB (a study setting, bench/tile_probe.py keepweights): an EVICT_FIRST operand's first MiB
+    # load EVICT_NORMAL (load_hints.hpp's KeepMiB); a kernel with no EVICT_FIRST operand renders as before
+    swapped = spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
+    plain = spec(swap_ab=True)
+    first, cutlass_loads = cg.render(swapped), cg.render(plain)
+    with cg.lower.settings(WEIGHTS_KEEP_MIB=24):
+        kept = cg.render(swapped)
+        assert cg.render(plain) == cutlass_loads
+    assert re.search(r"CacheHintSm90::EVICT_NORMAL, (1|cutlassgen::kNoTailOperand), 24>;", kept), kept
+    assert "first 24 MiB load EVICT_NORMAL" in kept and "first 24 MiB" not in first
+    assert cg.render(swapped) == first  # restored after the block
+    for bad in (-1, 1.5, "24", True):
+        with cg.lower.settings(WEIGHTS_KEEP_MIB=bad), pytest.raises(ValueError, match="WEIGHTS_KEEP_MIB"):
+            lower(swapped)
+
+
 def test_kernels_load_as_cutlass_does_unless_a_setting_or_the_tile_says_otherwise(monkeypatch):
     # No policy helped every tile at every weights size on the H200 (tiles.WEIGHTS_FIRST_MIN_BYTES): swapped and
     # unswapped kernels keep CUTLASS's mainloop as built; LOAD_HINTS (the probes' setting) and the tile's

@@ -17,6 +17,12 @@
 // it does not bring are counted off the stage's transaction barrier by the producer. The stage's rows past the box
 // keep what an earlier tile left there: they are rows past M, whose accumulators the epilogue neither writes nor
 // reduces. Python decides where this applies (cutlassgen/lower.py, TAIL_LOADS).
+//
+// With KeepMiB > 0, an operand whose Hint is EVICT_FIRST loads its first KeepMiB (its tiles in order along its rows,
+// each over the whole K) with CuTe's EVICT_NORMAL instead. Weights larger than L2 keeps, all loaded at one priority,
+// replace each other from one call to the next (EVICT_FIRST or not, a call finds almost none of them there); this
+// keeps a fixed part of them, the same part every call, at the priority CUTLASS loads everything with, while the rest
+// streams past it EVICT_FIRST. Python decides where and how much (cutlassgen/lower.py, WEIGHTS_KEEP_MIB).
 #include "cute/arch/copy_sm90_desc.hpp"
 #include "cute/arch/copy_sm90_tma.hpp"
 #include "cute/tensor.hpp"
@@ -156,7 +162,7 @@ CUTE_DEVICE void load_box_2d(void const* desc, uint64_t* barrier, void* smem, in
 inline constexpr int kNoTailOperand = -1;
 
 template <class Base, cute::TMA::CacheHintSm90 HintA, cute::TMA::CacheHintSm90 HintB,
-          int TailOperand = kNoTailOperand>
+          int TailOperand = kNoTailOperand, int KeepMiB = 0>
 struct MainloopLoadHints : Base {
   static_assert(kHintableMainloop<typename Base::DispatchPolicy>,
                 "load hints: the builder chose a mainloop whose producer load() this header does not know");
@@ -242,6 +248,8 @@ struct MainloopLoadHints : Base {
     auto tma_b = params.tma_load_b.get_slice(in_m);
 
     auto [m, n, k, l] = blk_coord;
+    auto const hint_a = kept_hint<HintA, typename Base::ElementA>(get<0>(load_inputs), int(m), int(l));
+    auto const hint_b = kept_hint<HintB, typename Base::ElementB>(get<1>(load_inputs), int(n), int(l));
     Tensor src_a = tma_a.partition_S(get<0>(load_inputs)(_, _, m, _, l));  // (TMA, TMA_M, TMA_K, k)
     Tensor src_b = tma_b.partition_S(get<1>(load_inputs)(_, _, n, _, l));  // (TMA, TMA_N, TMA_K, k)
     Tensor dst_a = tma_a.partition_D(
@@ -275,17 +283,32 @@ struct MainloopLoadHints : Base {
         if (fitted) load_fitted_tail(params, barrier, stage, int(*k_tile_iter), first_row, shared_tensors);
       }
       if (!(fitted && kTailOnA)) {
-        copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, HintA)), src_a(_, _, _, *k_tile_iter),
+        copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, hint_a)), src_a(_, _, _, *k_tile_iter),
              dst_a(_, _, _, stage));
       }
       if (!(fitted && !kTailOnA)) {
-        copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, HintB)), src_b(_, _, _, *k_tile_iter),
+        copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, hint_b)), src_b(_, _, _, *k_tile_iter),
              dst_b(_, _, _, stage));
       }
     }
   }
 
  private:
+  // Hint, or CuTe's EVICT_NORMAL where Hint is EVICT_FIRST and tile (of batch) lies within the operand's first KeepMiB.
+  // tiles: the operand's tiles as load_init makes them, (rows, K of a tile, tiles, k tiles, batches) of Element.
+  template <cute::TMA::CacheHintSm90 Hint, class Element, class Tiles>
+  CUTE_DEVICE static cute::TMA::CacheHintSm90 kept_hint(Tiles const& tiles, int tile, int batch) {
+    using cute::size;
+    if constexpr (KeepMiB == 0 || Hint != cute::TMA::CacheHintSm90::EVICT_FIRST) {
+      return Hint;
+    } else {
+      int64_t const tile_bytes = int64_t(size<0>(tiles)) * size<1>(tiles) * size<3>(tiles) *
+                                 cute::sizeof_bits_v<Element> / 8;
+      int64_t const through = (int64_t(batch) * size<2>(tiles) + tile + 1) * tile_bytes;
+      return through <= (int64_t(KeepMiB) << 20) ? cute::TMA::CacheHintSm90::EVICT_NORMAL : Hint;
+    }
+  }
+
   // One stage of the last token tile's token operand: its rows from first_row to the operand's end, one box per
   // 128-byte column. The stage's transaction count was set for whole tiles by the producer's arrive; the bytes the
   // boxes do not bring are counted off it here.
