@@ -606,3 +606,30 @@ def test_seed_device_parts_names_what_it_does_not_know(monkeypatch):
 
     with pytest.raises(ValueError, match="no per-shape case fp9"):
         suite_specs.prebuild_specs(suite=False, per_shape="bf16,fp9")
+
+
+@pytest.mark.compile
+def test_sass_same_tells_a_code_change_from_the_names_a_compile_folder_gives(tmp_path, monkeypatch):
+    """Every key includes csrc/'s digest; sass_same.py says whether a csrc/ change left the kernels' code as it was.
+    Two compiles of one source in two folders differ in bytes (nvcc names internal symbols by a hash of the path) but
+    not in code; another constant is another code."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import subprocess
+
+    import sass_same
+    from cutlassgen.jit import toolchain
+
+    def cubin(folder: str, scale: str) -> pathlib.Path:
+        where = tmp_path / folder
+        where.mkdir()
+        (where / "kernel.cu").write_text(f"namespace {{ __device__ float scale = {scale}; }}\n"
+                                         "__global__ void k(float* x) { x[threadIdx.x] *= scale; }\n")
+        subprocess.run([str(toolchain.find_nvcc()), "-arch=sm_90a", "-cubin", str(where / "kernel.cu"), "-o",
+                        str(where / "kernel.cubin")], check=True)
+        return where / "kernel.cubin"
+
+    first, again, other = cubin("a", "2.0f"), cubin("b", "2.0f"), cubin("c", "3.0f")
+    assert first.read_bytes() != again.read_bytes()
+    sections = sass_same.code_sections(first)
+    assert ".text._Z1kPf" in sections and ".strtab" not in sections
+    assert sections == sass_same.code_sections(again) and sections != sass_same.code_sections(other)

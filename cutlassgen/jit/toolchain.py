@@ -171,11 +171,12 @@ if not CSRC.is_dir():  # source checkout: csrc/ sits beside the package
 
 
 @functools.lru_cache(maxsize=None)
-def csrc_digest() -> str:
-    """Hash of the shared C++ (headers and binding): a change to them must change every key."""
+def csrc_digest(root: pathlib.Path = CSRC) -> str:
+    """Hash of the shared C++ (headers and binding): a change to them must change every key. (root: another copy of
+    csrc/, e.g. an earlier commit's, for bench/sass_same.py.)"""
     h = hashlib.sha256()
-    for p in sorted(CSRC.rglob("*")):
+    for p in sorted(root.rglob("*")):
         if p.is_file():
-            h.update(p.relative_to(CSRC).as_posix().encode())
+            h.update(p.relative_to(root).as_posix().encode())
             h.update(p.read_bytes())
     return h.hexdigest()[:16]
