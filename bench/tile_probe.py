@@ -1875,8 +1875,8 @@ DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
 # EVICT_FIRST and gain nothing. Here the plan's tile at each shape loads its weights EVICT_FIRST but for the first
 # WEIGHTS_KEEP_MIB, which load EVICT_NORMAL: the same part every call, for L2 to keep (0: all EVICT_FIRST). Warm and
 # cold: cold must not lose.
-KEEP_WEIGHTS_SHAPES = [(64, 5120, 4096), (64, 6144, 4096), (16, 8192, 8192), (32, 8192, 8192), (64, 14336, 4096),
-                       (256, 8192, 8192)]
+KEEP_WEIGHTS_SHAPES = [(64, 4096, 4096), (64, 5120, 4096), (64, 6144, 4096), (64, 8192, 4096), (16, 8192, 8192),
+                       (32, 8192, 8192), (64, 14336, 4096), (256, 8192, 8192)]
 KEEP_WEIGHTS_MIB = ("WEIGHTS_KEEP_MIB", (0, 16, 24, 32))
 
 
