@@ -1884,11 +1884,8 @@ def weights_first_plan_tiles(make, shapes: list) -> list:
     """(tiles, shapes) for each tile the plan ships at shapes (make's all-auto spec): the plan's own, and the same tile
     with its weights EVICT_FIRST."""
     base = make(Sm90Tile())
-    by_tile = {}
-    for shape in shapes:
-        by_tile.setdefault(dataclasses.replace(shape_tile(base, *shape), weights_evict_first=True), []).append(shape)
     return [({"auto+shapes": PLAN, label(base.replace(tile=t)): t}, tile_shapes)
-            for t, tile_shapes in by_tile.items()]
+            for t, tile_shapes in shapes_by_plan_tile(base, shapes, weights_evict_first=True).items()]
 
 
 # decode5120u (session 87): swap_ab tiles the weights in steps of 64 rows, so N = 5120 makes 80 CTAs for 132 SMs.
@@ -2569,15 +2566,20 @@ def fp8_shipped_each(shapes: list, *builds) -> list:
              *builds) for shape in shapes]
 
 
+def shapes_by_plan_tile(base, shapes: list, **fields) -> dict:
+    """The tile the plan ships at each of shapes (for base, an all-auto spec), with fields replaced -> its shapes."""
+    by_tile = {}
+    for shape in shapes:
+        by_tile.setdefault(dataclasses.replace(shape_tile(base, *shape), **fields), []).append(shape)
+    return by_tile
+
+
 def with_and_without_weights_first(make, shapes: list) -> list:
     """Groups of make's spec (bias_gelu against cuBLASLt fused; fp8_scaled or fp8_scaled_fast against the _scaled_mm
     that accumulates alike; int8_dequant against _int_mm): the tile the plan ships at each of shapes, one group per
     tile, built with its weights loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
     base = make(Sm90Tile())
-    by_tile = {}
-    for shape in shapes:
-        tile = dataclasses.replace(shape_tile(base, *shape), weights_evict_first=False)
-        by_tile.setdefault(tile, []).append(shape)
+    by_tile = shapes_by_plan_tile(base, shapes, weights_evict_first=False)
     what, contenders, anchor = {bias_gelu: ("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused"),
                                 int8_dequant: ("int8 dequant", int8_dequant_contenders, "_int_mm")}.get(
                                     make, ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
