@@ -376,3 +376,52 @@ def test_direct_store_epilogue_matches_the_reference(direct_store_kernels, name)
         res = kernel(a, b, c, out=out, **inputs)
         torch.cuda.synchronize()
         assert_close(res, cg.reference(spec, a, b, c, **inputs), spec.d.dtype, f"{name} {M}x{N}x{K}")
+
+
+# lower.WEIGHTS_KEEP_MIB (a study setting): a weights-first kernel loads the first MiB of its weights EVICT_NORMAL and
+# the rest EVICT_FIRST, the policy chosen per work tile in the producer. A swapped decode tile and an unswapped
+# cooperative one, at shapes whose weights fall within that MiB, past it, and across it inside one call.
+def _keep_weights_specs() -> dict:
+    from cutlassgen import Activation, Add, GemmSpec, Operand, Sm90Tile
+
+    def bf16(name, tile):
+        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
+                        epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")], name=name)
+
+    return {"keep_swap": bf16("keep_swap", Sm90Tile(cta=(64, 64, 128), cluster=(4, 1, 1), mainloop="pingpong",
+                                                    swap_ab=True, weights_evict_first=True)),
+            "keep_coop": bf16("keep_coop", Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), mainloop="cooperative",
+                                                    weights_evict_first=True))}
+
+
+@pytest.fixture(scope="module")
+def keep_weights_kernels(cache_dir):
+    import cutlassgen as cg
+    from cutlassgen import lower
+
+    specs = _keep_weights_specs()
+    with lower.settings(WEIGHTS_KEEP_MIB=1):
+        return dict(zip(specs, cg.build_many(list(specs.values()))))
+
+
+@pytest.mark.parametrize("name", list(_keep_weights_specs()))
+def test_weights_kept_in_l2_by_address_still_match_the_reference(keep_weights_kernels, name):
+    """The hints change which lines L2 keeps, never a value: every shape right on a poisoned out, twice."""
+    import re
+
+    import torch
+
+    import cutlassgen as cg
+
+    spec, kernel = _keep_weights_specs()[name], keep_weights_kernels[name]
+    assert re.search(r"MainloopLoadHints<\w+, [\w:]+,\s+[\w:]+, [\w:]+, 1>;", kernel.source)
+    # weights of 10 MiB (8 swapped 64-row tiles kept), 0.12 MiB (all kept), 1.06 MiB (the last tile past the MiB)
+    for M, N, K in ((48, 5120, 1024), (5, 312, 200), (64, 136, 4096), (300, 264, 520)):
+        gen = torch.Generator(device="cuda").manual_seed(hash((name, M, N, K)) % 2**31)
+        a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+        ref = cg.reference(spec, a, b, c, **inputs)
+        for _ in range(2):
+            out = poisoned_out(spec, M, N)
+            res = kernel(a, b, c, out=out, **inputs)
+            torch.cuda.synchronize()
+            assert_close(res, ref, spec.d.dtype, f"{name} {M}x{N}x{K}")
