@@ -7,9 +7,9 @@ seed_device_parts.py selects with --what and --per-shape, this compares the cubi
 kernel had with --base's csrc/ (an earlier session's seed) with the one kept in NEW under this tree's key (a seed made
 now), section by section: the SASS (.text.*), the kernel's attributes (.nv.info*), its constants and symbols must be
 byte for byte the same; only the string table may differ, where nvcc names internal symbols by a hash of the
-source's path (a temporary folder per compile). (The toolkit here has no cuobjdump.) Both keys come from this tree's rendering: a kernel whose source renders
-otherwise at --base has no cubin in OLD and is listed as missing. Prints each kernel that differs or is missing and a
-summary; exit 1 if any differs.
+source's path (a temporary folder per compile; the toolkit here has no cuobjdump). Both keys come from this tree's
+rendering: a kernel whose source renders otherwise at --base has no cubin in OLD and is listed as missing. Prints
+each kernel that differs or is missing and a summary; exit 1 if any differs.
 """
 import argparse
 import io
@@ -38,7 +38,8 @@ def csrc_digest_at(commit: str) -> str:
 def code_sections(cubin: pathlib.Path) -> dict:
     """name -> bytes of each ELF section of a cubin but the string table (.strtab), which holds symbol names only."""
     elf = cubin.read_bytes()
-    (table,), (entry_size, count, names_index) = struct.unpack_from("<Q", elf, 0x28), struct.unpack_from("<HHH", elf, 0x3A)
+    (table,) = struct.unpack_from("<Q", elf, 0x28)
+    entry_size, count, names_index = struct.unpack_from("<HHH", elf, 0x3A)
     # ELF64 section headers: name offset, type, flags, address, offset, size, ... (type 8: no bits in the file)
     headers = [struct.unpack_from("<IIQQQQ", elf, table + i * entry_size) for i in range(count)]
     names_at = headers[names_index][4]
