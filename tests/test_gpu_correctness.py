@@ -330,21 +330,25 @@ def test_reused_parameters_follow_every_argument(gpu_kernel, name):
     check(a, b, c, inputs, out, "the first call's arguments after the cache emptied")
 
 
+def _bf16(name, tile, epilogue):
+    """A bf16 spec (row-major a, column-major b, bf16 out) of one sm90 tile, for the study settings' GPU tests."""
+    from cutlassgen import GemmSpec, Operand
+
+    return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
+                    epilogue=epilogue, name=name)
+
+
 # lower.DIRECT_STORE, the study setting of bench/tile_probe.py directstore (csrc/cutlassgen/direct_store.hpp): D
 # written from each thread's accumulators, no shared memory. Its kernels: the decode tile swapped with bias+gelu and
 # with no epilogue, and an unswapped cooperative tile whose epilogue reads a vector along each of its dimensions.
 def _direct_store_specs() -> dict:
-    from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile
-
-    def bf16(name, tile, epilogue):
-        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
-                        epilogue=epilogue, name=name)
+    from cutlassgen import Activation, Add, Multiply, Sm90Tile
 
     swapped = Sm90Tile(cta=(64, 64, 128), cluster=(4, 1, 1), mainloop="pingpong", swap_ab=True)
-    return {"direct_swap_bias_gelu": bf16("direct_swap_bias_gelu", swapped,
-                                          [Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
-            "direct_swap_plain": bf16("direct_swap_plain", swapped, []),
-            "direct_coop_scale_bias_relu": bf16(
+    return {"direct_swap_bias_gelu": _bf16("direct_swap_bias_gelu", swapped,
+                                           [Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]),
+            "direct_swap_plain": _bf16("direct_swap_plain", swapped, []),
+            "direct_coop_scale_bias_relu": _bf16(
                 "direct_coop_scale_bias_relu", Sm90Tile(cta=(128, 128, 64), cluster=(2, 1, 1), mainloop="cooperative"),
                 [Multiply("per_row", "scale", "fp32"), Add("per_col", "bias", "bf16"), Activation("relu")])}
 
@@ -382,16 +386,13 @@ def test_direct_store_epilogue_matches_the_reference(direct_store_kernels, name)
 # the rest EVICT_FIRST, the policy chosen per work tile in the producer. A swapped decode tile and an unswapped
 # cooperative one, at shapes whose weights fall within that MiB, past it, and across it inside one call.
 def _keep_weights_specs() -> dict:
-    from cutlassgen import Activation, Add, GemmSpec, Operand, Sm90Tile
+    from cutlassgen import Activation, Add, Sm90Tile
 
-    def bf16(name, tile):
-        return GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"), tile=tile,
-                        epilogue=[Add("per_col", "bias", "bf16"), Activation("gelu_tanh")], name=name)
-
-    return {"keep_swap": bf16("keep_swap", Sm90Tile(cta=(64, 64, 128), cluster=(4, 1, 1), mainloop="pingpong",
-                                                    swap_ab=True, weights_evict_first=True)),
-            "keep_coop": bf16("keep_coop", Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), mainloop="cooperative",
-                                                    weights_evict_first=True))}
+    bias_gelu = [Add("per_col", "bias", "bf16"), Activation("gelu_tanh")]
+    return {"keep_swap": _bf16("keep_swap", Sm90Tile(cta=(64, 64, 128), cluster=(4, 1, 1), mainloop="pingpong",
+                                                     swap_ab=True, weights_evict_first=True), bias_gelu),
+            "keep_coop": _bf16("keep_coop", Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), mainloop="cooperative",
+                                                     weights_evict_first=True), bias_gelu)}
 
 
 @pytest.fixture(scope="module")
