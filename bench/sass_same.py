@@ -47,7 +47,8 @@ def code_sections(cubin: pathlib.Path) -> dict:
     def name(offset: int) -> str:
         start = names_at + offset
         return elf[start:elf.index(b"\0", start)].decode()
-    return {name(h[0]): b"" if h[1] == 8 else elf[h[4]:h[4] + h[5]] for h in headers if name(h[0]) != ".strtab"}
+    named = ((name(h[0]), h) for h in headers)
+    return {n: b"" if h[1] == 8 else elf[h[4]:h[4] + h[5]] for n, h in named if n != ".strtab"}
 
 
 def label_of(job) -> str:
