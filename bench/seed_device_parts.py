@@ -23,6 +23,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 NOT_CASES = {"suite", "per_shape", "anchors", "warm_weights"}  # --what's names that are not tile_probe.py cases
 
 
+def probe_cases(what: set) -> set:
+    """The names in --what that are meant as tile_probe.py cases."""
+    return what - NOT_CASES
+
+
 def _named_specs(tile_probe, group) -> list:
     """The specs of a tile_probe.py case group's named tiles (its PLAN entry is the per-shape plan: per_shape's)."""
     return [group[1](t) for t in group[2].values() if t is not tile_probe.PLAN]
@@ -39,7 +44,7 @@ def wanted_specs(what: set, per_shape: str = "all") -> list:
 
         specs += list(bench_anchors.specs().values())
         specs += [s for group in bench_anchors.per_shape_plans(bench_anchors.auto_spec())[1].values() for s in group]
-    cases = what - NOT_CASES
+    cases = probe_cases(what)
     if cases:
         import tile_probe
 
@@ -53,7 +58,7 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
     from cutlassgen.jit import plan
 
     jobs = [plan(s, 90).with_cache_key() for s in wanted_specs(what, per_shape)]
-    cases = what - NOT_CASES
+    cases = probe_cases(what)
     if "warm_weights" in what or cases:
         import tile_probe
 
@@ -73,10 +78,11 @@ def unknown_names(what: set, per_shape: str) -> list:
     tile_probe.py case would stop wanted_specs with a KeyError, and a --per-shape name that is not a per_shape_cases
     case would match nothing and seed none of its kernels, silently."""
     problems = []
-    if what - NOT_CASES:
+    cases = probe_cases(what)
+    if cases:
         import tile_probe
 
-        unknown = sorted(what - NOT_CASES - set(tile_probe.CASES))
+        unknown = sorted(cases - set(tile_probe.CASES))
         if unknown:
             problems.append(f"--what: no such name {', '.join(unknown)} (not one of {', '.join(sorted(NOT_CASES))} "
                             "nor a tile_probe.py case; its docstring lists them)")
