@@ -11,6 +11,18 @@ pytestmark = pytest.mark.gpu
 SHAPES = [(256, 512, 1024), (1, 128, 64), (7, 144, 80), (4097, 272, 528), (300, 16, 1040)]
 
 
+def fresh_generator(*what):
+    """A CUDA generator on a new seed each run (fresh inputs), the seed printed so that a failure, whose captured
+    output pytest shows, can be replayed with manual_seed."""
+    import random
+
+    import torch
+
+    seed = random.randrange(2**31)
+    print(f"inputs of {what}: torch.Generator(device='cuda').manual_seed({seed})")
+    return torch.Generator(device="cuda").manual_seed(seed)
+
+
 def make_inputs(spec, kernel, M, N, K, gen):
     import torch
 
@@ -102,7 +114,7 @@ def test_matches_reference(gpu_kernel, name, shape):
     spec = GPU_SPECS[name]
     kernel = gpu_kernel(name)
     M, N, K = aligned_shape(spec, shape)
-    gen = torch.Generator(device="cuda").manual_seed(hash((name, shape)) % 2**31)
+    gen = fresh_generator(name, shape)
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
     out = poisoned_out(spec, M, N)
     res = kernel(a, b, c, out=out, **inputs)
@@ -171,7 +183,7 @@ def test_rows_past_m_in_the_buffers_change_nothing(gpu_kernel, name, shape):
     spec = GPU_SPECS[name]
     kernel = gpu_kernel(name)
     M, N, K = aligned_shape(spec, shape)
-    gen = torch.Generator(device="cuda").manual_seed(hash((name, shape, "tall")) % 2**31)
+    gen = fresh_generator(name, shape, "tall")
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
 
     def poison(dtype):  # what no result holds: NaN, or for integers a value far past the inputs' products
@@ -250,7 +262,7 @@ def test_stale_rows_past_m_in_the_last_token_tile_change_nothing(fitted_tail_ker
     tokens = ctx["cta"][1] if ctx["swap_ab"] else ctx["cta"][0]
     for M_full, M in ((tokens, 5), (2 * tokens, tokens + 3)):
         _, N, K = aligned_shape(spec, (M_full, 144, 80))
-        gen = torch.Generator(device="cuda").manual_seed(hash((name, M, "stale")) % 2**31)
+        gen = fresh_generator(name, M, "stale")
         a, b, c, inputs = make_inputs(spec, kernel, M_full, N, K, gen)
         kernel(torch.full_like(a, huge_value(a.dtype)), b, c, **inputs)  # leaves huge rows in shared memory
         M = aligned_shape(spec, (M, N, K))[0]
@@ -285,7 +297,7 @@ def test_reused_parameters_follow_every_argument(gpu_kernel, name):
     spec = GPU_SPECS[name]
     kernel = gpu_kernel(name)
     M, N, K = aligned_shape(spec, (300, 144, 1040))
-    gen = torch.Generator(device="cuda").manual_seed(hash((name, "params cache")) % 2**31)
+    gen = fresh_generator(name, "params cache")
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
     poison = poisoned_out(spec, M, N)
     out = poison.clone()
@@ -374,7 +386,7 @@ def test_direct_store_epilogue_matches_the_reference(direct_store_kernels, name)
     spec, kernel = _direct_store_specs()[name], direct_store_kernels[name]
     assert "DirectEpilogue" in kernel.source
     for M, N, K in ((48, 5120, 1024), (5, 312, 200), (64, 136, 4096), (300, 264, 520)):
-        gen = torch.Generator(device="cuda").manual_seed(hash((name, M, N, K)) % 2**31)
+        gen = fresh_generator(name, M, N, K)
         a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
         out = poisoned_out(spec, M, N)
         res = kernel(a, b, c, out=out, **inputs)
@@ -419,7 +431,7 @@ def test_weights_kept_in_l2_by_address_still_match_the_reference(keep_weights_ke
     # weights of 10 MiB (8 swapped 64-row tiles kept), 0.12 MiB (all kept), 1.06 MiB (the last tile past the MiB),
     # 0.26 MiB (all kept, 300 token rows over several token tiles)
     for M, N, K in ((48, 5120, 1024), (5, 312, 200), (64, 136, 4096), (300, 264, 520)):
-        gen = torch.Generator(device="cuda").manual_seed(hash((name, M, N, K)) % 2**31)
+        gen = fresh_generator(name, M, N, K)
         a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
         ref = cg.reference(spec, a, b, c, **inputs)
         for _ in range(2):
