@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120rot decode5120u directstore epiwide64 keepweights
+     decode5120rot decode5120u directstore epiwide64 keepweights keepwide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -1878,6 +1878,14 @@ DECODE_5120_K_SHAPES = [(64, 5120, k) for k in (1024, 2048, 4096, 8192, 16384)]
 KEEP_WEIGHTS_SHAPES = [(64, 4096, 4096), (64, 5120, 4096), (64, 6144, 4096), (64, 8192, 4096), (16, 8192, 8192),
                        (32, 8192, 8192), (64, 14336, 4096), (256, 8192, 8192)]
 KEEP_WEIGHTS_MIB = ("WEIGHTS_KEEP_MIB", (0, 16, 24, 32))
+# keepwide (session 92): keepweights on an H100 (h100_session92.log) had the plan's weights-first tiles with 16 MiB
+# kept 1.09-1.41x cuBLAS mm warm over 48-128 MiB of bf16 weights and level cold, and 64x5120x4096's (40 MiB, no
+# weights-first in the plan) 1.20x against the plan's 0.97x. Where else does it hold: the plan's tile at 36-40 MiB
+# swapped and unswapped (where EVICT_FIRST alone cost up to 15%, tiles.py), fp8's weights-first tiles, kept 0 and 16.
+KEEP_WIDE_BF16_SHAPES = [(64, 5120, 4096), (48, 4608, 4096), (128, 5120, 4096), (192, 4608, 4096)]
+KEEP_WIDE_FAST_SHAPES = [(64, 10240, 4096), (128, 10240, 4096), (64, 8192, 8192), (256, 8192, 8192)]
+KEEP_WIDE_EXACT_SHAPES = [(64, 8192, 8192), (256, 8192, 8192)]
+KEEP_WIDE_MIB = ("WEIGHTS_KEEP_MIB", (0, 16))
 
 
 def weights_first_plan_tiles(make, shapes: list) -> list:
@@ -1886,6 +1894,14 @@ def weights_first_plan_tiles(make, shapes: list) -> list:
     base = make(Sm90Tile())
     return [({"auto+shapes": PLAN, label(base.replace(tile=t)): t}, tile_shapes)
             for t, tile_shapes in shapes_by_plan_tile(base, shapes, weights_evict_first=True).items()]
+
+
+def weights_first_plan_groups(make, shapes: list, variants: tuple) -> list:
+    """weights_first_plan_tiles as groups of make's spec (group_kind's contenders and anchor), each named tile built
+    under each of variants (a lower setting and its values)."""
+    what, contenders, anchor = group_kind(make)
+    return [(what, make, tiles, tile_shapes, contenders, anchor, variants)
+            for tiles, tile_shapes in weights_first_plan_tiles(make, shapes)]
 
 
 # decode5120u (session 87): swap_ab tiles the weights in steps of 64 rows, so N = 5120 makes 80 CTAs for 132 SMs.
@@ -2574,15 +2590,21 @@ def shapes_by_plan_tile(base, shapes: list, **fields) -> dict:
     return by_tile
 
 
+def group_kind(make) -> tuple:
+    """(what, contenders, anchor) of a group of make's spec: bias_gelu against cuBLASLt fused, int8_dequant against
+    _int_mm, fp8_scaled or fp8_scaled_fast against the _scaled_mm that accumulates alike."""
+    return {bias_gelu: ("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused"),
+            int8_dequant: ("int8 dequant", int8_dequant_contenders, "_int_mm")}.get(
+                make, ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
+
+
 def with_and_without_weights_first(make, shapes: list) -> list:
     """Groups of make's spec (bias_gelu against cuBLASLt fused; fp8_scaled or fp8_scaled_fast against the _scaled_mm
     that accumulates alike; int8_dequant against _int_mm): the tile the plan ships at each of shapes, one group per
     tile, built with its weights loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
     base = make(Sm90Tile())
     by_tile = shapes_by_plan_tile(base, shapes, weights_evict_first=False)
-    what, contenders, anchor = {bias_gelu: ("bf16 bias+gelu", bias_gelu_contenders, "cuBLASLt fused"),
-                                int8_dequant: ("int8 dequant", int8_dequant_contenders, "_int_mm")}.get(
-                                    make, ("fp8 scaled", fp8_scaled_contenders, scaled_mm_like(make)))
+    what, contenders, anchor = group_kind(make)
     def both(t) -> dict:
         name = label(base.replace(tile=t))
         return {name: t, f"{name} weights-first": dataclasses.replace(t, weights_evict_first=True)}
@@ -2870,6 +2892,10 @@ CASES = {
     "decode5120rot": with_and_without_epilogue(DECODE_5120_K_TILES, DECODE_5120_K_SHAPES, "cuBLAS mm", rotating=True),
     "keepweights": [("bf16 bias+gelu", bias_gelu, tiles, shapes, bias_gelu_contenders, "cuBLAS mm", KEEP_WEIGHTS_MIB)
                     for tiles, shapes in weights_first_plan_tiles(bias_gelu, KEEP_WEIGHTS_SHAPES)],
+    "keepwide": [group for make, shapes in ((bias_gelu, KEEP_WIDE_BF16_SHAPES),
+                                            (fp8_scaled_fast, KEEP_WIDE_FAST_SHAPES),
+                                            (fp8_scaled, KEEP_WIDE_EXACT_SHAPES))
+                 for group in weights_first_plan_groups(make, shapes, KEEP_WIDE_MIB)],
     "decode5120u": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN, **DECODE_5120_UNSWAPPED_TILES},
                      DECODE_5120_UNSWAPPED_SHAPES, bias_gelu_contenders, "cuBLAS mm")],
     "directstore": [*(group + (DIRECT_STORE_VARIANTS,) for group in with_and_without_epilogue(
