@@ -56,11 +56,14 @@ LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
               "b": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"}}
 
 
-# sm90: of an operand loaded EVICT_FIRST (the weights, where Sm90Tile.weights_evict_first), the first this many MiB
-# load EVICT_NORMAL (csrc/cutlassgen/load_hints.hpp, KeepMiB): the same part of the weights every call, which L2 can
-# keep from one call to the next while the rest streams past it. 0: every tile EVICT_FIRST. A study setting for now
-# (bench/tile_probe.py keepweights).
-WEIGHTS_KEEP_MIB = 0
+# sm90: of the weights of a tile that loads them EVICT_FIRST (Sm90Tile.weights_evict_first), the first this many MiB
+# load EVICT_NORMAL (csrc/cutlassgen/load_hints.hpp, KeepMiB): the same part of the weights every call, which L2 keeps
+# from one call to the next while the rest streams past it (0: all of them EVICT_FIRST). bench/tile_probe.py
+# keepweights on an H100 (session 92, h100_session92.log), the plan's weights-first tiles at 48-128 MiB of bf16
+# weights: 16 MiB kept ran 1.00-1.29x cuBLAS mm warm where nothing kept ran 0.99-1.01x, and level with nothing kept
+# after an L2 flush (-0.09 to +0.24 us); 24 and 32 MiB led at some shapes and fell back at others from one run to the
+# next. Only warm calls on the same weights gain: a decode step over many layers' weights sees the cold case.
+WEIGHTS_KEEP_MIB = 16
 
 
 # A LOAD_HINTS name as the template writes it: CuTe's three policies, evict_normal as a policy operand, or no policy
@@ -260,12 +263,12 @@ def _load_hints(swap_ab: bool, weights_evict_first: bool = False) -> tuple | Non
     return None if hints == ("EVICT_NORMAL", "EVICT_NORMAL") else hints
 
 
-def _keep_mib(load_hints: tuple | None) -> int:
-    """WEIGHTS_KEEP_MIB where an operand loads EVICT_FIRST (0 renders nothing: other kernels' sources stay as they
-    were)."""
+def _keep_mib(weights_evict_first: bool) -> int:
+    """WEIGHTS_KEEP_MIB for a tile whose weights load EVICT_FIRST (Sm90Tile.weights_evict_first), else 0, which
+    renders nothing: the other kernels' sources, LOAD_HINTS' variants among them, stay as they were."""
     if isinstance(WEIGHTS_KEEP_MIB, bool) or not isinstance(WEIGHTS_KEEP_MIB, int) or WEIGHTS_KEEP_MIB < 0:
         raise ValueError(f"cutlassgen.lower.WEIGHTS_KEEP_MIB = {WEIGHTS_KEEP_MIB!r}: a whole number of MiB, 0 or more")
-    return WEIGHTS_KEEP_MIB if "EVICT_FIRST" in (load_hints or ()) else 0
+    return WEIGHTS_KEEP_MIB if weights_evict_first else 0
 
 
 @dataclass
@@ -459,7 +462,7 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    bulk_col_broadcast=_bulk(BULK_COL_BROADCAST, swap) and direct is None,
                    bulk_row_broadcast=_bulk(BULK_ROW_BROADCAST, swap) and direct is None,
                    load_hints=load_hints, load_hint_exprs=[L2_POLICY[h] for h in load_hints or ()],
-                   keep_mib=_keep_mib(load_hints),
+                   keep_mib=_keep_mib(spec.tile.weights_evict_first),
                    tail_operand=tail_operand,
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],

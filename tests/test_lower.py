@@ -215,9 +215,11 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
                                         fp8_fast_accum=True))
     first = fast.replace(tile=dataclasses.replace(fast.tile, weights_evict_first=True))
     assert lower(first)["load_hints"] == ("EVICT_NORMAL", "EVICT_FIRST") and lower(fast)["load_hints"] is None
-    assert ("MainloopLoadHints<BuiltMainloop, cute::TMA::CacheHintSm90::EVICT_NORMAL,\n"
-            "                                                         cute::TMA::CacheHintSm90::EVICT_FIRST>") in \
-        cg.render(first)
+    hinted = ("MainloopLoadHints<BuiltMainloop, cute::TMA::CacheHintSm90::EVICT_NORMAL,\n"
+              "                                                         cute::TMA::CacheHintSm90::EVICT_FIRST")
+    assert hinted + f", cutlassgen::kNoTailOperand, {cg.lower.WEIGHTS_KEEP_MIB}>" in cg.render(first)  # the part kept
+    with cg.lower.settings(WEIGHTS_KEEP_MIB=0):
+        assert hinted + ">" in cg.render(first)
     assert "load_hints.hpp" not in cg.render(fast)
     assert first.key != fast.key and "weights_evict_first" not in str(fast.to_dict())  # old keys hold
     # exact fp8 (its promotion mainloop under the hints), bf16, and an int8 pingpong tile take it alike
@@ -232,35 +234,44 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
         assert lower(other)["load_hints"] == ("EVICT_NORMAL", "EVICT_FIRST"), other.tile
         # (the pingpong tile's last token tile in a box of its own: a third parameter)
         assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_NORMAL,\s+"
-                         r"cute::TMA::CacheHintSm90::EVICT_FIRST(, 0)?>", cg.render(other)), other.tile
+                         rf"cute::TMA::CacheHintSm90::EVICT_FIRST(, 0|, cutlassgen::kNoTailOperand), {cg.lower.WEIGHTS_KEEP_MIB}>",
+                         cg.render(other)), other.tile
     assert "full_promotion.hpp" in cg.render(exact)
     swapped = spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
     assert lower(swapped)["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL") and swapped.key != spec(swap_ab=True).key
     assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_FIRST,\s+"
-                     r"cute::TMA::CacheHintSm90::EVICT_NORMAL(, 1)?>", cg.render(swapped))
-    # the flag is the setting that every swapped kernel rendered under until session 82, and nothing more: the same
-    # source but the spec it names and embeds (so the flagged kernels run the code the GPU suite ran then)
+                     rf"cute::TMA::CacheHintSm90::EVICT_NORMAL, 1, {cg.lower.WEIGHTS_KEEP_MIB}>", cg.render(swapped))
+    # with nothing kept, the flag is the setting that every swapped kernel rendered under until session 82, and nothing
+    # more: the same source but the spec it names and embeds (so the flagged kernels run the code the GPU suite ran then)
     unflagged = swapped.replace(tile=dataclasses.replace(swapped.tile, weights_evict_first=False))
     with cg.lower.settings(LOAD_HINTS={"a": cg.lower.LOAD_HINTS["a"],
                                        "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}):
         as_setting = cg.render(unflagged).splitlines()
-    flagged = cg.render(swapped).splitlines()
+    with cg.lower.settings(WEIGHTS_KEEP_MIB=0):
+        flagged = cg.render(swapped).splitlines()
     differ = [(x, y) for x, y in zip(flagged, as_setting) if x != y]
     assert len(flagged) == len(as_setting) and differ, differ
     assert all(swapped.key in x or "cgspec" in x for x, _ in differ), differ
 
 
-def test_weights_keep_mib_keeps_the_first_mib_of_an_evict_first_operand_only():
-    # lower.WEIGHTS_KEEP_MIB (a study setting, bench/tile_probe.py keepweights): an EVICT_FIRST operand's first MiB
-    # load EVICT_NORMAL (load_hints.hpp's KeepMiB); a kernel with no EVICT_FIRST operand renders as before
+def test_weights_keep_mib_keeps_the_first_mib_of_a_weights_first_tiles_weights_only():
+    # lower.WEIGHTS_KEEP_MIB (16 since session 92, bench/tile_probe.py keepweights): a weights-first tile's first MiB
+    # of weights load EVICT_NORMAL (load_hints.hpp's KeepMiB); a kernel without the flag renders as before, one whose
+    # weights LOAD_HINTS makes EVICT_FIRST (the probes' setting) too
+    assert cg.lower.WEIGHTS_KEEP_MIB == 16
     swapped = spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
     plain = spec(swap_ab=True)
     first, cutlass_loads = cg.render(swapped), cg.render(plain)
+    evict_first_setting = {"a": cg.lower.LOAD_HINTS["a"], "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}
+    with cg.lower.settings(LOAD_HINTS=evict_first_setting):
+        as_setting = cg.render(plain)
     with cg.lower.settings(WEIGHTS_KEEP_MIB=24):
         kept = cg.render(swapped)
         assert cg.render(plain) == cutlass_loads
+        with cg.lower.settings(LOAD_HINTS=evict_first_setting):
+            assert cg.render(plain) == as_setting and "MiB load EVICT_NORMAL" not in as_setting
     assert re.search(r"CacheHintSm90::EVICT_NORMAL, (1|cutlassgen::kNoTailOperand), 24>;", kept), kept
-    assert "first 24 MiB load EVICT_NORMAL" in kept and "first 24 MiB" not in first
+    assert "first 24 MiB load EVICT_NORMAL" in kept and "first 16 MiB load EVICT_NORMAL" in first
     assert cg.render(swapped) == first  # restored after the block
     for bad in (-1, 1.5, "24", True):
         with cg.lower.settings(WEIGHTS_KEEP_MIB=bad), pytest.raises(ValueError, match="WEIGHTS_KEEP_MIB"):
