@@ -1168,6 +1168,12 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 #   16-192 rows and in fast fp8, 1.2% cold; at 64 MiB (64x8192x4096) 2.2% faster warm with it, 0.8% cold. An H100
 #   differs (h100_session86.log): at 40 MiB 1.6-3.2% faster warm with it at 48, 96 and 192 rows and fast fp8's
 #   64x10240x4096, 7% slower at fast fp8's 64x5120x8192; the plans follow the H200.
+# - Since session 92 a weights-first tile keeps its first 16 MiB of weights EVICT_NORMAL (lower.WEIGHTS_KEEP_MIB). So
+#   kept, at 40 MiB the plan's tile took 18-28% less time warm than with the plan's own loads (tile_probe.py
+#   keepwide, an H100, h100_session92.log: bf16 64x5120x4096 swapped and 128x5120x4096 unswapped, fast fp8
+#   64x10240x4096 and 128x10240x4096), 10% at 192x4608x4096 (36 MiB), level at 48x4608x4096 (36 MiB) and at
+#   64x4096x4096 (32 MiB, keepweights), all level cold. Not yet taken: the threshold stays at 40 MiB until an H200
+#   and int8 say the same.
 # Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its weights fit in L2), unswapped tf32 tiles
 # (not measured); fp16 as bf16. A problem whose N or K the plan does not know is taken as a large one.
 WEIGHTS_FIRST_ROWS = (97, 256)  # the unswapped tiles'; a swapped tile may take it at any M (up to 256 rows)
