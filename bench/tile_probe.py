@@ -1879,8 +1879,8 @@ KEEP_WEIGHTS_SHAPES = [(64, 4096, 4096), (64, 5120, 4096), (64, 6144, 4096), (64
                        (32, 8192, 8192), (64, 14336, 4096), (256, 8192, 8192)]
 KEEP_WEIGHTS_MIB = ("WEIGHTS_KEEP_MIB", (0, 16, 24, 32))
 # keepwide (session 92): keepweights on an H100 (h100_session92.log) had the plan's weights-first tiles with 16 MiB
-# kept 1.09-1.41x cuBLAS mm warm over 48-128 MiB of bf16 weights and level cold, and 64x5120x4096's (40 MiB, no
-# weights-first in the plan) 1.20x against the plan's 0.97x. Where else does it hold: the plan's tile at 36-40 MiB
+# kept 1.00-1.29x cuBLAS mm warm over 48-128 MiB of bf16 weights and level cold, and 64x5120x4096's (40 MiB, no
+# weights-first in the plan) 1.16x against the plan's 0.97x. Where else does it hold: the plan's tile at 36-40 MiB
 # swapped and unswapped (where EVICT_FIRST alone cost up to 15%, tiles.py), fp8's weights-first tiles, kept 0 and 16.
 KEEP_WIDE_BF16_SHAPES = [(64, 5120, 4096), (48, 4608, 4096), (128, 5120, 4096), (192, 4608, 4096)]
 KEEP_WIDE_FAST_SHAPES = [(64, 10240, 4096), (128, 10240, 4096), (64, 8192, 8192), (256, 8192, 8192)]

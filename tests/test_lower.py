@@ -234,15 +234,16 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
         assert lower(other)["load_hints"] == ("EVICT_NORMAL", "EVICT_FIRST"), other.tile
         # (the pingpong tile's last token tile in a box of its own: a third parameter)
         assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_NORMAL,\s+"
-                         rf"cute::TMA::CacheHintSm90::EVICT_FIRST(, 0|, cutlassgen::kNoTailOperand), {cg.lower.WEIGHTS_KEEP_MIB}>",
-                         cg.render(other)), other.tile
+                         r"cute::TMA::CacheHintSm90::EVICT_FIRST(, 0|, cutlassgen::kNoTailOperand), "
+                         rf"{cg.lower.WEIGHTS_KEEP_MIB}>", cg.render(other)), other.tile
     assert "full_promotion.hpp" in cg.render(exact)
     swapped = spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
     assert lower(swapped)["load_hints"] == ("EVICT_FIRST", "EVICT_NORMAL") and swapped.key != spec(swap_ab=True).key
     assert re.search(r"MainloopLoadHints<\w+, cute::TMA::CacheHintSm90::EVICT_FIRST,\s+"
                      rf"cute::TMA::CacheHintSm90::EVICT_NORMAL, 1, {cg.lower.WEIGHTS_KEEP_MIB}>", cg.render(swapped))
-    # with nothing kept, the flag is the setting that every swapped kernel rendered under until session 82, and nothing
-    # more: the same source but the spec it names and embeds (so the flagged kernels run the code the GPU suite ran then)
+    # with nothing kept, the flag is the setting that every swapped kernel rendered under until session 82, and
+    # nothing more: the same source but the spec it names and embeds (so the flagged kernels run the code the GPU
+    # suite ran then)
     unflagged = swapped.replace(tile=dataclasses.replace(swapped.tile, weights_evict_first=False))
     with cg.lower.settings(LOAD_HINTS={"a": cg.lower.LOAD_HINTS["a"],
                                        "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}):
