@@ -2599,9 +2599,8 @@ def group_kind(make) -> tuple:
 
 
 def with_and_without_weights_first(make, shapes: list) -> list:
-    """Groups of make's spec (bias_gelu against cuBLASLt fused; fp8_scaled or fp8_scaled_fast against the _scaled_mm
-    that accumulates alike; int8_dequant against _int_mm): the tile the plan ships at each of shapes, one group per
-    tile, built with its weights loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
+    """Groups of make's spec (group_kind's contenders and anchor): the tile the plan ships at each of shapes, one
+    group per tile, built with its weights loaded EVICT_FIRST (Sm90Tile.weights_evict_first) and without."""
     base = make(Sm90Tile())
     by_tile = shapes_by_plan_tile(base, shapes, weights_evict_first=False)
     what, contenders, anchor = group_kind(make)
