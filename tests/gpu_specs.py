@@ -9,6 +9,23 @@ from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Mult
 
 ROW, COL = "row", "column"
 
+
+def fresh_seed(*what) -> int:
+    """A new seed each run (fresh inputs), printed so that a failure, whose captured output pytest shows, can be
+    replayed with manual_seed."""
+    import random
+
+    seed = random.randrange(2**31)
+    print(f"inputs of {what}: manual_seed({seed})")
+    return seed
+
+
+def fresh_generator(*what):
+    """A CUDA generator on fresh_seed(*what)."""
+    import torch
+
+    return torch.Generator(device="cuda").manual_seed(fresh_seed(*what))
+
 GPU_SPECS = {
     # The ANCHORS.md kernel: nn.Linear + bias + gelu_tanh, bf16.
     "sm90_bf16_bias_gelu": GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", COL), d=Operand("bf16"),

@@ -2,25 +2,13 @@
 
 import pytest
 
-from gpu_specs import GPU_SPECS
+from gpu_specs import GPU_SPECS, fresh_generator
 from tolerances import INT_MAX_ABS_DIFF, REL_ERR
 
 pytestmark = pytest.mark.gpu
 
 # (M, N, K): tile-aligned, M = 1, M = 7, M = 4097, K not a multiple of any CTA K, N at the alignment edge.
 SHAPES = [(256, 512, 1024), (1, 128, 64), (7, 144, 80), (4097, 272, 528), (300, 16, 1040)]
-
-
-def fresh_generator(*what):
-    """A CUDA generator on a new seed each run (fresh inputs), the seed printed so that a failure, whose captured
-    output pytest shows, can be replayed with manual_seed."""
-    import random
-
-    import torch
-
-    seed = random.randrange(2**31)
-    print(f"inputs of {what}: torch.Generator(device='cuda').manual_seed({seed})")
-    return torch.Generator(device="cuda").manual_seed(seed)
 
 
 def make_inputs(spec, kernel, M, N, K, gen):
@@ -131,13 +119,11 @@ def test_out_may_be_c_itself(gpu_kernel, name):
     """In place: out=c (the same view) writes D over the C it reads, each tile's C read before its D is written
     (runtime.Kernel refuses an out that overlaps a, b, an input vector or part of c). TMA and 2.x epilogues, row- and
     column-major; not yet run on a GPU when written (session 77)."""
-    import torch
-
     import cutlassgen as cg
 
     spec, kernel = GPU_SPECS[name], gpu_kernel(name)
     M, N, K = aligned_shape(spec, (4097, 272, 528))
-    gen = torch.Generator(device="cuda").manual_seed(77)
+    gen = fresh_generator(name, "D over C")
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
     before = c.clone()
     res = kernel(a, b, c, out=c, **inputs)

@@ -3,17 +3,18 @@ import pytest
 
 from cutlassgen.golden import rel_error
 import per_shape_cases as cases
-from gpu_specs import GPU_SPECS
+from gpu_specs import GPU_SPECS, fresh_generator, fresh_seed
 from tolerances import REL_ERR
 
 pytestmark = pytest.mark.gpu
 NAME = "sm90_bf16_bias_gelu"
 
 
-def _inputs(M=256, N=512, K=384, seed=0):
+def _inputs(M=256, N=512, K=384):
+    """bf16 activations, weights (column-major) and bias on fresh_seed."""
     import torch
 
-    g = torch.Generator(device="cuda").manual_seed(seed)
+    g = fresh_generator(M, N, K)
     a = torch.randn(M, K, generator=g, device="cuda").bfloat16()
     w = (torch.randn(N, K, generator=g, device="cuda") / K ** 0.5).bfloat16()
     bias = torch.randn(N, generator=g, device="cuda").bfloat16()
@@ -32,7 +33,7 @@ def test_cuda_graph_capture_and_replay(gpu_kernel):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         out = k(a, b, bias=bias)
-    a2, b2, bias2 = _inputs(seed=1)
+    a2, b2, bias2 = _inputs()
     a.copy_(a2), b.copy_(b2), bias.copy_(bias2)
     out.fill_(float("nan"))
     graph.replay()
@@ -51,7 +52,7 @@ def test_torch_compile_fullgraph(gpu_kernel):
         return k(a, b, bias=bias).float() * 2.0 + 1.0
 
     compiled = torch.compile(f, fullgraph=True)
-    a, b, bias = _inputs(seed=3)
+    a, b, bias = _inputs()
     got = compiled(a, b, bias)
     want = cg.reference(GPU_SPECS[NAME], a, b, bias=bias).float() * 2.0 + 1.0
     assert rel_error(got, want) < REL_ERR["bf16"]
@@ -63,7 +64,7 @@ def test_runs_on_the_current_stream(gpu_kernel):
     import cutlassgen as cg
 
     k = gpu_kernel(NAME)
-    a, b, bias = _inputs(M=2048, N=2048, K=2048, seed=4)
+    a, b, bias = _inputs(M=2048, N=2048, K=2048)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -90,7 +91,7 @@ def test_a_spawned_worker_runs_the_pickled_kernel(gpu_kernel):
     import cutlassgen as cg
 
     k = gpu_kernel(NAME)
-    a, b, bias = _inputs(seed=5)
+    a, b, bias = _inputs()
     results = mp.get_context("spawn").Queue()
     workers = mp.spawn(_worker_runs_the_pickled_kernel, args=(k, a, b, bias, results), nprocs=1, join=False)
     got = torch.from_numpy(results.get(timeout=120)).cuda()  # before join (a worker may wait for its result to be
@@ -108,7 +109,7 @@ def test_an_input_that_requires_grad_gives_a_correct_output_whose_backward_refus
     import cutlassgen as cg
 
     k = gpu_kernel(NAME)
-    a, b, bias = _inputs(seed=6)
+    a, b, bias = _inputs()
     weight = torch.nn.Parameter(b.t().contiguous())
     got = k(a, weight.t(), bias=bias)
     assert got.requires_grad
@@ -185,7 +186,7 @@ def _check_bias_gelu_dispatch(k, spec, shapes):
 
     for M, N, K in shapes:
         assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
-        a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N)
+        a, b, bias = _inputs(M=M, N=N, K=K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
         assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N)
@@ -203,7 +204,7 @@ def test_a_per_shape_kernel_under_torch_compile_runs_each_buckets_tile(cache_dir
     k = cg.build(spec, shapes=shapes)
     compiled = torch.compile(lambda a, b, bias: k(a, b, bias=bias) * 1.0, fullgraph=True, dynamic=True)
     for M, N, K in shapes:
-        a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N + 1)
+        a, b, bias = _inputs(M=M, N=N, K=K)
         got = compiled(a, b, bias)
         assert rel_error(got, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N, K)
 
@@ -220,7 +221,7 @@ def test_build_many_with_shapes_gives_each_spec_its_per_shape_plan(cache_dir):
         alone = cg.build(spec, shapes=shapes)
         assert [k.choose(*s).spec for s in shapes] == [alone.choose(*s).spec for s in shapes], spec.name
     _check_bias_gelu_dispatch(both[0], bf16, cases.BF16_SHAPES)
-    _check_fp8_scaled_dispatch(both[1], fp8, cases.FP8_SHAPES, seed=6)
+    _check_fp8_scaled_dispatch(both[1], fp8, cases.FP8_SHAPES)
 
 
 def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
@@ -233,7 +234,7 @@ def test_fp8_per_shape_dispatch_runs_the_token_tiles(cache_dir):
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     cases.expect_fp8_tiles(cases.tile_of_dispatch(k, shapes))
-    _check_fp8_scaled_dispatch(k, spec, shapes, seed=5)
+    _check_fp8_scaled_dispatch(k, spec, shapes)
 
 
 def _fp8_scaled_inputs(M, N, K, g) -> dict:
@@ -256,14 +257,12 @@ def _poisoned_run(kernel, x: dict):
     return out
 
 
-def _check_fp8_scaled_dispatch(k, spec, shapes, seed: int):
+def _check_fp8_scaled_dispatch(k, spec, shapes):
     """Each shape through the dispatching kernel k into a poisoned out, against the reference."""
-    import torch
-
     import cutlassgen as cg
     from cutlassgen.tiles import shape_tile
 
-    g = torch.Generator(device="cuda").manual_seed(seed)
+    g = fresh_generator(spec.name)
     for M, N, K in shapes:
         assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
         x = _fp8_scaled_inputs(M, N, K, g)
@@ -285,8 +284,8 @@ def test_fp8_exact_dispatch_takes_the_opaque_loop_up_to_k_2048(cache_dir):
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     expect(cases.tile_of_dispatch(k, shapes))
-    _check_fp8_scaled_dispatch(k, spec, shapes, seed=7)
-    g = torch.Generator(device="cuda").manual_seed(8)
+    _check_fp8_scaled_dispatch(k, spec, shapes)
+    g = fresh_generator(spec.name, "opaque loop")
     for M, N, K in [s for s in shapes if s[2] <= 2048]:
         opaque, shipped = k.choose(M, N, K), k.choose(M, N, 4096)
         assert opaque.spec.tile.opaque_pipeline and not shipped.spec.tile.opaque_pipeline, (M, N, K)
@@ -305,7 +304,7 @@ def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     cases.expect_fp8_fast_tiles(cases.tile_of_dispatch(k, shapes))
-    _check_fp8_scaled_dispatch(k, spec, shapes, seed=6)
+    _check_fp8_scaled_dispatch(k, spec, shapes)
 
 
 @pytest.mark.parametrize("case", ["fp8_fast_weights_first", "fp8_weights_first", "bf16_weights_first",
@@ -331,17 +330,17 @@ def test_the_plans_tiles_load_weights_over_40_mib_evict_first(cache_dir, case):
     expect(cases.tile_of_dispatch(k, shapes))
     twin_specs = cases.weights_first_twins(spec, shapes)
     twins = {twin.tile: kernel for twin, kernel in zip(twin_specs, cg.build_many(twin_specs))}
-    g = torch.Generator(device="cuda").manual_seed(9)
+    g = fresh_generator(case)
     for M, N, K in shapes:
         assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
         if spec.a.dtype == "e4m3":
             x = _fp8_scaled_inputs(M, N, K, g)
         elif spec.a.dtype == "int8":
-            torch.manual_seed(M + N + K)
+            torch.manual_seed(fresh_seed(spec.name, M, N, K))
             (a, b), inputs = random_inputs(spec, M, N, K)
             x = dict(a=a, b=b, **inputs)
         else:
-            a, b, bias = _inputs(M=M, N=N, K=K, seed=M + N + K)
+            a, b, bias = _inputs(M=M, N=N, K=K)
             x = dict(a=a, b=b, bias=bias)
         out = _poisoned_run(k, x)
         assert rel_error(out, cg.reference(spec, **x)) < REL_ERR["bf16"], (M, N, K)
@@ -374,7 +373,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     out_dtype = torch.bfloat16 if operands == "int8" else torch.float32
     for M, N, K in shapes:
         assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
-        torch.manual_seed(M + N)
+        torch.manual_seed(fresh_seed(spec.name, M, N, K))
         (a, b), inputs = random_inputs(spec, M, N, K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
         k(a, b, **inputs, out=out)
@@ -398,7 +397,7 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     cases.expect_sm80_bf16_tiles(cases.tile_of_dispatch(k, shapes), spec)
     for M, N, K in shapes:
         assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), M
-        a, b, bias = _inputs(M=M, N=N, K=K, seed=M)
+        a, b, bias = _inputs(M=M, N=N, K=K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
         assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
@@ -422,7 +421,7 @@ def test_sm80_path_int8_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     assert isinstance(k, DispatchKernel), k
     cases.expect_sm80_int8_tiles(cases.tile_of_dispatch(k, shapes))
     for M, N, K in shapes:
-        torch.manual_seed(M)
+        torch.manual_seed(fresh_seed(spec.name, M, N, K))
         (a, b), inputs = random_inputs(spec, M, N, K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, **inputs, out=out)
@@ -462,7 +461,7 @@ def test_pdl_kernel_waits_for_the_previous_one(gpu_kernel, name, M):
 
     k, spec, steps, N = gpu_kernel(name), GPU_SPECS[name], 12, 1024
     assert k.spec.tile.pdl
-    x0, w, bias = _inputs(M=M, N=N, K=N, seed=M)
+    x0, w, bias = _inputs(M=M, N=N, K=N)
     xs = [x0] + [torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16) for _ in range(steps)]
 
     def chain():
