@@ -31,7 +31,7 @@ M_VALUES = [*range(1, 300), 400, 600, 1000, 4096, 8192]
 # the points below them, and its M and K bounds with the points above them, so a new bound cannot be missed)
 N_VALUES = [512, 1024, 1025, 1536, 1537, 2048, 2049, 2304, 2305, 2560, 2561, 2816, 2817, 3072, 4096, 4224, 4225, 4352,
             4544, 4607, 4608, 4609, 5000, 5120, 5121, 5632, 5633, 6144, 6656, 7040, 7167, 7168, 8192, 8448, 8449,
-            9216, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
+            9216, 9217, 10240, 11264, 12287, 12288, 12672, 12673, 14336, 28672]
 # depths beside the K classes' bounds: the weights' size (N x K) decides tiles.WEIGHTS_FIRST_MIN_BYTES, on both sides
 # of it over N_VALUES
 K_VALUES = [4096, 8192]

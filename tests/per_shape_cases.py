@@ -118,7 +118,7 @@ def expect_bf16_tiles(tile_of) -> None:
                                                                       (200, 3072), (216, 2560))] == [
         ((64, 72, 64), (1, 1, 1)), ((64, 72, 64), (1, 1, 1)), ((64, 56, 64), (1, 1, 1)), ((64, 104, 64), (1, 2, 1)),
         ((64, 112, 64), (1, 2, 1))]
-    # the unswapped tiles at 97-256 rows load weights over 40 MiB EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS): none of
+    # the unswapped tiles at 97-256 rows load weights over 36 MiB EVICT_FIRST (tiles.WEIGHTS_FIRST_ROWS): none of
     # these shapes' (13 MiB at most)
     assert not any(tile_of(M, N, K).weights_evict_first for M, N, K in BF16_SHAPES)
     assert [tile_of(M, 4304).cta[:2] for M in (72, 100)] == [(64, 80), (128, 56)]
@@ -210,7 +210,7 @@ def expect_fp8_tiles(tile_of) -> None:
     # the narrow columns run with no cluster; at 129-144 rows with the 144-wide column's 64x48 subtile
     assert {(tile_of(M, N).cluster, tile_of(M, N).swap_ab) for M, N, _ in FP8_NARROW_SHAPES} == {((1, 1, 1), True)}
     assert tile_of(136, 2304).epilogue_tile == (64, 48)
-    # weights over 40 MiB load EVICT_FIRST on unswapped tiles at 97-256 rows (tiles.WEIGHTS_FIRST_ROWS): none of these
+    # weights over 36 MiB load EVICT_FIRST on unswapped tiles at 97-256 rows (tiles.WEIGHTS_FIRST_ROWS): none of these
     # shapes' (7 MiB at most)
     assert not any(tile_of(M, N, K).weights_evict_first for M, N, K in FP8_SHAPES)
 
@@ -315,29 +315,32 @@ def expect_fp8_deep_tiles(tile_of, spec: cg.GemmSpec) -> None:
         if M > 256 and not deep:
             assert tile == spec.tile, (M, N, K)  # the default kernel
             continue
-        # weights over 40 MiB EVICT_FIRST at 97-256 rows (tiles.WEIGHTS_FIRST_ROWS), but not on the hidden-loop tile:
+        # weights over 36 MiB EVICT_FIRST at 97-256 rows (tiles.WEIGHTS_FIRST_ROWS), but not on the hidden-loop tile:
         # none of these shapes' (23 MiB at most)
         fields = (tile.cta, tile.cluster, tile.mainloop, tile.swap_ab, tile.opaque_pipeline, tile.weights_evict_first)
         assert fields == (*coop128, deep, False), (M, N, K)
 
 
-# Where the weights take over 40 MiB, the swapped tiles and the unswapped ones at 97-256 rows load them EVICT_FIRST
+# Where the weights take over 36 MiB, the swapped tiles and the unswapped ones at 97-256 rows load them EVICT_FIRST
 # (Sm90Tile.weights_evict_first, tiles.WEIGHTS_FIRST_ROWS): the 128-row cooperative tiles (128x192 / 128x160 / 128x144
 # in a 2x1 cluster, 128x128; 128x64 at 113-128 rows), the 64-row pingpong ones at 97-128 rows (64x160 / 64x144 /
-# 64x96 in a 2x1 cluster), 64x224 at 161-192 and 192x80 at 177-192; in bf16, exact and fast fp8 and int8. Ragged M, N
-# and K (the last token tile, column and k tile partly past the edge), each just over 40 MiB.
+# 64x96 / 64x80 in a 2x1 cluster), 64x224 at 161-192 and 192x80 at 177-192; in bf16, exact and fast fp8 and int8.
+# Ragged M, N and K (the last token tile, column and k tile partly past the edge), each just over 40 MiB, and the last
+# of each case at 36-40 MiB (over tiles.WEIGHTS_FIRST_MIN_BYTES since session 93).
 FP8_FAST_WEIGHTS_FIRST_SHAPES = [(256, 8192, 5200), (243, 6000, 7200), (250, 4608, 9200), (120, 10000, 4400),
-                                 (184, 9304, 4800), (128, 6000, 7408)]
-FP8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 3600), (216, 8704, 5200), (250, 6000, 7200), (110, 9304, 4608)]
+                                 (184, 9304, 4800), (128, 6000, 7408), (128, 10000, 3904)]
+FP8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 3600), (216, 8704, 5200), (250, 6000, 7200), (110, 9304, 4608),
+                            (110, 10000, 3904)]
 BF16_WEIGHTS_FIRST_SHAPES = [(235, 12520, 1800), (216, 8704, 2504), (250, 6000, 3600), (120, 10000, 2200),
-                             (184, 10240, 2104), (176, 9304, 2304)]
+                             (184, 10240, 2104), (176, 9304, 2304), (120, 5000, 4000)]
 INT8_WEIGHTS_FIRST_SHAPES = [(250, 12520, 3600), (240, 8192, 5312), (120, 10000, 4400), (128, 6000, 7408),
-                             (184, 10240, 4208)]
+                             (184, 10240, 4208), (120, 10000, 3904)]
 # The swapped tiles take it alike, at any row count (session 82): decode 64-row pingpong tiles in 4x1 and 2x1 clusters,
 # 64x16, 64x112 pingpong at 97-112 rows, the 128-row cooperative columns in 1x2 clusters, 192x72 pingpong; bf16 and
-# fast fp8, each just over 40 MiB.
-BF16_SWAPPED_WEIGHTS_FIRST_SHAPES = [(60, 5200, 4200), (16, 8200, 2704), (160, 6144, 3600), (100, 6000, 3600)]
-FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES = [(64, 10240, 4160), (40, 8192, 5408), (136, 9304, 4608)]
+# fast fp8, each just over 40 MiB but the last of each at 36-40 MiB.
+BF16_SWAPPED_WEIGHTS_FIRST_SHAPES = [(60, 5200, 4200), (16, 8200, 2704), (160, 6144, 3600), (100, 6000, 3600),
+                                     (56, 5000, 4000)]
+FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES = [(64, 10240, 4160), (40, 8192, 5408), (136, 9304, 4608), (40, 9800, 4000)]
 COOPERATIVE, PINGPONG = "cooperative", "pingpong"
 
 
@@ -382,30 +385,33 @@ def cases() -> dict:
         "fp8_fast_weights_first": (
             fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True), FP8_FAST_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(FP8_FAST_WEIGHTS_FIRST_SHAPES, [((128, 128), COOPERATIVE)] * 3 + [
-                ((64, 160), PINGPONG), ((64, 224), PINGPONG), ((128, 64), COOPERATIVE)])),
+                ((64, 160), PINGPONG), ((64, 224), PINGPONG), ((128, 64), COOPERATIVE), ((64, 160), PINGPONG)])),
         "fp8_weights_first": (
             fp8_scaled("fp8_per_shape_dispatch"), FP8_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(FP8_WEIGHTS_FIRST_SHAPES, [((128, 192), COOPERATIVE), ((128, 144), COOPERATIVE),
-                                                                  ((128, 128), COOPERATIVE), ((64, 160), PINGPONG)])),
+                                                                  ((128, 128), COOPERATIVE), ((64, 160), PINGPONG),
+                                                                  ((64, 160), PINGPONG)])),
         "bf16_weights_first": (
             bf16_bias_gelu(), BF16_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(BF16_WEIGHTS_FIRST_SHAPES, [
                 ((128, 192), COOPERATIVE), ((128, 144), COOPERATIVE), ((128, 128), COOPERATIVE),
-                ((64, 160), PINGPONG), ((192, 80), PINGPONG), ((64, 224), PINGPONG)])),
+                ((64, 160), PINGPONG), ((192, 80), PINGPONG), ((64, 224), PINGPONG), ((64, 80), PINGPONG)])),
         "int8_weights_first": (
             int8_dequant(90, "sm90_int8_per_shape_dispatch"), INT8_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(INT8_WEIGHTS_FIRST_SHAPES, [
                 ((128, 192), COOPERATIVE), ((128, 128), COOPERATIVE), ((64, 160), PINGPONG),
-                ((128, 64), COOPERATIVE), ((192, 80), PINGPONG)])),
+                ((128, 64), COOPERATIVE), ((192, 80), PINGPONG), ((64, 160), PINGPONG)])),
         "bf16_swapped_weights_first": (
             bf16_bias_gelu(), BF16_SWAPPED_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(BF16_SWAPPED_WEIGHTS_FIRST_SHAPES, [
-                ((64, 64), PINGPONG), ((64, 16), PINGPONG), ((128, 80), COOPERATIVE), ((64, 112), PINGPONG)],
+                ((64, 64), PINGPONG), ((64, 16), PINGPONG), ((128, 80), COOPERATIVE), ((64, 112), PINGPONG),
+                ((64, 64), PINGPONG)],
                 swapped=True)),
         "fp8_fast_swapped_weights_first": (
             fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True), FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(FP8_FAST_SWAPPED_WEIGHTS_FIRST_SHAPES, [
-                ((128, 32), COOPERATIVE), ((64, 40), PINGPONG), ((192, 72), PINGPONG)], swapped=True)),
+                ((128, 32), COOPERATIVE), ((64, 40), PINGPONG), ((192, 72), PINGPONG), ((64, 40), PINGPONG)],
+                swapped=True)),
         "sm90_int8": (int8_dequant(90, "sm90_int8_per_shape_dispatch"),
                       SM90_INT8_TF32_SHAPES + SM90_INT8_NARROW_SHAPES,
                       lambda tile_of: expect_sm90_int8_or_tf32_tiles(tile_of, "int8")),

@@ -292,9 +292,9 @@ def test_plan_diff_grid_holds_every_bound_of_the_plan_and_the_point_past_it(monk
     assert set(plan_diff.N_VALUES) <= ns and set(plan_diff.M_VALUES) <= ms
     assert all({m, m + 1} <= ms for m in tiles.BUCKET_UPPER if m is not None) and {2048, 2049} <= ms
     assert ks == {tiles.OPAQUE_PIPELINE_MAX_K, tiles.OPAQUE_PIPELINE_MAX_K + 1, *plan_diff.K_VALUES, "any"}
-    # the weights' size decides weights_evict_first: the grid holds a point at its bound (10240 x 4096 8-bit
-    # weights, 40 MiB, not over it) and one past it (x 8192)
-    assert 10240 in ns and {4096, 8192} <= ks and 10240 * 4096 == tiles.WEIGHTS_FIRST_MIN_BYTES
+    # the weights' size decides weights_evict_first: the grid holds a point at its bound (9216 x 4096 8-bit or
+    # 4608 x 4096 16-bit weights, 36 MiB, not over it) and points past it (9217 and 4609, x 8192)
+    assert {4608, 4609, 9216, 9217} <= ns and {4096, 8192} <= ks and 9216 * 4096 == tiles.WEIGHTS_FIRST_MIN_BYTES
 
 
 def test_plan_diff_loads_labels_a_point_by_what_its_kernel_loads(monkeypatch):

@@ -310,9 +310,9 @@ def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir
 @pytest.mark.parametrize("case", ["fp8_fast_weights_first", "fp8_weights_first", "bf16_weights_first",
                                   "int8_weights_first", "bf16_swapped_weights_first",
                                   "fp8_fast_swapped_weights_first"])
-def test_the_plans_tiles_load_weights_over_40_mib_evict_first(cache_dir, case):
+def test_the_plans_tiles_load_weights_over_36_mib_evict_first(cache_dir, case):
     """The plan's swapped tiles, and at 97-256 rows its unswapped ones, cooperative and pingpong, take
-    Sm90Tile.weights_evict_first where the weights take over 40 MiB (fp8 fast and exact, bf16, int8): each shape
+    Sm90Tile.weights_evict_first where the weights take over 36 MiB (fp8 fast and exact, bf16, int8): each shape
     against the reference into a poisoned out, and bit for bit the output of the same tile without it (an L2 policy
     on the loads, nothing else) on the same inputs."""
     import dataclasses
