@@ -1149,7 +1149,8 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 # load EVICT_FIRST (Sm90Tile.weights_evict_first), so that they replace each other in L2 rather than the activations
 # and the dirty lines a previous kernel left (clock_probe.py, runs 5-9: the plain loads paid more for those than
 # _scaled_mm's kernel). Where the weights take 40 MiB or less they stay in L2 from one call to the next under
-# CUTLASS's loads, and EVICT_FIRST gives that up. On the H200 (~50 MB of L2), with the inputs warm in L2:
+# CUTLASS's loads, and EVICT_FIRST gives that up (but for the 16 MiB it keeps since session 92, which moved the bound
+# to 36 MiB). On the H200 (~50 MB of L2), with the inputs warm in L2:
 # - Unswapped tiles at 97-256 rows: every tile the plans ship there ran +0.3-9.1% faster with it (most +2-6%) where the
 #   weights took 48 MiB or more: the 128-row cooperative tiles at 240-256 rows and 128x64 at 128 rows, the 64-row
 #   pingpong tiles at 112-128 rows (two share each weight tile) and 64x224 at 184-192 (three), 192x80 pingpong at
@@ -1174,7 +1175,7 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 #   64x10240x4096 and 128x10240x4096), 10% at 192x4608x4096 (36 MiB), level at 48x4608x4096 (36 MiB) and at
 #   64x4096x4096 (32 MiB, keepweights), all level cold. The H200 (session 93, h200_session93.log, two warm runs):
 #   at 40 MiB 1.2-9.7% less time warm (bf16 64x5120x4096 2.4-2.7%, 128x5120x4096 2.2-5.0%; fast fp8 and int8 at
-#   64x10240x4096 1.2-2.1%, at 128x10240x4096 6.3-9.7%), cold within +1.0% (bf16 64x5120x4096) and 0.4% elsewhere;
+#   64x10240x4096 1.2-2.1%, at 128x10240x4096 6.3-9.7%), cold within +1.0% (bf16 64x5120x4096, int8 64x10240x4096);
 #   at 36 MiB level warm (bf16 48x4608x4096 +0.5/+1.4%, 192x4608x4096 and int8 192x9216x4096 within 1.6%) and cold
 #   up to +1.3% (48x4608x4096). So the bound is 36 MiB since session 93: weights over it take the flag.
 # Left out: exact fp8's hidden-loop tile at K <= OPAQUE_PIPELINE_MAX_K (its weights fit in L2), unswapped tf32 tiles

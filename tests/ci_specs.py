@@ -24,7 +24,7 @@ SM90_ALL = GemmSpec(arch=90, name="ci_sm90_all_nodes", a=Operand("bf16"), b=Oper
 # N of 72, with a subtile as wide, takes wgmma's extended shapes (arch.WGMMA_BASE_N), the epilogue from CUTLASS's
 # builder implementation and, for the 72-row bf16 token tile (nine 8-row groups), the TMA set-up of
 # csrc/cutlassgen/narrow_tma.hpp (validate.n_step_of). Its weights load EVICT_FIRST (weights_evict_first, what the
-# per-shape plan sets on swapped tiles over 40 MiB of weights): csrc/cutlassgen/load_hints.hpp's loads with a policy.
+# per-shape plan sets on swapped tiles over 36 MiB of weights): csrc/cutlassgen/load_hints.hpp's loads with a policy.
 SM90_SWAP_ALL = SM90_ALL.replace(name="ci_sm90_swap_all_nodes",
                                  tile=Sm90Tile(cta=(128, 72, 64), cluster=(1, 1, 1), swap_ab=True,
                                                epilogue_tile=(128, 72), weights_evict_first=True))

@@ -207,7 +207,7 @@ def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
 
 
 def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
-    # Sm90Tile.weights_evict_first (what the per-shape plan sets where the weights take over 40 MiB, on swapped tiles
+    # Sm90Tile.weights_evict_first (what the per-shape plan sets where the weights take over 36 MiB, on swapped tiles
     # and on unswapped ones at 97-256 rows): the problem's B EVICT_FIRST, A as LOAD_HINTS has it; the same tile
     # without it keeps CUTLASS's mainloop as built; a swapped tile alike, its kernel's A being the weights
     fast = spec().replace(a=Operand("e4m3"), b=Operand("e4m3", "column"),
