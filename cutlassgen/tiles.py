@@ -1149,8 +1149,8 @@ def opaque_pipeline_tile(spec: GemmSpec, tile, K: int):
 # load EVICT_FIRST (Sm90Tile.weights_evict_first), so that they replace each other in L2 rather than the activations
 # and the dirty lines a previous kernel left (clock_probe.py, runs 5-9: the plain loads paid more for those than
 # _scaled_mm's kernel). Where the weights take 40 MiB or less they stay in L2 from one call to the next under
-# CUTLASS's loads, and EVICT_FIRST gives that up (but for the 16 MiB it keeps since session 92, which moved the bound
-# to 36 MiB). On the H200 (~50 MB of L2), with the inputs warm in L2:
+# CUTLASS's loads, and EVICT_FIRST gives that up (but for the 16 MiB a weights-first tile keeps since session 92,
+# with which the bound moved to 36 MiB in session 93). On the H200 (~50 MB of L2), with the inputs warm in L2:
 # - Unswapped tiles at 97-256 rows: every tile the plans ship there ran +0.3-9.1% faster with it (most +2-6%) where the
 #   weights took 48 MiB or more: the 128-row cooperative tiles at 240-256 rows and 128x64 at 128 rows, the 64-row
 #   pingpong tiles at 112-128 rows (two share each weight tile) and 64x224 at 184-192 (three), 192x80 pingpong at

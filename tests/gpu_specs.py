@@ -2,7 +2,7 @@
 
 Together they cover every epilogue node, every activation, every legal operand dtype, both layouts of A and B,
 both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, stream-K, PDL and
-the widest tiles validation allows.
+the widest tiles validation allows. The GPU tests draw their inputs from fresh_seed / fresh_generator.
 """
 from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
                         Sm90Tile, StoreAux)
@@ -25,6 +25,7 @@ def fresh_generator(*what):
     import torch
 
     return torch.Generator(device="cuda").manual_seed(fresh_seed(*what))
+
 
 GPU_SPECS = {
     # The ANCHORS.md kernel: nn.Linear + bias + gelu_tanh, bf16.
