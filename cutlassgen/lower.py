@@ -59,10 +59,12 @@ LOAD_HINTS = {"a": {"swap_ab": "EVICT_NORMAL", "plain": "EVICT_NORMAL"},
 # sm90: of the weights of a tile that loads them EVICT_FIRST (Sm90Tile.weights_evict_first), the first this many MiB
 # load EVICT_NORMAL (csrc/cutlassgen/load_hints.hpp, KeepMiB): the same part of the weights every call, which L2 keeps
 # from one call to the next while the rest streams past it (0: all of them EVICT_FIRST). bench/tile_probe.py
-# keepweights on an H100 (session 92, h100_session92.log), the plan's weights-first tiles at 48-128 MiB of bf16
-# weights: 16 MiB kept ran 1.00-1.29x cuBLAS mm warm where nothing kept ran 0.99-1.01x, and level with nothing kept
-# after an L2 flush (-0.09 to +0.24 us); 24 and 32 MiB led at some shapes and fell back at others from one run to the
-# next. Only warm calls on the same weights gain: a decode step over many layers' weights sees the cold case.
+# keepweights, the plan's weights-first tiles at 48-128 MiB of bf16 weights: on an H100 (session 92,
+# h100_session92.log) 16 MiB kept ran 1.00-1.29x cuBLAS mm warm where nothing kept ran 0.99-1.01x; on the H200
+# (session 93, h200_session93.log) 5-15% less time warm at 16-64 rows, 2.4-2.9% at 256x8192^2; after an L2 flush
+# within 0.25 us of nothing kept on both. 24 and 32 MiB: faster still at the H200's decode shapes over 40 MiB but
+# slower at 40 MiB and 256 rows, and not stable from run to run on the H100. Only warm calls on the same weights
+# gain: a decode step over many layers' weights sees the cold case.
 WEIGHTS_KEEP_MIB = 16
 
 

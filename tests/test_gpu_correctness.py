@@ -381,8 +381,8 @@ def test_direct_store_epilogue_matches_the_reference(direct_store_kernels, name)
 
 
 # lower.WEIGHTS_KEEP_MIB (16 by default, 1 here): a weights-first kernel loads the first MiB of its weights
-# EVICT_NORMAL and the rest EVICT_FIRST, the policy chosen per work tile in the producer. A swapped decode tile and an unswapped
-# cooperative one, at shapes whose weights fall within that MiB, past it, and across it inside one call.
+# EVICT_NORMAL and the rest EVICT_FIRST, the policy chosen per work tile in the producer. A swapped decode tile and an
+# unswapped cooperative one, at shapes whose weights fall within that MiB, past it, and across it inside one call.
 def _keep_weights_specs() -> dict:
     from cutlassgen import Activation, Add, Sm90Tile
 

@@ -206,6 +206,12 @@ def test_an_opaque_pipeline_tile_renders_the_hidden_loop_and_nothing_else():
         lower(opaque)  # only a study setting can take "full" away from such a tile
 
 
+def swapped_weights_evict_first() -> dict:
+    """LOAD_HINTS with the swapped tiles' weights (the problem's B, their kernel's A) EVICT_FIRST: the setting every
+    swapped kernel rendered under until session 82, and the probes' way to load them so without the flag."""
+    return {"a": cg.lower.LOAD_HINTS["a"], "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}
+
+
 def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
     # Sm90Tile.weights_evict_first (what the per-shape plan sets where the weights take over 36 MiB, on swapped tiles
     # and on unswapped ones at 97-256 rows): the problem's B EVICT_FIRST, A as LOAD_HINTS has it; the same tile
@@ -245,8 +251,7 @@ def test_a_weights_evict_first_tile_loads_only_its_weights_evict_first():
     # nothing more: the same source but the spec it names and embeds (so the flagged kernels run the code the GPU
     # suite ran then)
     unflagged = swapped.replace(tile=dataclasses.replace(swapped.tile, weights_evict_first=False))
-    with cg.lower.settings(LOAD_HINTS={"a": cg.lower.LOAD_HINTS["a"],
-                                       "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}):
+    with cg.lower.settings(LOAD_HINTS=swapped_weights_evict_first()):
         as_setting = cg.render(unflagged).splitlines()
     with cg.lower.settings(WEIGHTS_KEEP_MIB=0):
         flagged = cg.render(swapped).splitlines()
@@ -263,7 +268,7 @@ def test_weights_keep_mib_keeps_the_first_mib_of_a_weights_first_tiles_weights_o
     swapped = spec(swap_ab=True).replace(tile=Sm90Tile(swap_ab=True, weights_evict_first=True))
     plain = spec(swap_ab=True)
     first, cutlass_loads = cg.render(swapped), cg.render(plain)
-    evict_first_setting = {"a": cg.lower.LOAD_HINTS["a"], "b": {**cg.lower.LOAD_HINTS["b"], "swap_ab": "EVICT_FIRST"}}
+    evict_first_setting = swapped_weights_evict_first()
     with cg.lower.settings(LOAD_HINTS=evict_first_setting):
         as_setting = cg.render(plain)
     with cg.lower.settings(WEIGHTS_KEEP_MIB=24):
