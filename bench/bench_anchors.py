@@ -67,15 +67,26 @@ FP8_EXACT_TILES = {
 }
 
 
-HBM_TBPS = 4.8  # the H200's datasheet HBM3e bandwidth: the roof of a decode GEMM, which streams the weights once
+# Datasheet HBM bandwidth (TB/s) by device name: the roof of a decode GEMM, which streams the weights once. The bench
+# runs on whichever card the session gets; an H100's roof is not the H200's (session 94 had an H100 label its
+# shares "of 4.8 TB/s").
+# The first name found in the device's counts; a GH200's roof depends on its memory (HBM3 or HBM3e), so it has none.
+HBM_TBPS = {"GH200": None, "H200": 4.8, "H100 NVL": 3.9, "H100 PCIe": 2.0, "H100": 3.35}
 
 
-def decode_table(rows) -> list[str]:
+def hbm_tbps(device_name: str):
+    """The datasheet HBM bandwidth of the named device in TB/s, or None for a device not in HBM_TBPS."""
+    return next((tbps for name, tbps in HBM_TBPS.items() if name in device_name), None)
+
+
+def decode_table(rows, roof_tbps) -> list[str]:
     """The decode table's lines. Besides TFLOP/s, each side's bandwidth over the bytes the GEMM must move at least
-    (A, the weights, bias and D once each, bf16) and its share of the HBM roof: decode is memory-bound, so this is
-    how far from the roof both sides are, not only from each other."""
+    (A, the weights, bias and D once each, bf16) and its share of the device's HBM roof (roof_tbps, None where it is
+    not known): decode is memory-bound, so this is how far from the roof both sides are, not only from each other."""
+    roof = f"of the {roof_tbps} TB/s HBM roof" if roof_tbps else "no datasheet HBM roof known for this device"
+    share = lambda tbps: f" ({tbps / roof_tbps:.0%})" if roof_tbps else ""  # noqa: E731
     lines = ["", f"Decode (bf16 bias+gelu_tanh; target: >= 1.0x cuBLAS mm; TB/s: operands, bias and output moved once, "
-                 f"of the {HBM_TBPS} TB/s HBM roof):", "",
+                 f"{roof}):", "",
              "| M x N x K | cuBLAS mm | cuBLASLt fused | ours bias+gelu (tile) | vs cuBLAS mm | ours auto+shapes | "
              "vs cuBLAS mm | cuBLAS mm TB/s | ours TB/s |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -86,8 +97,8 @@ def decode_table(rows) -> list[str]:
                      f"({r['ours_best_tile']}) | {r['ours_best'] / r['cublas_mm']:.2f}x | "
                      f"{r['ours auto+shapes']:.0f} | "
                      f"{r['ours auto+shapes'] / r['cublas_mm']:.2f}x | "
-                     f"{tbps(r['cublas_mm']):.2f} ({tbps(r['cublas_mm']) / HBM_TBPS:.0%}) | "
-                     f"{tbps(r['ours_best']):.2f} ({tbps(r['ours_best']) / HBM_TBPS:.0%}) |")
+                     f"{tbps(r['cublas_mm']):.2f}{share(tbps(r['cublas_mm']))} | "
+                     f"{tbps(r['ours_best']):.2f}{share(tbps(r['ours_best']))} |")
     return lines
 
 
@@ -300,7 +311,8 @@ def main():
             f"{r['ours_fp8_scaled_best'] / r['scaled_mm']:.2f}x | "
             f"{r['scaled_mm_fast']:.0f} | {r['ours_fp8_fast_best']:.0f} ({r['ours_fp8_fast_tile']}) | "
             f"{r['ours_fp8_fast_best'] / r['scaled_mm_fast']:.2f}x |")
-    lines += decode_table([r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows)
+    lines += decode_table([r for r in rows if r["shape"] == "32x8192x8192"] + decode_rows,
+                          hbm_tbps(torch.cuda.get_device_name()))
     lines += paired_table(rows, decode_rows, r_rounds)
     text = "\n".join(lines + every_tile(rows + decode_rows)) + "\n"
     print(text)

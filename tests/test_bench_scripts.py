@@ -21,6 +21,25 @@ def test_bench_script_imports(name, monkeypatch):
     assert callable(getattr(module, "main", None)), f"bench/{name}.py has no main()"
 
 
+def test_bench_anchors_takes_the_hbm_roof_of_the_device_it_runs_on(monkeypatch):
+    """The decode table's shares are of the card's own datasheet roof: an H100's 3.35 TB/s, not the H200's 4.8, and
+    none (TB/s alone) for a card without one."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench_anchors = importlib.import_module("bench_anchors")
+    roofs = {name: bench_anchors.hbm_tbps(name) for name in ("NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe",
+                                                             "NVIDIA H100 NVL", "NVIDIA GH200 480GB", "NVIDIA A100")}
+    assert roofs == {"NVIDIA H200": 4.8, "NVIDIA H100 80GB HBM3": 3.35, "NVIDIA H100 PCIe": 2.0,
+                     "NVIDIA H100 NVL": 3.9, "NVIDIA GH200 480GB": None, "NVIDIA A100": None}
+    # 64x6144x4096 at 188 / 144 TFLOP/s moves its bytes at 3.01 / 2.31 TB/s
+    row = {"shape": "64x6144x4096", "cublas_mm": 144.0, "cublaslt_fused": 133.0, "ours_best": 188.0,
+           "ours_best_tile": "auto+shapes", "ours auto+shapes": 188.0}
+    on_h100 = bench_anchors.decode_table([row], 3.35)
+    assert "of the 3.35 TB/s HBM roof" in on_h100[1]
+    assert on_h100[-1].endswith("| 2.31 (69%) | 3.01 (90%) |"), on_h100[-1]
+    unknown = bench_anchors.decode_table([row], None)
+    assert "no datasheet HBM roof" in unknown[1] and unknown[-1].endswith("| 2.31 | 3.01 |"), unknown[-1]
+
+
 def test_k_fit_recovers_fixed_and_per_k_cost(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     k_fit = importlib.import_module("k_fit")
