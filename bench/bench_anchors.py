@@ -68,9 +68,9 @@ FP8_EXACT_TILES = {
 
 
 # Datasheet HBM bandwidth (TB/s) by device name: the roof of a decode GEMM, which streams the weights once. The bench
-# runs on whichever card the session gets; an H100's roof is not the H200's (session 94 had an H100 label its
-# shares "of 4.8 TB/s").
-# The first name found in the device's counts; a GH200's roof depends on its memory (HBM3 or HBM3e), so it has none.
+# runs on whichever card the session gets, and an H100's roof is not the H200's (session 94's H100 labelled its
+# shares "of 4.8 TB/s"). The first name found in the device's counts; a GH200's roof depends on its memory (HBM3 or
+# HBM3e), so it has none.
 HBM_TBPS = {"GH200": None, "H200": 4.8, "H100 NVL": 3.9, "H100 PCIe": 2.0, "H100": 3.35}
 
 

@@ -1,6 +1,6 @@
-"""What the H200's HBM delivers to a plain streaming kernel: the practical roof for decode GEMMs, which read their
-weights once (bench_anchors.py compares them with the device's datasheet peak, 4.8 TB/s on an H200; this says
-how much of it is reachable).
+"""What a GPU's HBM delivers to a plain streaming kernel (the H200's in bench/results/h200_hbm_roof.log): the
+practical roof for decode GEMMs, which read their weights once (bench_anchors.py compares them with the device's
+datasheet peak, bench_anchors.HBM_TBPS: 4.8 TB/s on an H200; this says how much of it is reachable).
 
 Each case reads (and for copy, writes) a buffer far larger than L2, timed like every contender of the bench
 (cutlassgen.timing.median_ms: device events after warm-up, median of many runs).
@@ -21,8 +21,9 @@ def main():
                     help="buffer sizes in MiB (128: a decode GEMM's 8192x8192 bf16 weights)")
     ap.add_argument("--reps", type=int, default=50)
     args = ap.parse_args()
-    roof = hbm_tbps(torch.cuda.get_device_name())
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; TB/s = bytes moved / median device time")
+    device = torch.cuda.get_device_name()
+    roof = hbm_tbps(device)
+    print(f"{device}, torch {torch.__version__}; TB/s = bytes moved / median device time")
     for mib in (int(m) for m in args.mib.split(",")):
         n = mib * 2**20 // 4
         x, y = torch.rand(n, device="cuda"), torch.empty(n, device="cuda")
