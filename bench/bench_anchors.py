@@ -75,7 +75,7 @@ HBM_TBPS = {"GH200": None, "H200": 4.8, "H100 NVL": 3.9, "H100 PCIe": 2.0, "H100
 
 
 def hbm_tbps(device_name: str):
-    """The datasheet HBM bandwidth of the named device in TB/s, or None for a device not in HBM_TBPS."""
+    """The datasheet HBM bandwidth of the named device in TB/s; None for one HBM_TBPS lists without a roof or lacks."""
     return next((tbps for name, tbps in HBM_TBPS.items() if name in device_name), None)
 
 
