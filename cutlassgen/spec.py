@@ -110,8 +110,8 @@ class Sm90Tile:
     # 48 MiB of weights or more, the unswapped tiles at 112-256 rows ran 0.3-9.1% faster warm and the swapped decode
     # tile 2-5%, level with the L2 flushed; with 40 MiB or less, which stay in L2 between calls without it, up to
     # 15% slower warm (tile_probe.py weights256 to weights128c, warm_weights_policy.py). The per-shape plan sets it
-    # where the weights take over 36 MiB (its first 16 MiB kept, lower.WEIGHTS_KEEP_MIB: 40 MiB gained 1.2-9.7% warm
-    # so, session 93), on swapped tiles and on unswapped ones at 97-256 rows
+    # where the weights take over 36 MiB (with its first 16 MiB kept in L2, lower.WEIGHTS_KEEP_MIB, 40 MiB of weights
+    # ran 1.2-9.7% faster warm on the H200, session 93), on swapped tiles and on unswapped ones at 97-256 rows
     # (tiles.WEIGHTS_FIRST_MIN_BYTES, WEIGHTS_FIRST_ROWS).
     weights_evict_first: bool = False
     path = "sm90"
