@@ -75,7 +75,10 @@ def test_a_missing_file_or_field_is_a_message_not_a_traceback(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args", [["cache", "prune", "--older-than", "-1"], ["cache", "prune", "--older-than", "nan"],
-                                  ["tune", str(EXAMPLE), "--limit", "0"]])
+                                  ["tune", str(EXAMPLE), "--limit", "0"], ["tune", str(EXAMPLE), "--peak", "-989"],
+                                  ["tune", str(EXAMPLE), "--peak", "nan"], ["tune", str(EXAMPLE), "--peak", "inf"],
+                                  ["tune", str(EXAMPLE), "--peak", "989", "--peak-bandwidth", "0"],
+                                  ["tune", str(EXAMPLE), "--peak-bandwidth", "4.8"]])
 def test_a_bad_option_value_is_a_usage_error_that_changes_nothing(args, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
     (tmp_path / "sm80" / "0123456789abcdef").mkdir(parents=True)  # an incomplete entry: any prune would remove it
