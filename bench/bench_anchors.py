@@ -84,7 +84,10 @@ def decode_table(rows, roof_tbps) -> list[str]:
     (A, the weights, bias and D once each, bf16) and its share of the device's HBM roof (roof_tbps, None where it is
     not known): decode is memory-bound, so this is how far from the roof both sides are, not only from each other."""
     roof = f"of the {roof_tbps} TB/s HBM roof" if roof_tbps else "no datasheet HBM roof known for this device"
-    share = lambda tbps: f" ({tbps / roof_tbps:.0%})" if roof_tbps else ""  # noqa: E731
+
+    def share(tbps: float) -> str:
+        return f" ({tbps / roof_tbps:.0%})" if roof_tbps else ""
+
     lines = ["", f"Decode (bf16 bias+gelu_tanh; target: >= 1.0x cuBLAS mm; TB/s: operands, bias and output moved once, "
                  f"{roof}):", "",
              "| M x N x K | cuBLAS mm | cuBLASLt fused | ours bias+gelu (tile) | vs cuBLAS mm | ours auto+shapes | "
