@@ -5,7 +5,7 @@ Run: python bench/replot_study.py STUDY_DIR SPEC.toml [--peak 989] [--peak-bandw
 import argparse
 
 import cutlassgen as cg
-from cutlassgen.tuning import read_report, write_report
+from cutlassgen.tuning import check_peaks, read_report, write_report
 
 
 def main():
@@ -15,6 +15,10 @@ def main():
     ap.add_argument("--peak", type=float, default=None)
     ap.add_argument("--peak-bandwidth", type=float, default=None)
     args = ap.parse_args()
+    try:
+        check_peaks(args.peak, args.peak_bandwidth)
+    except ValueError as e:  # a usage error (exit 2), before the report is rewritten
+        ap.error(str(e).replace("peak_tflops", "--peak").replace("peak_tbps", "--peak-bandwidth"))
     for p in write_report(read_report(args.study_dir), args.study_dir, args.peak, spec=cg.load_spec(args.spec),
                           peak_tbps=args.peak_bandwidth):
         print(p)

@@ -9,6 +9,8 @@ import csv
 import dataclasses
 import itertools
 import json
+import math
+import numbers
 import pathlib
 import re
 import warnings
@@ -439,6 +441,16 @@ def read_report(out_dir) -> list[Row]:
         return [Row(**{k: None if v == "" else kinds.get(k, str)(v) for k, v in d.items()}) for d in csv.DictReader(f)]
 
 
+def check_peaks(peak_tflops: float | None, peak_tbps: float | None) -> None:
+    """A bad peak drew nothing, or failed in matplotlib after the report's files were written: refuse it first."""
+    for name, value in (("peak_tflops", peak_tflops), ("peak_tbps", peak_tbps)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                  or not 0 < value < math.inf):  # NaN fails this too
+            raise ValueError(f"{name} must be a positive, finite number, not {value!r}")
+    if peak_tbps is not None and peak_tflops is None:
+        raise ValueError("peak_tbps needs peak_tflops: the roofline is min(peak_tflops, peak_tbps x intensity)")
+
+
 TOP_IN_PLOT = 15  # bars per shape: the fastest configurations (and the default), so that labels stay legible
 
 
@@ -447,6 +459,7 @@ def write_report(rows: list[Row], out_dir, peak_tflops: float | None = None, *, 
     """rows -> study.csv, study.json and (with matplotlib) study.png: per shape, the fastest configurations' TFLOP/s
     against the device's peak; with spec, a roofline panel (every configuration at its shape's arithmetic
     intensity, under min(peak_tflops, peak_tbps x intensity) when both peaks are given)."""
+    check_peaks(peak_tflops, peak_tbps)
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "study.csv", out / "study.json"]

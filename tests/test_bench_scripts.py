@@ -394,6 +394,19 @@ def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
             parse_setting(bad)
 
 
+@pytest.mark.parametrize("argv", [["--peak", "0"], ["--peak", "nan"], ["--peak-bandwidth", "4.8"],
+                                  ["--peak", "790", "--peak-bandwidth", "-1"]])
+def test_replot_study_refuses_a_bad_peak_as_a_usage_error_and_keeps_the_report(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCH))
+    replot_study = importlib.import_module("replot_study")
+    (tmp_path / "study.csv").write_text("kept\n")
+    monkeypatch.setattr("sys.argv", ["replot_study.py", str(tmp_path), "no-spec.toml", *argv])
+    with pytest.raises(SystemExit) as stop:
+        replot_study.main()
+    assert stop.value.code == 2 and "--peak" in capsys.readouterr().err
+    assert (tmp_path / "study.csv").read_text() == "kept\n"
+
+
 def test_bench_scripts_read_shapes_or_say_what_is_wrong(monkeypatch):
     """tile_probe.parse_shapes, the --shapes reader of tile_probe.py, setting_check.py, library_kernels.py and the
     others: a bad list is an argparse error naming it, not a traceback."""

@@ -170,6 +170,15 @@ def test_report_files(tmp_path):
         assert (tmp_path / "study.png").stat().st_size > 1000
 
 
+@pytest.mark.parametrize("peaks", [(0, None), (-790, None), (float("nan"), None), (float("inf"), 4.8), ("790", None),
+                                   (True, None), (790, 0), (790, float("nan")), (None, 4.8)])
+def test_report_refuses_a_bad_peak_before_writing_anything(tmp_path, peaks):
+    rows = [Row("128x256x64 c2x1 cooperative", "8192x8192x8192", 1.6, 687.0, 1e-3, 50.0, 0, "k1")]
+    with pytest.raises(ValueError, match="peak_t"):
+        write_report(rows, tmp_path / "report", peaks[0], peak_tbps=peaks[1])
+    assert not (tmp_path / "report").exists()
+
+
 def test_cli_lists_configurations(capsys):
     from cutlassgen.cli import main
 
