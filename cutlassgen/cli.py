@@ -4,8 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 import shutil
 import sys
+import tempfile
 import time
 
 from .errors import SpecError
@@ -174,6 +176,11 @@ def cmd_tune(args):
     from .dispatch import tile_is_auto
     from .tuning import tune
 
+    # the report is written after minutes of compiling and timing: a folder that cannot take it fails now (OSError:
+    # exit 2, naming it), not after, when the study's rows would be lost
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tempfile.TemporaryFile(dir=out).close()
     save = not args.no_save and tile_is_auto(spec)
     result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save, match=args.match)
     for path in write_report(result.rows, args.out, args.peak, spec=spec, peak_tbps=args.peak_bandwidth):

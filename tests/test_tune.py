@@ -392,6 +392,24 @@ def test_cli_tune_without_a_gpu_says_so(capsys, monkeypatch):
     assert "no CUDA GPU" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_cli_tune_names_a_report_folder_it_cannot_write_before_the_study(where, tmp_path, capsys, monkeypatch):
+    """The report was written after minutes of compiling and timing, so an --out that is a file (or lies under one)
+    lost the study's rows; now it is named first (exit 2) and nothing is compiled or timed."""
+    torch = pytest.importorskip("torch")
+    from cutlassgen import tuning
+    from cutlassgen.cli import main
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(tuning, "tune", lambda *a, **k: pytest.fail("studied with nowhere to write the report"))
+    (tmp_path / "taken").write_text("a file\n")
+    out = tmp_path / "taken" if where == "a file" else tmp_path / "taken" / "report"
+    spec = str(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    assert main(["tune", spec, "--shape", "32x8192x8192", "--out", str(out), "--no-save"]) == 2
+    assert "taken" in capsys.readouterr().err
+    assert (tmp_path / "taken").read_text() == "a file\n"
+
+
 def test_spread_shares_configurations_across_worker_processes():
     """The multi-GPU plumbing without GPUs: round-robin shares, one spawned process each, every (shape, config)
     timed exactly once. (A real multi-GPU run has not been done: no such machine was lent.)"""
