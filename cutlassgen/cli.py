@@ -174,7 +174,7 @@ def cmd_tune(args):
         print("give at least one --shape MxNxK", file=sys.stderr)
         return 1
     from .dispatch import tile_is_auto
-    from .tuning import tune
+    from .tuning import NoMatchError, tune
 
     # the report is written after minutes of compiling and timing: a folder that cannot take it fails now (OSError:
     # exit 2, naming it), not after, when the study's rows would be lost
@@ -182,9 +182,17 @@ def cmd_tune(args):
     out.mkdir(parents=True, exist_ok=True)
     tempfile.TemporaryFile(dir=out).close()
     save = not args.no_save and tile_is_auto(spec)
-    result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save, match=args.match)
-    for path in write_report(result.rows, args.out, args.peak, spec=spec, peak_tbps=args.peak_bandwidth):
+    result = None
+    try:
+        result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save, match=args.match)
+        rows = result.rows
+    except NoMatchError as e:  # keep the study's rows: their rel_err column tells which kernels are wrong
+        rows = e.rows
+        print(f"cutlassgen: {e}; no tuning record written", file=sys.stderr)
+    for path in write_report(rows, args.out, args.peak, spec=spec, peak_tbps=args.peak_bandwidth):
         print(path)
+    if result is None:
+        return 1
     for w in result.winners:
         base = f" (default {w['default_tflops']:.0f})" if w["default_tflops"] else ""
         print(f"{'x'.join(map(str, w['shape']))}: {w['label']} {w['tflops']:.0f} TFLOP/s{base}")

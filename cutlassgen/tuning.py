@@ -345,6 +345,15 @@ class TuneResult:
     record: pathlib.Path | None  # where build(spec) will find it
 
 
+class NoMatchError(RuntimeError):
+    """No configuration matched the reference at some shape. rows holds every timed row (their rel_err says by how
+    much each missed), so a study's report can still be written."""
+
+    def __init__(self, message: str, rows: list):
+        super().__init__(message)
+        self.rows = rows
+
+
 def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, save: bool = True,
          match: str | None = None) -> TuneResult:
     """Time every valid configuration of spec at each shape on this GPU, keep the fastest one that matches the
@@ -370,7 +379,11 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         here = [r for r in rows if r.shape == f"{M}x{N}x{K}"]
         ok = [r for r in here if r.rel_err <= max_err]
         if not ok:
-            raise RuntimeError(f"no configuration of {spec.name or spec.key} matched the reference at {M}x{N}x{K}")
+            closest = min((r.rel_err for r in here), default=None)
+            raise NoMatchError(f"no configuration of {spec.name or spec.key} matched the reference at {M}x{N}x{K} "
+                               f"(relative error at most {max_err:g}; closest {closest:.3g} of {len(here)})"
+                               if here else f"no configuration of {spec.name or spec.key} matched the reference at "
+                               f"{M}x{N}x{K} (none was timed there)", rows)
         best = max(ok, key=lambda r: r.tflops)
         default = next((r.tflops for r in here if r.spec_key == spec.key), None)
         winners.append({"shape": [M, N, K], "tile": dispatch.tile_to_dict(by_key[best.spec_key].tile),

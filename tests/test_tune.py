@@ -410,6 +410,27 @@ def test_cli_tune_names_a_report_folder_it_cannot_write_before_the_study(where, 
     assert (tmp_path / "taken").read_text() == "a file\n"
 
 
+def test_cli_tune_writes_the_report_when_no_configuration_matches_the_reference(tmp_path, capsys, monkeypatch):
+    """tune() raised after its study when no configuration matched the reference at a shape, and the CLI wrote no
+    report: the rows whose rel_err says which kernels were wrong, and by how much, were lost. Now they are written,
+    the error names the closest error and the bound, and no record is kept (exit 1)."""
+    torch = pytest.importorskip("torch")
+    from cutlassgen import dispatch, tuning
+    from cutlassgen.cli import main
+
+    rows = [Row("128x256x64 c2x1 cooperative", "128x4096x4096", 0.01, 400.0, 0.5, 50.0, 0, "k1"),
+            Row("128x128x64 c1x2 cooperative", "128x4096x4096", 0.02, 300.0, 0.25, 48.0, 0, "k2")]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(tuning, "study", lambda spec, shapes, **kw: rows)
+    monkeypatch.setattr(dispatch, "write_record", lambda *a: pytest.fail("kept a record"))
+    spec = str(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    assert main(["tune", spec, "--shape", "128x4096x4096", "--limit", "2", "--out", str(tmp_path), "--no-save"]) == 1
+    err = capsys.readouterr().err
+    assert "no configuration of bias_gelu_bf16 matched the reference at 128x4096x4096" in err
+    assert "closest 0.25 of 2" in err and "no tuning record written" in err
+    assert read_report(tmp_path) == rows
+
+
 def test_spread_shares_configurations_across_worker_processes():
     """The multi-GPU plumbing without GPUs: round-robin shares, one spawned process each, every (shape, config)
     timed exactly once. (A real multi-GPU run has not been done: no such machine was lent.)"""
