@@ -433,7 +433,7 @@ def test_cli_tune_writes_the_report_when_no_configuration_matches_the_reference(
 
 def test_spread_shares_configurations_across_worker_processes():
     """The multi-GPU plumbing without GPUs: round-robin shares, one spawned process each, every (shape, config)
-    timed exactly once. (A real multi-GPU run has not been done: no such machine was lent.)"""
+    timed exactly once. (The real run on two GPUs: bench/results/h200x2_spread_check/.)"""
     from fake_tune_worker import worker
 
     from cutlassgen.tuning import spread
