@@ -6,7 +6,7 @@ in as many cycles but spends more energy per FLOP runs at a lower clock once the
 With --ncu, each contender instead runs once inside an NVTX range "probe" for ncu (clocks left alone:
 `--clock-control none`, bench/device_session.sh power).
 
-Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk|anchors|plan] [--shape MxNxK] [--seconds S]
+Run: python bench/power_clock.py [--case 8192|m256|cluster4|streamk|anchors|plan|wide] [--shape MxNxK] [--seconds S]
      [--rounds R] [--ncu]
      (needs an sm90 GPU and nvidia-smi)
 """
@@ -20,9 +20,9 @@ import time
 import torch
 
 import cutlassgen as cg
-from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, FAST, PLAN, STREAMK_BF16_TILES, STREAMK_FP8_TILES,
-                        bias_gelu, bias_gelu_contenders, built_beside_plans, fp8_scaled, fp8_scaled_contenders,
-                        fp8_scaled_fast, named, parse_shapes, run_in_probe_range)
+from tile_probe import (CLUSTER4_BF16_TILES, CLUSTER4_FP8_TILES, FAST, PLAN, PREFILL_PP_TILES, STREAMK_BF16_TILES,
+                        STREAMK_FP8_TILES, bias_gelu, bias_gelu_contenders, built_beside_plans, fp8_scaled,
+                        fp8_scaled_contenders, fp8_scaled_fast, named, parse_shapes, run_in_probe_range)
 
 SHAPE = (8192, 8192, 8192)
 # Runs 1-2 of this script (bench/results/h200_power_clock.log) compared tiles at swizzle 1, then the swizzle and
@@ -65,8 +65,13 @@ ANCHOR_GROUPS = [
 PLAN_GROUPS = [("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, {"auto+shapes": PLAN}),
                ("fp8 scaled", fp8_scaled, fp8_scaled_contenders, {"auto+shapes": PLAN}),
                ("fp8 scaled fast", fp8_scaled_fast, fp8_scaled_contenders, {"auto+shapes": PLAN})]
+# --case wide (session 96): the M > 512, N >= 12288 class, whose plan tile (128x128 pingpong, no cluster) won
+# tile_probe.py prefillwide's bursts on the H200 (runs 30-31) but on an H100 at its 700 W cap ran 0-17% behind the
+# cooperative tiles at four of six shapes; sustained, with the plan itself beside them; --shape for another shape.
+WIDE_GROUPS = [("bf16 bias+gelu", bias_gelu, bias_gelu_contenders, {**PREFILL_PP_TILES, "auto+shapes": PLAN})]
 CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS), "cluster4": (SHAPE, CLUSTER4_GROUPS),
-         "streamk": (SHAPE, STREAMK_GROUPS), "anchors": (SHAPE, ANCHOR_GROUPS), "plan": (SHAPE, PLAN_GROUPS)}
+         "streamk": (SHAPE, STREAMK_GROUPS), "anchors": (SHAPE, ANCHOR_GROUPS), "plan": (SHAPE, PLAN_GROUPS),
+         "wide": ((4096, 14336, 4096), WIDE_GROUPS)}
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
 
 
