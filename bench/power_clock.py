@@ -15,6 +15,7 @@ import datetime
 import random
 import statistics
 import subprocess
+import tempfile
 import time
 
 import torch
@@ -75,9 +76,11 @@ CASES = {"8192": (SHAPE, GROUPS), "m256": ((256, 8192, 8192), M256_GROUPS), "clu
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu"
 
 
-def sampler():
+def sampler(log):
+    """nvidia-smi sampling into log, a file: into a pipe read only at the end it blocked once the pipe's 64 KiB
+    filled (about 30 s of samples), and the later windows had none (session 96's first --case wide run)."""
     return subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits", "-lms", "20"],
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=log, text=True)
 
 
 def samples_of(text: str) -> list:
@@ -146,17 +149,20 @@ def main():
                 print(f"ncu: {what} {M}x{N}x{K} {name}", flush=True)
             continue
         windows = {name: [] for name in fns}
-        smi = sampler()
-        try:
-            order = random.Random(g)
-            for _ in range(args.rounds):
-                names = list(fns)
-                order.shuffle(names)
-                for name in names:
-                    windows[name].append(sustained(fns[name], args.seconds))
-        finally:
-            smi.terminate()
-        samples = samples_of(smi.communicate()[0])
+        with tempfile.TemporaryFile("w+") as log:
+            smi = sampler(log)
+            try:
+                order = random.Random(g)
+                for _ in range(args.rounds):
+                    names = list(fns)
+                    order.shuffle(names)
+                    for name in names:
+                        windows[name].append(sustained(fns[name], args.seconds))
+            finally:
+                smi.terminate()
+                smi.wait()
+            log.seek(0)
+            samples = samples_of(log.read())
         print(f"\n{what} (sustained TFLOP/s, median SM MHz, median W, TFLOP/s per GHz, W per TFLOP/s; per round):")
         for name, ws in windows.items():
             rows = []

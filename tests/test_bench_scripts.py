@@ -2,6 +2,7 @@
 helpers, cutlassgen's API) that was renamed or removed fails here, not on the next GPU session."""
 import importlib
 import math
+import os
 import pathlib
 
 import pytest
@@ -405,6 +406,26 @@ def test_replot_study_refuses_a_bad_peak_as_a_usage_error_and_keeps_the_report(a
         replot_study.main()
     assert stop.value.code == 2 and "--peak" in capsys.readouterr().err
     assert (tmp_path / "study.csv").read_text() == "kept\n"
+
+
+def test_power_clock_sampler_keeps_every_sample_of_a_long_run(tmp_path, monkeypatch):
+    """nvidia-smi's samples went into a pipe read only at the end: past its 64 KiB (about 30 s at 20 ms) the sampler
+    blocked and later windows had no samples. A stand-in nvidia-smi writes 4000 lines (about 190 KiB) and exits."""
+    import tempfile
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    power_clock = importlib.import_module("power_clock")
+    fake = tmp_path / "nvidia-smi"
+    line = "2026/12/06 09:12:0$((i % 10)).500, 1410, 690.5, 5$((i % 10))"
+    fake.write_text(f'#!/bin/sh\nfor i in $(seq 1 4000); do echo "{line}"; done\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    with tempfile.TemporaryFile("w+") as log:
+        smi = power_clock.sampler(log)
+        assert smi.wait(timeout=30) == 0
+        log.seek(0)
+        samples = power_clock.samples_of(log.read())
+    assert len(samples) == 4000 and samples[-1][1:3] == (1410.0, 690.5)
 
 
 def test_bench_scripts_read_shapes_or_say_what_is_wrong(monkeypatch):
