@@ -478,7 +478,9 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   (512x14336x4096 596 / 621 vs 615 / 631), hence its own bucket; at N <= 8192 the default is as fast or faster
 #   (default vs pingpong: 8192^3 701 / 735 vs 693 / 734, 4096x4096x14336 762 / 777 vs 753 / 764). fp8 with
 #   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29). fp8 without it cannot take it
-#   (its promotion buffer would double the 128x128 accumulators one warpgroup holds); see the next rule.
+#   (its promotion buffer would double the 128x128 accumulators one warpgroup holds); see the next rule. On H100s at
+#   their 700 W cap it ran up to 17% behind the cooperative tiles in bursts, machine by machine, level to -3%
+#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200; `cutlassgen tune` there.
 # - M > EXACT_WIDE_M, N >= WIDE_N, fp8 without fast accumulation: 128x192 cooperative, no cluster, 128x64 epilogue
 #   subtiles (96 accumulators and a 96-register promotion buffer a thread; 168 registers, no spill; four stages).
 #   Each k tile's A serves 1.5x the columns, so a tile's fixed costs and the shared-memory reads per MMA shrink; the
