@@ -480,8 +480,7 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29). fp8 without it cannot take it
 #   (its promotion buffer would double the 128x128 accumulators one warpgroup holds); see the next rule. On H100s at
 #   their 700 W cap it ran up to 17% behind the cooperative tiles in bursts, machine by machine, level to -3%
-#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200, and marked (slower_on) so that a
-#   DispatchKernel on an H100 runs the spec's default for it.
+#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200; `cutlassgen tune` there.
 # - M > EXACT_WIDE_M, N >= WIDE_N, fp8 without fast accumulation: 128x192 cooperative, no cluster, 128x64 epilogue
 #   subtiles (96 accumulators and a 96-register promotion buffer a thread; 168 registers, no spill; four stages).
 #   Each k tile's A serves 1.5x the columns, so a tile's fixed costs and the shared-memory reads per MMA shrink; the
@@ -1211,27 +1210,6 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
     if not (unswapped_takes_it or resolve(dataclasses.replace(spec, tile=tile)).swap_ab):
         return tile
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
-
-
-# GPU models (substrings of torch's device name) on which a tile of the plan ran slower than the spec's default, so
-# that a DispatchKernel made there runs the default instead (dispatch.DispatchKernel, dispatch.per_shape_hint). The
-# M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200, where it ran level with the cooperative
-# tiles or ahead in tile_probe.py prefillwide's bursts (sessions 12 and 96). On H100s at their 700 W cap it ran 0-17%
-# behind the default (128x256 c2x1 cooperative) at 2048-4096 rows, mixed at 1024, 4-6% ahead at 8192, and 1-3% behind
-# sustained (five machines; bench/PERFORMANCE.md, session 96). fp8 with fast accumulation there was not slower on
-# H100s; int8 was not measured against it.
-WIDE_PINGPONG_SLOWER_ON = ("H100",)
-
-
-def slower_on(spec: GemmSpec, M: int, N: int | None, tile) -> tuple[str, ...]:
-    """The GPU-name substrings on which tile, the plan's for an M x N problem of spec, ran slower than the spec's
-    default tile (WIDE_PINGPONG_SLOWER_ON); () for every other tile."""
-    if (tile is None or spec.resolved_path != "sm90" or N is None or N < WIDE_N or M <= 512
-            or {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"}):
-        return ()
-    if tile.mainloop == "pingpong" and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128):
-        return WIDE_PINGPONG_SLOWER_ON
-    return ()
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):
