@@ -16,9 +16,9 @@ def main():
     ap.add_argument("--peak-bandwidth", type=float, default=None)
     args = ap.parse_args()
     try:
-        check_peaks(args.peak, args.peak_bandwidth)
+        check_peaks(args.peak, args.peak_bandwidth, names=("--peak", "--peak-bandwidth"))
     except ValueError as e:  # a usage error (exit 2), before the report is rewritten
-        ap.error(str(e).replace("peak_tflops", "--peak").replace("peak_tbps", "--peak-bandwidth"))
+        ap.error(str(e))
     for p in write_report(read_report(args.study_dir), args.study_dir, args.peak, spec=cg.load_spec(args.spec),
                           peak_tbps=args.peak_bandwidth):
         print(p)

@@ -60,13 +60,6 @@ def _days(text: str) -> float:
     return value
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not 0 < value < float("inf"):  # NaN too: a study's plot would be drawn only after its compiles and timing
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
-    return value
-
-
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -244,8 +237,8 @@ def main(argv=None) -> int:
     t.add_argument("--match", default=None, metavar="REGEX",
                    help="only configurations whose label matches, e.g. '^128x(128|256)x64 c2x1' (see --list)")
     t.add_argument("--reps", type=_positive_int, default=20, help="timed runs per configuration and shape (median)")
-    t.add_argument("--peak", type=_positive_float, default=None, help="TFLOP/s ceiling to draw (measured)")
-    t.add_argument("--peak-bandwidth", type=_positive_float, default=None, metavar="TB/s",
+    t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
+    t.add_argument("--peak-bandwidth", type=float, default=None, metavar="TB/s",
                    help="DRAM bandwidth for the roofline (with --peak)")
     t.add_argument("--out", default="tune-report", help="the report's folder: CSV, JSON and plots")
     t.add_argument("--list", action="store_true", help="only list the valid configurations")
@@ -255,8 +248,13 @@ def main(argv=None) -> int:
     m.add_argument("--arch", type=int, default=None, help="compile target (default: this GPU's, else 90)")
     m.set_defaults(fn=cmd_demo)
     args = p.parse_args(argv)
-    if args.cmd == "tune" and args.peak_bandwidth and not args.peak:  # the roofline needs both; alone it drew nothing
-        t.error("argument --peak-bandwidth: needs --peak (the roofline is min(peak, bandwidth x intensity))")
+    if args.cmd == "tune":  # a bad peak would fail only when the report is drawn, after the study's compiles
+        from .tuning import check_peaks
+
+        try:
+            check_peaks(args.peak, args.peak_bandwidth, names=("--peak", "--peak-bandwidth"))
+        except ValueError as e:
+            t.error(f"argument {e}")
     from .errors import BuildError, SpecError
 
     try:

@@ -379,11 +379,10 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
         here = [r for r in rows if r.shape == f"{M}x{N}x{K}"]
         ok = [r for r in here if r.rel_err <= max_err]
         if not ok:
-            closest = min((r.rel_err for r in here), default=None)
+            closest = (f"closest {min(r.rel_err for r in here):.3g} of {len(here)}" if here
+                       else "none was timed there")
             raise NoMatchError(f"no configuration of {spec.name or spec.key} matched the reference at {M}x{N}x{K} "
-                               f"(relative error at most {max_err:g}; closest {closest:.3g} of {len(here)})"
-                               if here else f"no configuration of {spec.name or spec.key} matched the reference at "
-                               f"{M}x{N}x{K} (none was timed there)", rows)
+                               f"(relative error at most {max_err:g}; {closest})", rows)
         best = max(ok, key=lambda r: r.tflops)
         default = next((r.tflops for r in here if r.spec_key == spec.key), None)
         winners.append({"shape": [M, N, K], "tile": dispatch.tile_to_dict(by_key[best.spec_key].tile),
@@ -454,14 +453,15 @@ def read_report(out_dir) -> list[Row]:
         return [Row(**{k: None if v == "" else kinds.get(k, str)(v) for k, v in d.items()}) for d in csv.DictReader(f)]
 
 
-def check_peaks(peak_tflops: float | None, peak_tbps: float | None) -> None:
-    """A bad peak drew nothing, or failed in matplotlib after the report's files were written: refuse it first."""
-    for name, value in (("peak_tflops", peak_tflops), ("peak_tbps", peak_tbps)):
+def check_peaks(peak_tflops: float | None, peak_tbps: float | None, names=("peak_tflops", "peak_tbps")) -> None:
+    """A bad peak drew nothing, or failed in matplotlib after the report's files were written: refuse it first.
+    names: what the message calls the two (a command line's options)."""
+    for name, value in zip(names, (peak_tflops, peak_tbps)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
                                   or not 0 < value < math.inf):  # NaN fails this too
             raise ValueError(f"{name} must be a positive, finite number, not {value!r}")
     if peak_tbps is not None and peak_tflops is None:
-        raise ValueError("peak_tbps needs peak_tflops: the roofline is min(peak_tflops, peak_tbps x intensity)")
+        raise ValueError(f"{names[1]} needs {names[0]}: the roofline is min(peak, bandwidth x intensity)")
 
 
 TOP_IN_PLOT = 15  # bars per shape: the fastest configurations (and the default), so that labels stay legible
