@@ -158,7 +158,8 @@ class DispatchKernel:
         self._nk_maxes = [w.get("weights_max", 0) // b_bytes for w in record["winners"]]
         self.record = record
         self.kernels = kernels
-        self._gpu_checked = record["gpu"] is None  # the built-in heuristic holds on every sm90 GPU
+        # the built-in heuristic holds on every sm90 GPU, but for entries measured slower on some (slower_on)
+        self._gpu_checked = record["gpu"] is None and not any(w.get("slower_on") for w in record["winners"])
         self._op = None
         torch = sys.modules.get("torch")
         if torch is not None:
@@ -202,6 +203,14 @@ class DispatchKernel:
 
         self._gpu_checked = True
         name = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+        if self.record["gpu"] is None:  # the built-in plan: its entries whose tile ran slower on this GPU model
+            # run the default tile instead (tiles.slower_on)
+            slower = {i for i, w in enumerate(self.record["winners"]) if runs_slower_here(w.get("slower_on"), name)}
+            self.kernels = [self.default if i in slower else k for i, k in enumerate(self.kernels)]
+            self.record = {**self.record, "winners": [
+                {**w, "tile": None, "label": f"default (auto; {w['label']} is slower on {name})"} if i in slower
+                else w for i, w in enumerate(self.record["winners"])]}
+            return
         if name != self.record["gpu"]:
             warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
                           f"{self.record['gpu']}, not on this {name}; running the default tile (re-run tune here)",
@@ -309,7 +318,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     or for weights of up to weights_max bytes, before the one for any. A call that no entry of its bucket takes (an M
     between the buckets used, an N below the classes, a K above the k_max, larger weights) goes to the next larger
     one; above all of them, to the last. None when every shape keeps the default tile."""
-    from .tiles import BUCKET_UPPER, shape_tile
+    from .tiles import BUCKET_UPPER, shape_tile, slower_on
     from .tuning import label
 
     first = {}
@@ -321,14 +330,17 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
         tile = shape_tile(spec, M, N, K)
         as_dict = None if tile is None else tile_to_dict(tile)
         upper = BUCKET_UPPER[bucket]
+        slower = list(slower_on(spec, M, N, tile))
         if (winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min
-                and winners[-1].get("k_max", 0) == k_max and winners[-1].get("weights_max", 0) == weights_max):
+                and winners[-1].get("k_max", 0) == k_max and winners[-1].get("weights_max", 0) == weights_max
+                and winners[-1].get("slower_on", []) == slower):
             limits[-1] = upper
             continue
         winners.append({"shape": [M, N, K], "tile": as_dict,
                         "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
                         **({"n_min": n_min} if n_min else {}), **({"k_max": k_max} if k_max else {}),
-                        **({"weights_max": weights_max} if weights_max else {})})
+                        **({"weights_max": weights_max} if weights_max else {}),
+                        **({"slower_on": slower} if slower else {})})
         limits.append(upper)
     if all(w["tile"] is None for w in winners):
         return None
@@ -366,10 +378,15 @@ def with_shape_variants(specs: list, shapes) -> list:
     return out
 
 
+def runs_slower_here(models, name: str | None) -> bool:
+    """Whether the GPU named name (torch's device name; None: none seen) is one of models (tiles.slower_on)."""
+    return bool(models and name and any(model in name for model in models))
+
+
 def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
     """What the default kernel of an all-"auto" spec says, once, when it runs a shape that has a per-shape tile (a
-    small M, or on sm90 a large M with wide N)."""
-    from .tiles import shape_tile
+    small M, or on sm90 a large M with wide N) that is not slower on this GPU (tiles.slower_on)."""
+    from .tiles import shape_tile, slower_on
     from .tuning import label
 
     if not tile_is_auto(spec):
@@ -377,6 +394,12 @@ def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
     tile = shape_tile(spec, M, N, K)
     if tile is None:
         return None
+    models = slower_on(spec, M, N, tile)
+    if models:
+        import torch
+
+        if runs_slower_here(models, torch.cuda.get_device_name() if torch.cuda.is_available() else None):
+            return None
     depth = f", K={K}" if getattr(tile, "opaque_pipeline", False) else ""  # K chose it
     return (f"{spec.name or spec.key}: M={M}, N={N}{depth} runs the default tile; build(spec, shapes=[({M}, {N}, "
             f"{K}), ...]) adds the per-shape tile {label(spec.replace(tile=tile))} for it, or `cutlassgen tune` picks "

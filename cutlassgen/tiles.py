@@ -1212,6 +1212,26 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
 
 
+# GPU models (substrings of torch's device name) on which a tile of the plan ran slower than the spec's default, so
+# that a DispatchKernel made there runs the default instead (dispatch.DispatchKernel, dispatch.per_shape_hint). The
+# M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200, where it ran level with the cooperative
+# tiles or ahead in tile_probe.py prefillwide's bursts (sessions 12 and 96). On four H100s at their 700 W cap it ran
+# 0-17% behind the default (128x256 c2x1 cooperative) at 1024-4096 rows, +4-6% at 8192, and 1-3% behind sustained
+# (bench/PERFORMANCE.md, session 96); int8 and fp8 there were not measured against it, or not slower.
+WIDE_PINGPONG_SLOWER_ON = ("H100",)
+
+
+def slower_on(spec: GemmSpec, M: int, N: int | None, tile) -> tuple[str, ...]:
+    """The GPU-name substrings on which tile, the plan's for an M x N problem of spec, ran slower than the spec's
+    default tile (WIDE_PINGPONG_SLOWER_ON); () for every other tile."""
+    if (tile is None or spec.resolved_path != "sm90" or N is None or N < WIDE_N or M <= 512
+            or {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"}):
+        return ()
+    if tile.mainloop == "pingpong" and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128):
+        return WIDE_PINGPONG_SLOWER_ON
+    return ()
+
+
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):
     """The tile the per-shape heuristic picks for an M x N (x K) problem of an all-"auto" spec (N None: the M bucket's
     own tile, that of N below every N class; K None: as at a large K), or None for the spec's own default (sm90:

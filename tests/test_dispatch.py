@@ -819,6 +819,43 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
     assert dispatch.with_heuristic(default, None, []) is default
 
 
+@pytest.mark.parametrize("gpu, plan_runs", [("NVIDIA H200", "pingpong"), ("NVIDIA H100 80GB HBM3", "default"),
+                                             ("NVIDIA H100 PCIe", "default"), ("NVIDIA GH200 480GB", "pingpong"),
+                                             (None, "pingpong")])
+def test_the_wide_n_pingpong_entry_runs_the_default_on_gpus_where_it_ran_slower(gpu, plan_runs, monkeypatch):
+    """The M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200; on H100s it ran up to 17%
+    slower than the spec's default (session 96). Its entry in the plan names the models (slower_on), and a
+    DispatchKernel made or first called on one of them runs the default there; the other entries, and other GPUs,
+    keep the plan. The default kernel's per-shape hint stays quiet there too."""
+    import torch
+
+    from cutlassgen.tiles import WIDE_N, WIDE_PINGPONG_SLOWER_ON, slower_on
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: gpu)
+    wide = dispatch.heuristic_record(SPEC, [(4096, 14336, 4096), (4096, 8192, 8192), (32, 8192, 8192)])
+    assert [w.get("slower_on") for w in wide["winners"]] == [None, ["H100"], None]  # the 32-row entry, then M > 512
+    k = _fake_dispatch(SPEC, wide)
+    chosen = k.choose(4096, 14336, 4096)
+    assert (chosen is k.default) == (plan_runs == "default")
+    if plan_runs == "pingpong":
+        assert chosen.spec.tile.mainloop == "pingpong" and "1x1 pingpong" in repr(k)
+    else:
+        assert f"is slower on {gpu}" in repr(k)
+    assert k.choose(32, 8192, 8192).spec.tile.swap_ab and k.choose(4096, 8192, 8192) is k.default  # untouched
+    hint = dispatch.per_shape_hint(SPEC, 4096, 14336, 4096)
+    assert (hint is None) == (plan_runs == "default")
+    # only 16-bit floats, only that tile: fp8 with fast accumulation there keeps its pingpong tile everywhere
+    fast = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
+                       tile=cg.Sm90Tile(fp8_fast_accum=True))
+    from cutlassgen.tiles import shape_tile
+
+    assert slower_on(fast, 4096, WIDE_N, shape_tile(fast, 4096, WIDE_N)) == ()
+    assert slower_on(SPEC, 4096, WIDE_N, shape_tile(SPEC, 4096, WIDE_N)) == WIDE_PINGPONG_SLOWER_ON
+    assert slower_on(SPEC, 4096, WIDE_N - 1, shape_tile(SPEC, 4096, WIDE_N - 1)) == ()  # the default already
+    assert slower_on(SPEC, 256, WIDE_N, shape_tile(SPEC, 256, WIDE_N)) == ()
+
+
 def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
     from cutlassgen.tiles import EXACT_WIDE_M, OPAQUE_PIPELINE_MAX_K, WIDE_N, shape_tile
 

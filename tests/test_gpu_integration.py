@@ -182,10 +182,9 @@ def _check_bias_gelu_dispatch(k, spec, shapes):
     import torch
 
     import cutlassgen as cg
-    from cutlassgen.tiles import shape_tile
 
     for M, N, K in shapes:
-        assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
+        assert k.choose(M, N, K).spec.tile == (cases.planned_tile(spec, M, N, K) or spec.tile), (M, N, K)
         a, b, bias = _inputs(M=M, N=N, K=K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)
@@ -260,11 +259,10 @@ def _poisoned_run(kernel, x: dict):
 def _check_fp8_scaled_dispatch(k, spec, shapes):
     """Each shape through the dispatching kernel k into a poisoned out, against the reference."""
     import cutlassgen as cg
-    from cutlassgen.tiles import shape_tile
 
     g = fresh_generator(spec.name)
     for M, N, K in shapes:
-        assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), (M, N, K)
+        assert k.choose(M, N, K).spec.tile == (cases.planned_tile(spec, M, N, K) or spec.tile), (M, N, K)
         x = _fp8_scaled_inputs(M, N, K, g)
         out = _poisoned_run(k, x)
         assert rel_error(out, cg.reference(spec, **x)) < REL_ERR["bf16"], (M, N, K)
@@ -321,7 +319,6 @@ def test_the_plans_tiles_load_weights_over_36_mib_evict_first(cache_dir, case):
 
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
-    from cutlassgen.tiles import shape_tile
     from cutlassgen.tuning import random_inputs
 
     spec, shapes, expect = cases.cases()[case]
@@ -332,7 +329,7 @@ def test_the_plans_tiles_load_weights_over_36_mib_evict_first(cache_dir, case):
     twins = {twin.tile: kernel for twin, kernel in zip(twin_specs, cg.build_many(twin_specs))}
     g = fresh_generator(case)
     for M, N, K in shapes:
-        assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
+        assert k.choose(M, N, K).spec.tile == (cases.planned_tile(spec, M, N, K) or spec.tile), (M, N, K)
         if spec.a.dtype == "e4m3":
             x = _fp8_scaled_inputs(M, N, K, g)
         elif spec.a.dtype == "int8":
@@ -363,7 +360,6 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
 
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
-    from cutlassgen.tiles import shape_tile
     from cutlassgen.tuning import random_inputs
 
     spec, shapes, _ = cases.cases()[f"sm90_{operands}"]  # int8 also at its narrow columns' shapes
@@ -372,7 +368,7 @@ def test_sm90_int8_and_tf32_per_shape_dispatch_run_the_token_tiles(cache_dir, op
     cases.expect_sm90_int8_or_tf32_tiles(cases.tile_of_dispatch(k, shapes), operands)
     out_dtype = torch.bfloat16 if operands == "int8" else torch.float32
     for M, N, K in shapes:
-        assert k.choose(M, N, K).spec.tile == shape_tile(spec, M, N, K), (M, N, K)
+        assert k.choose(M, N, K).spec.tile == (cases.planned_tile(spec, M, N, K) or spec.tile), (M, N, K)
         torch.manual_seed(fresh_seed(spec.name, M, N, K))
         (a, b), inputs = random_inputs(spec, M, N, K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
@@ -389,14 +385,13 @@ def test_sm80_path_per_shape_dispatch_runs_each_buckets_tile(cache_dir):
     import cutlassgen as cg
     from cutlassgen.dispatch import DispatchKernel
     from cutlassgen.jit import PerformanceWarning
-    from cutlassgen.tiles import shape_tile
 
     spec, shapes = cases.bf16_bias_gelu(arch=80, name="sm80_per_shape_dispatch"), cases.SM80_BF16_SHAPES
     k = cg.build(spec, shapes=shapes)
     assert isinstance(k, DispatchKernel), k
     cases.expect_sm80_bf16_tiles(cases.tile_of_dispatch(k, shapes), spec)
     for M, N, K in shapes:
-        assert k.choose(M, N, K).spec.tile == (shape_tile(spec, M, N, K) or spec.tile), M
+        assert k.choose(M, N, K).spec.tile == (cases.planned_tile(spec, M, N, K) or spec.tile), M
         a, b, bias = _inputs(M=M, N=N, K=K)
         out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         k(a, b, bias=bias, out=out)

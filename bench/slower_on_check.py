@@ -1,0 +1,61 @@
+"""What build(spec, shapes=...) runs on this GPU where the plan marks a tile as slower on some GPU models
+(tiles.slower_on): the DispatchKernel's choice, its output against float64, and its time beside the plan's own tile
+and the spec's default (device events, median, L2 flushed before each run).
+
+Run: python bench/slower_on_check.py [--shapes MxNxK,...] [--reps N]   (needs an sm90 GPU)
+"""
+import argparse
+import pathlib
+
+import torch
+
+import cutlassgen as cg
+from cutlassgen import dispatch
+from cutlassgen.golden import rel_error
+from cutlassgen.tiles import shape_tile, slower_on
+from cutlassgen.timing import l2_flush, median_ms
+from cutlassgen.tuning import label
+
+SPEC = pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml"
+
+
+def parse_shapes(text: str) -> list:
+    try:
+        return [tuple(int(x) for x in s.split("x")) for s in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"shapes are MxNxK,...: not {text!r}") from None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", type=parse_shapes, default=[(4096, 14336, 4096), (2048, 28672, 4096),
+                                                            (1024, 14336, 4096), (8192, 14336, 4096)])
+    ap.add_argument("--reps", type=int, default=30)
+    args = ap.parse_args()
+    spec = cg.load_spec(SPEC)
+    plan = [spec.replace(tile=shape_tile(spec, *s)) for s in args.shapes]
+    k, default, *planned = cg.build_many([spec, spec] + plan, shapes=[args.shapes, None] + [None] * len(plan))
+    name = torch.cuda.get_device_name()
+    print(f"{name}; {k!r}")
+    flush = l2_flush()
+    for (M, N, K), own in zip(args.shapes, planned):
+        g = torch.Generator(device="cuda").manual_seed(M + N + K)
+        a = torch.randn(M, K, generator=g, device="cuda").bfloat16()
+        w = (torch.randn(N, K, generator=g, device="cuda") / K ** 0.5).bfloat16()
+        bias = torch.randn(N, generator=g, device="cuda").bfloat16()
+        out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k(a, w.t(), bias=bias, out=out)
+        err = rel_error(out, cg.reference(spec, a, w.t(), bias=bias))
+        chosen = k.choose(M, N, K)
+        times = {what: median_ms(lambda kern=kern: kern(a, w.t(), bias=bias, out=out), reps=args.reps, before=flush)
+                 for what, kern in (("dispatch", k), ("plan tile", own), ("default", default))}
+        tflops = {what: 2 * M * N * K / ms / 1e9 for what, ms in times.items()}
+        marked = slower_on(spec, M, N, shape_tile(spec, M, N, K))
+        print(f"{M}x{N}x{K}: runs {'the default' if chosen is k.default else label(chosen.spec)}"
+              f" (plan tile {label(own.spec)}, slower_on {list(marked)}, here: "
+              f"{dispatch.runs_slower_here(marked, name)}); rel err {err:.1e}; TFLOP/s "
+              + ", ".join(f"{what} {v:.0f}" for what, v in tflops.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
