@@ -1330,17 +1330,22 @@ def test_warnings_point_at_the_callers_line_however_deep_they_arise(cache_dir):
     assert [(w.filename, w.lineno) for w in seen] == [(__file__, line)]
 
 
+@pytest.mark.parametrize("gpu", [None, "NVIDIA H200", "NVIDIA H100 80GB HBM3"])
 @pytest.mark.parametrize("name", sorted(per_shape_cases.cases()))
-def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name):
+def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name, gpu, monkeypatch):
     """What each per-shape GPU test (tests/test_gpu_integration.py) expects the plan to pick at its shapes, asked of
-    tiles.shape_tile here; every shape one its kernels take (validate.check_problem_shape), every tile of the plan
-    one that renders: a plan change or a bad test shape fails here, not in a GPU call."""
-    from cutlassgen.emit import render
-    from cutlassgen.tiles import shape_tile
+    tiles.shape_tile here, as on each GPU model the plan tells apart (tiles.slower_on; torch's device name faked);
+    every shape one its kernels take (validate.check_problem_shape), every tile of the plan one that renders: a plan
+    change or a bad test shape fails here, not in a GPU call."""
+    import torch
 
+    from cutlassgen.emit import render
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: gpu)
     spec, shapes, expect = per_shape_cases.cases()[name]
     assert dispatch.check_shapes(shapes, spec) == shapes
-    expect(lambda M, N, K=None: shape_tile(spec, M, N, K) or spec.tile)
+    expect(lambda M, N, K=None: per_shape_cases.planned_tile(spec, M, N, K) or spec.tile)
     record = dispatch.heuristic_record(spec, shapes)
     # and as the GPU test asks it, of the dispatching kernel build(spec, shapes=shapes) returns (fake kernels here)
     expect(per_shape_cases.tile_of_dispatch(_fake_dispatch(spec, record), shapes))
