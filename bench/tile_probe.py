@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120rot decode5120u directstore epiwide64 keepweights keepwide
+     decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -429,6 +429,12 @@ PREFILL_PP_SHAPES = [(8192, 8192, 8192), (2048, 8192, 8192), (4096, 14336, 4096)
 # The N >= 12288 class those runs led to (tiles.shape_tile), at more wide-weight prefill shapes (run 31).
 PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 4096), (8192, 14336, 4096),
                        (2048, 28672, 4096), (4096, 12288, 4096)]
+# That class on H100s (session 97): the plan's pingpong tile against the spec's default (what a DispatchKernel runs
+# there on a GPU of tiles.slower_on), interleaved, from 768 to 8192 rows: session 96's separate bursts on five H100s
+# had it 0-17% behind at 2048-4096 rows, mixed at 1024 and 4-6% ahead at 8192.
+WIDE_H100_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong")
+WIDE_H100_SHAPES = [*((M, 14336, 4096) for M in (768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)),
+                    (2048, 28672, 4096), (8192, 28672, 4096), (4096, 12288, 4096), (8192, 12288, 4096)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -2970,6 +2976,7 @@ CASES = {
                    "cuBLASLt fused")],
     "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
                      "cuBLASLt fused")],
+    "wideh100": [beside_plan(WIDE_H100_TILES, WIDE_H100_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
