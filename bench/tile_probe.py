@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100
+     decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -435,6 +435,15 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
 WIDE_H100_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong")
 WIDE_H100_SHAPES = [*((M, 14336, 4096) for M in (768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)),
                     (2048, 28672, 4096), (8192, 28672, 4096), (4096, 12288, 4096), (8192, 12288, 4096)]
+# Run on an H100 (session 97), wideh100 had the pingpong tile 12-18% behind at 3072 and 6144 rows and 8-16% at
+# 8192x28672, but 3-9% ahead at 1024-1536 and 8192x(12288, 14336) rows, alike in two runs: an order of tiles (L2
+# reuse) more than a class. Its raster orders, swizzles and 2-CTA clusters beside the default's, at those shapes.
+WIDE_RASTER_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_n", "128x128x64 c1x1 pingpong",
+                          "128x128x64 c1x1 pingpong along_m", "128x128x64 c1x1 pingpong along_n",
+                          "128x128x64 c1x1 pingpong swizzle2", "128x128x64 c1x1 pingpong swizzle4",
+                          "128x128x64 c1x1 pingpong swizzle8", "128x128x64 c1x2 pingpong", "128x128x64 c2x1 pingpong")
+WIDE_RASTER_SHAPES = [(1536, 14336, 4096), (3072, 14336, 4096), (4096, 14336, 4096), (6144, 14336, 4096),
+                      (8192, 14336, 4096), (2048, 28672, 4096), (8192, 28672, 4096)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -2977,6 +2986,8 @@ CASES = {
     "prefillwide": [("bf16 bias+gelu", bias_gelu, PREFILL_PP_TILES, PREFILL_WIDE_SHAPES, bias_gelu_contenders,
                      "cuBLASLt fused")],
     "wideh100": [beside_plan(WIDE_H100_TILES, WIDE_H100_SHAPES)],
+    "wideraster": [("bf16 bias+gelu", bias_gelu, WIDE_RASTER_TILES, WIDE_RASTER_SHAPES, bias_gelu_contenders,
+                    "cuBLASLt fused")],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
