@@ -28,7 +28,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactpp opaquepipe opaquebyk opaquek opaqueplan opaquetokens opaqueclone clonespread exactwide
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
-     decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster
+     decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -444,6 +444,12 @@ WIDE_RASTER_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop along_n"
                           "128x128x64 c1x1 pingpong swizzle8", "128x128x64 c1x2 pingpong", "128x128x64 c2x1 pingpong")
 WIDE_RASTER_SHAPES = [(1536, 14336, 4096), (3072, 14336, 4096), (4096, 14336, 4096), (6144, 14336, 4096),
                       (8192, 14336, 4096), (2048, 28672, 4096), (8192, 28672, 4096)]
+# On a second H100 wideraster had the pingpong tile with swizzle 4 level with the default or ahead (-3% to +8%) at
+# six of seven shapes cold and warm, where the plain one lost up to 12%; and 1x2 clusters ahead at 6144-8192 rows
+# (cold). Those against the plain ones over wideh100's shapes, the default with swizzle 4 too.
+WIDE_SWIZZLE_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop swizzle4", "128x128x64 c1x1 pingpong",
+                           "128x128x64 c1x1 pingpong swizzle2", "128x128x64 c1x1 pingpong swizzle4",
+                           "128x128x64 c1x2 pingpong", "128x128x64 c1x2 pingpong swizzle4")
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -2988,6 +2994,8 @@ CASES = {
     "wideh100": [beside_plan(WIDE_H100_TILES, WIDE_H100_SHAPES)],
     "wideraster": [("bf16 bias+gelu", bias_gelu, WIDE_RASTER_TILES, WIDE_RASTER_SHAPES, bias_gelu_contenders,
                     "cuBLASLt fused")],
+    "wideswizzle": [("bf16 bias+gelu", bias_gelu, WIDE_SWIZZLE_TILES, WIDE_H100_SHAPES, bias_gelu_contenders,
+                     "cuBLASLt fused")],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
