@@ -686,3 +686,17 @@ def test_sass_same_tells_a_code_change_from_the_names_a_compile_folder_gives(tmp
     sections = sass_same.code_sections(first)
     assert ".text._Z1kPf" in sections and ".strtab" not in sections
     assert sections == sass_same.code_sections(again) and sections != sass_same.code_sections(other)
+
+
+def test_probe_ratio_divides_two_contenders_per_shape(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    probe_ratio = importlib.import_module("probe_ratio")
+    lines = ["bf16 bias+gelu 1024x14336x4096: cuBLASLt fused 730, def 600, pp 660 | best ours pp 0.90x ...\n",
+             "bf16 bias+gelu 6144x14336x4096: cuBLASLt fused 700, def 700, pp 560 | best ours def 1.00x ...\n",
+             "bf16 bias+gelu 8192x14336x4096: cuBLASLt fused 700, def 650 | best ours def ...\n"]
+    r = probe_ratio.ratios(lines, "pp", "def")
+    # the third shape lacks pp: left out; TFLOP/s are whole numbers, so the ratios hold to their rounding
+    assert set(r) == {("bf16 bias+gelu", 1024, 14336, 4096), ("bf16 bias+gelu", 6144, 14336, 4096)}
+    assert r[("bf16 bias+gelu", 1024, 14336, 4096)] == pytest.approx(1.1, rel=1e-3)
+    assert r[("bf16 bias+gelu", 6144, 14336, 4096)] == pytest.approx(0.8, rel=1e-3)
+    assert probe_ratio.geomean(r.values()) == pytest.approx(math.sqrt(1.1 * 0.8), rel=1e-3)
