@@ -480,7 +480,8 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29). fp8 without it cannot take it
 #   (its promotion buffer would double the 128x128 accumulators one warpgroup holds); see the next rule. On H100s at
 #   their 700 W cap it ran up to 17% behind the cooperative tiles in bursts, machine by machine, level to -3%
-#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200; `cutlassgen tune` there.
+#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200, and marked (slower_on) so that a
+#   DispatchKernel on an H100 runs the spec's default for it.
 # - M > EXACT_WIDE_M, N >= WIDE_N, fp8 without fast accumulation: 128x192 cooperative, no cluster, 128x64 epilogue
 #   subtiles (96 accumulators and a 96-register promotion buffer a thread; 168 registers, no spill; four stages).
 #   Each k tile's A serves 1.5x the columns, so a tile's fixed costs and the shared-memory reads per MMA shrink; the
@@ -1215,9 +1216,12 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
 # GPU models (substrings of torch's device name) on which a tile of the plan ran slower than the spec's default, so
 # that a DispatchKernel made there runs the default instead (dispatch.DispatchKernel, dispatch.per_shape_hint). The
 # M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200, where it ran level with the cooperative
-# tiles or ahead in tile_probe.py prefillwide's bursts (sessions 12 and 96). On four H100s at their 700 W cap it ran
-# 0-17% behind the default (128x256 c2x1 cooperative) at 1024-4096 rows, +4-6% at 8192, and 1-3% behind sustained
-# (bench/PERFORMANCE.md, session 96); int8 and fp8 there were not measured against it, or not slower.
+# tiles or ahead in tile_probe.py prefillwide's bursts (sessions 12 and 96). On H100s at their 700 W cap it ran 0-17%
+# behind the default (128x256 c2x1 cooperative) at 2048-4096 rows, mixed at 1024, 4-6% ahead at 8192, and 1-3% behind
+# sustained (five machines; bench/PERFORMANCE.md, session 96). Interleaved at twelve shapes of 768-8192 rows on two
+# more (tile_probe.py wideh100, session 97) its speed over the default's: geometric mean 0.96-0.985 cold, 0.985-1.02
+# warm, 0.82 to 1.12 by shape, with no split by M that held on both. fp8 with fast accumulation there was not slower
+# on H100s; int8 was not measured against it. Measured on the H100 80GB HBM3 (SXM) only; "H100" takes in PCIe and NVL.
 WIDE_PINGPONG_SLOWER_ON = ("H100",)
 
 
