@@ -431,7 +431,9 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
                        (2048, 28672, 4096), (4096, 12288, 4096)]
 # That class on H100s (session 97): the plan's pingpong tile against the spec's default (what a DispatchKernel runs
 # there on a GPU of tiles.slower_on), interleaved, from 768 to 8192 rows: session 96's separate bursts on five H100s
-# had it 0-17% behind at 2048-4096 rows, mixed at 1024 and 4-6% ahead at 8192.
+# had it 0-17% behind at 2048-4096 rows, mixed at 1024 and 4-6% ahead at 8192. Session 97 on three H100s
+# (h100_session97.log parts 1, 2, 5; bench/probe_ratio.py): the pingpong tile's speed over the default's, geometric
+# mean 0.968-0.985 cold and 0.985-1.024 warm, 0.82-1.12 by shape, with no range of M where it led on every machine.
 WIDE_H100_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong")
 WIDE_H100_SHAPES = [*((M, 14336, 4096) for M in (768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)),
                     (2048, 28672, 4096), (8192, 28672, 4096), (4096, 12288, 4096), (8192, 12288, 4096)]
@@ -446,7 +448,10 @@ WIDE_RASTER_SHAPES = [(1536, 14336, 4096), (3072, 14336, 4096), (4096, 14336, 40
                       (8192, 14336, 4096), (2048, 28672, 4096), (8192, 28672, 4096)]
 # On a second H100 wideraster had the pingpong tile with swizzle 4 level with the default or ahead (-3% to +8%) at
 # six of seven shapes cold and warm, where the plain one lost up to 12%; and 1x2 clusters ahead at 6144-8192 rows
-# (cold). Those against the plain ones over wideh100's shapes, the default with swizzle 4 too.
+# (cold). Those against the plain ones over wideh100's shapes, the default with swizzle 4 too. Part 4 of
+# h100_session97.log: each won some shapes and lost others (pingpong swizzle 4: 327 TFLOP/s at 768x14336, against
+# 653 without; swizzle 2 at 1024x14336 749 / 724 cold / warm against 635 / 665 without, the default's 657 / 639 and
+# cuBLASLt fused's 729 / 708, but 620 / 619 against 723 / 676 at 8192x14336); none replaced the tiles of the plan.
 WIDE_SWIZZLE_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop swizzle4", "128x128x64 c1x1 pingpong",
                            "128x128x64 c1x1 pingpong swizzle2", "128x128x64 c1x1 pingpong swizzle4",
                            "128x128x64 c1x2 pingpong", "128x128x64 c1x2 pingpong swizzle4")
