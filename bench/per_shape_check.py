@@ -1,7 +1,8 @@
 """A plan change checked on the GPU at the shapes it moves, without the per-shape GPU tests' whole builds (91 kernels
 for bf16 in session 52): for each tests/per_shape_cases.py case named, build(spec, shapes=...) at the given shapes
-only (all cases' kernels in one parallel build first), each shape's chosen tile asserted to be tiles.shape_tile's,
-each call written into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any shape fails.
+only (all cases' kernels in one parallel build first), each shape's chosen tile asserted to be the one the plan runs
+on this GPU (per_shape_cases.planned_tile: tiles.shape_tile's, or the spec's default where tiles.slower_on names this
+GPU), each call written into a NaN-poisoned out and compared with the float64 reference. Exits 1 if any shape fails.
 
 Run: python bench/per_shape_check.py [--tail-loads MODE] CASE=MxNxK[,MxNxK...] ...   (needs an sm90 GPU)
      e.g. python bench/per_shape_check.py bf16=90x7000x512,250x5600x512 fp8=250x4400x512
@@ -22,7 +23,6 @@ import per_shape_cases  # noqa: E402
 from cutlassgen import lower  # noqa: E402
 from cutlassgen.dtypes import storage  # noqa: E402
 from cutlassgen.golden import rel_error  # noqa: E402
-from cutlassgen.tiles import shape_tile  # noqa: E402
 from cutlassgen.tuning import label, random_inputs  # noqa: E402
 from tile_probe import parse_shapes  # noqa: E402
 from tolerances import REL_ERR  # noqa: E402
@@ -72,7 +72,8 @@ def main() -> int:
             out = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
             k(a, b, **inputs, out=out)
             rel = rel_error(out, cg.reference(spec, a, b, **inputs))  # NaN (a row left unwritten) fails too
-            ok = chosen.tile == (shape_tile(spec, M, N, K) or spec.tile) and rel < REL_ERR[spec.d.dtype]
+            planned = per_shape_cases.planned_tile(spec, M, N, K) or spec.tile
+            ok = chosen.tile == planned and rel < REL_ERR[spec.d.dtype]
             failed += not ok
             print(f"{name} {M}x{N}x{K}: {label(chosen)}, rel err {rel:.1e} {'ok' if ok else 'FAILED'}", flush=True)
     return 1 if failed else 0
