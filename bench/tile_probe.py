@@ -431,9 +431,10 @@ PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 40
                        (2048, 28672, 4096), (4096, 12288, 4096)]
 # That class on H100s (session 97): the plan's pingpong tile against the spec's default (what a DispatchKernel runs
 # there on a GPU of tiles.slower_on), interleaved, from 768 to 8192 rows: session 96's separate bursts on five H100s
-# had it 0-17% behind at 2048-4096 rows, mixed at 1024 and 4-6% ahead at 8192. Session 97 on three H100s
-# (h100_session97.log parts 1, 2, 5; bench/probe_ratio.py): the pingpong tile's speed over the default's, geometric
-# mean 0.968-0.985 cold and 0.985-1.024 warm, 0.82-1.12 by shape, with no range of M where it led on every machine.
+# had it 0-17% behind at 2048-4096 rows, mixed at 1024 and 4-6% ahead at 8192. Session 97 on four H100s
+# (h100_session97.log parts 1, 2, 5, and wideswizzle's parts 4, 6; bench/probe_ratio.py): the pingpong tile's speed
+# over the default's, geometric mean 0.968-0.988 cold and 0.985-1.027 warm, 0.82-1.12 by shape, with no range of M
+# where it led on every machine.
 WIDE_H100_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong")
 WIDE_H100_SHAPES = [*((M, 14336, 4096) for M in (768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)),
                     (2048, 28672, 4096), (8192, 28672, 4096), (4096, 12288, 4096), (8192, 12288, 4096)]

@@ -1218,10 +1218,11 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
 # N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200, where it ran level with the cooperative tiles or
 # ahead in tile_probe.py prefillwide's bursts (sessions 12 and 96). On H100s at their 700 W cap it ran 0-17% behind the
 # default (128x256 c2x1 cooperative) at 2048-4096 rows, mixed at 1024, 4-6% ahead at 8192, and 1-3% behind sustained
-# (five machines; bench/PERFORMANCE.md, session 96). Interleaved at twelve shapes of 768-8192 rows on three more
-# (tile_probe.py wideh100, session 97) its speed over the default's: geometric mean 0.968-0.985 cold, 0.985-1.024 warm,
-# 0.82 to 1.12 by shape, with no split by M that held on every machine. fp8 with fast accumulation there was not slower
-# on H100s; int8 was not measured against it. Measured on the H100 80GB HBM3 (SXM) only; "H100" takes in PCIe and NVL.
+# (five machines; bench/PERFORMANCE.md, session 96). Interleaved at twelve shapes of 768-8192 rows on four more
+# (tile_probe.py wideh100 and wideswizzle, session 97) its speed over the default's: geometric mean 0.968-0.988 cold,
+# 0.985-1.027 warm, 0.82 to 1.12 by shape, with no split by M that held on every machine. fp8 with fast accumulation
+# there was not slower on H100s; int8 was not measured against it. Measured on the H100 80GB HBM3 (SXM) only; "H100"
+# takes in PCIe and NVL.
 WIDE_PINGPONG_SLOWER_ON = ("H100",)
 
 
