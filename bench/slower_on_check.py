@@ -15,15 +15,9 @@ from cutlassgen.golden import rel_error
 from cutlassgen.tiles import shape_tile, slower_on
 from cutlassgen.timing import l2_flush, median_ms
 from cutlassgen.tuning import label
+from tile_probe import parse_shapes
 
 SPEC = pathlib.Path(__file__).resolve().parents[1] / "examples/specs/bias_gelu_bf16_sm90.toml"
-
-
-def parse_shapes(text: str) -> list:
-    try:
-        return [tuple(int(x) for x in s.split("x")) for s in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"shapes are MxNxK,...: not {text!r}") from None
 
 
 def main():

@@ -199,10 +199,8 @@ class DispatchKernel:
         return chosen
 
     def _check_gpu(self):
-        import torch
-
         self._gpu_checked = True
-        name = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+        name = gpu_name()
         if self.record["gpu"] is None:  # the built-in plan: its entries whose tile ran slower on this GPU model
             # run the default tile instead (tiles.slower_on)
             slower = {i for i, w in enumerate(self.record["winners"]) if runs_slower_here(w.get("slower_on"), name)}
@@ -378,28 +376,38 @@ def with_shape_variants(specs: list, shapes) -> list:
     return out
 
 
+def gpu_name() -> str | None:
+    """torch's name for the current GPU, which tuning records and tiles.slower_on are matched against; None without
+    one."""
+    import torch
+
+    return torch.cuda.get_device_name() if torch.cuda.is_available() else None
+
+
 def runs_slower_here(models, name: str | None) -> bool:
     """Whether the GPU named name (torch's device name; None: none seen) is one of models (tiles.slower_on)."""
     return bool(models and name and any(model in name for model in models))
 
 
+def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gpu: str | None = None):
+    """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu: tiles.shape_tile's, or
+    None (the spec's own) where there is none or it ran slower on that model (tiles.slower_on)."""
+    from .tiles import shape_tile, slower_on
+
+    tile = shape_tile(spec, M, N, K)
+    return None if runs_slower_here(slower_on(spec, M, N, tile), gpu) else tile
+
+
 def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
     """What the default kernel of an all-"auto" spec says, once, when it runs a shape that has a per-shape tile (a
     small M, or on sm90 a large M with wide N) that is not slower on this GPU (tiles.slower_on)."""
-    from .tiles import shape_tile, slower_on
     from .tuning import label
 
     if not tile_is_auto(spec):
         return None
-    tile = shape_tile(spec, M, N, K)
+    tile = planned_tile(spec, M, N, K, gpu_name())
     if tile is None:
         return None
-    models = slower_on(spec, M, N, tile)
-    if models:
-        import torch
-
-        if runs_slower_here(models, torch.cuda.get_device_name() if torch.cuda.is_available() else None):
-            return None
     depth = f", K={K}" if getattr(tile, "opaque_pipeline", False) else ""  # K chose it
     return (f"{spec.name or spec.key}: M={M}, N={N}{depth} runs the default tile; build(spec, shapes=[({M}, {N}, "
             f"{K}), ...]) adds the per-shape tile {label(spec.replace(tile=tile))} for it, or `cutlassgen tune` picks "

@@ -9,21 +9,13 @@ import dataclasses
 
 import cutlassgen as cg
 from cutlassgen import dispatch
-from cutlassgen.tiles import WIDE_PINGPONG_SLOWER_ON, shape_tile, slower_on
-
-
-def this_gpu() -> str | None:
-    """torch's name for this machine's GPU; None without one (the CPU checks of these cases)."""
-    import torch
-
-    return torch.cuda.get_device_name() if torch.cuda.is_available() else None
+from cutlassgen.tiles import WIDE_PINGPONG_SLOWER_ON, shape_tile
 
 
 def planned_tile(spec: cg.GemmSpec, M: int, N: int, K: int | None = None):
-    """The tile build(spec, shapes=...) runs at M x N x K here: tiles.shape_tile, or None (the spec's own) where that
-    tile ran slower on this GPU model (tiles.slower_on, dispatch.DispatchKernel)."""
-    tile = shape_tile(spec, M, N, K)
-    return None if dispatch.runs_slower_here(slower_on(spec, M, N, tile), this_gpu()) else tile
+    """The tile build(spec, shapes=...) runs at M x N x K on this machine's GPU (dispatch.planned_tile; no GPU: the
+    CPU checks of these cases)."""
+    return dispatch.planned_tile(spec, M, N, K, dispatch.gpu_name())
 
 
 def bf16_bias_gelu(arch: int = 90, name: str = "per_shape_dispatch") -> cg.GemmSpec:
@@ -105,7 +97,8 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(40, 5000).cta[:2] == (64, 40) and tile_of(40, 5000).cluster == (4, 1, 1)
     assert tile_of(40, 8192).cta[:2] == (64, 40) and tile_of(40, 8192).cluster == (2, 1, 1)
     assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
-    if dispatch.runs_slower_here(WIDE_PINGPONG_SLOWER_ON, this_gpu()):  # the spec's default there (tiles.slower_on)
+    # the spec's default on a GPU the pingpong tile ran slower on (tiles.slower_on)
+    if dispatch.runs_slower_here(WIDE_PINGPONG_SLOWER_ON, dispatch.gpu_name()):
         assert tile_of(600, 12288).mainloop == "auto" and tile_of(600, 12288).cta == "auto"
     else:
         assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[0] == 128
