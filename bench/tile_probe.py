@@ -453,8 +453,9 @@ WIDE_RASTER_SHAPES = [(1536, 14336, 4096), (3072, 14336, 4096), (4096, 14336, 40
 # h100_session97.log: each won some shapes and lost others (pingpong swizzle 4: 327 TFLOP/s at 768x14336, against
 # 653 without; swizzle 2 at 1024x14336 749 / 724 cold / warm against 635 / 665 without, the default's 657 / 639 and
 # cuBLASLt fused's 729 / 708, but 620 / 619 against 723 / 676 at 8192x14336); none replaced the tiles of the plan.
-# Part 6 (machine I) repeated G within 1-2% at every shape. "auto" (auto_swizzle.hpp) gives the pingpong tile 8 here
-# but at 768 (2) and 1536 (4) rows: at 8 row tiles (1024) strips of 2 or 4 ran 1.13-1.14x the default, 8 0.97-1.04x.
+# Part 6 (machine I) repeated G: each tile's ratio to the default a median 0.6% apart cold (at most 3.6%), 1.3% warm
+# (at most 10%). "auto" (auto_swizzle.hpp) gives the pingpong tile 8 here but at 768 (2) and 1536 (4) rows: at 8 row
+# tiles (1024) strips of 2 or 4 ran 1.13-1.14x the default, 8 0.97-1.04x.
 WIDE_SWIZZLE_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop swizzle4", "128x128x64 c1x1 pingpong",
                            "128x128x64 c1x1 pingpong swizzle2", "128x128x64 c1x1 pingpong swizzle4",
                            "128x128x64 c1x2 pingpong", "128x128x64 c1x2 pingpong swizzle4")
