@@ -146,7 +146,7 @@ def cmd_tune(args):
 
     (spec,) = _load_specs([args.spec])
     shapes = _parse_shapes(args.shape)
-    variants = candidates(spec, shapes, args.limit, args.match)
+    variants = candidates(spec, shapes, args.limit, args.match, args.schedules)
     print(f"{len(variants)} valid configurations of {spec.name or spec.key} (its own tile first; for an all-'auto' "
           f"spec the per-shape heuristic's tiles of the shapes given next)")
     if args.list:  # with the pipeline each would compile to, as validation sizes it (kernel.pipeline once built)
@@ -177,7 +177,8 @@ def cmd_tune(args):
     save = not args.no_save and tile_is_auto(spec)
     result = None
     try:
-        result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save, match=args.match)
+        result = tune(spec, shapes, limit=args.limit, reps=args.reps, save=save, match=args.match,
+                      schedules=args.schedules)
         rows = result.rows
     except NoMatchError as e:  # keep the study's rows: their rel_err column tells which kernels are wrong
         rows = e.rows
@@ -236,6 +237,9 @@ def main(argv=None) -> int:
     t.add_argument("--limit", type=_positive_int, default=None, help="at most this many configurations")
     t.add_argument("--match", default=None, metavar="REGEX",
                    help="only configurations whose label matches, e.g. '^128x(128|256)x64 c2x1' (see --list)")
+    t.add_argument("--schedules", action="store_true",
+                   help="each configuration under every raster order and swizzle too (sm90: 15 each, sm80 path: 4); "
+                        "narrow with --match first")
     t.add_argument("--reps", type=_positive_int, default=20, help="timed runs per configuration and shape (median)")
     t.add_argument("--peak", type=float, default=None, help="TFLOP/s ceiling to draw (measured)")
     t.add_argument("--peak-bandwidth", type=float, default=None, metavar="TB/s",

@@ -113,14 +113,33 @@ def _sm80_decode_tiles(base: Sm80Tile, inst_k: int):
             yield dataclasses.replace(base, threadblock=(tm, tn, k), warp=(wm, wn, k), stages=stages)
 
 
+# The order in which the tiles of the output are walked: on sm90 the persistent scheduler's raster order and swizzle
+# (strips of that many tiles; "auto": csrc/cutlassgen/auto_swizzle.hpp per call), on the sm80 path the threadblock
+# swizzle. They decide which CTAs share operand tiles in L2 at once: on H100s strips of 2 ran the 128x128 pingpong tile
+# 1.13x faster than "auto" at 1024x14336x4096 and 0.93-0.98x at 8192 rows (bench/NOTES.md, session 97).
+SM90_SCHEDULES = tuple(itertools.product(("auto", "along_m", "along_n"), (AUTO, 1, 2, 4, 8)))
+SM80_SWIZZLES = (1, 2, 4, 8)
+
+
+def schedule_variants(tile):
+    """tile under each raster order and swizzle (sm90: 15, sm80 path: 4), tile's own first where it is one of them."""
+    if isinstance(tile, Sm90Tile):
+        variants = [dataclasses.replace(tile, raster=r, swizzle=s) for r, s in SM90_SCHEDULES]
+    else:
+        variants = [dataclasses.replace(tile, swizzle=s) for s in SM80_SWIZZLES]
+    return sorted(variants, key=lambda v: v != tile)
+
+
 def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None,
-            token_rows=()) -> list[GemmSpec]:
+            token_rows=(), schedules: bool = False) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
 
     limit caps the main space; decode=True adds the decode space after it (sm90: swap_ab, split-K; sm80 path:
     small threadblocks with deep pipelines); token_rows, M values of 65-256 rows, add (sm90) the swapped tiles
     whose token side fits each in one or two CTA columns (tokens_space).
-    match: a regular expression; only variants whose label() it finds are kept (before the limit applies)."""
+    match: a regular expression; only variants whose label() it finds are kept (before the limit applies).
+    schedules=True varies the raster order and swizzle too (schedule_variants: 15x the sm90 variants, 4x the sm80
+    path's; the limit counts them), which otherwise keep the spec's."""
     if limit is not None and (not is_int(limit) or limit < 1):
         raise SpecError("limit", limit, "must be an integer of at least 1 (or None: every configuration)",
                         "e.g. limit=64")
@@ -152,6 +171,10 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
                  for (tm, tn), (wm, wn), k, st in space)
         extra = _sm80_decode_tiles(base, inst_k) if decode else ()
 
+    if schedules:
+        tiles = (v for t in tiles for v in schedule_variants(t))
+        extra = (v for t in extra for v in schedule_variants(t))
+
     def add(tile_iter, cap):
         start = len(out)
         for tile in tile_iter:
@@ -172,22 +195,29 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     return out
 
 
-def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | None = None) -> list[GemmSpec]:
+def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | None = None,
+               schedules: bool = False) -> list[GemmSpec]:
     """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
     (what build(spec, shapes=...) would run, so a tuned choice never loses to it), then configs(spec, limit, match),
-    with the decode space when a shape has M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows."""
+    with the decode space when a shape has M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows.
+    schedules=True adds the per-shape tiles' raster orders and swizzles that match, and configs' (configs)."""
     from .dispatch import tile_is_auto
     from .tiles import shape_tile
 
-    baselines = [spec]
+    baselines, planned_tiles = [spec], []
     if tile_is_auto(spec):
         for M, N, K in shapes:
             tile = shape_tile(spec, M, N, K)
             if tile is not None:
                 baselines.append(dataclasses.replace(spec, tile=tile))
+                planned_tiles += schedule_variants(tile) if schedules else []
+    space = configs(spec, limit, decode=wants_decode_space(shapes), match=match, token_rows=tokens_space(shapes),
+                    schedules=schedules)  # checks limit and match first
+    wanted = re.compile(match) if match is not None else None
+    planned = [v for v in (dataclasses.replace(spec, tile=t) for t in planned_tiles)
+               if wanted is None or wanted.search(label(v))]
     out, seen = [], set()
-    for variant in baselines + configs(spec, limit, decode=wants_decode_space(shapes), match=match,
-                                       token_rows=tokens_space(shapes)):
+    for variant in baselines + space + planned:
         if variant.key not in seen:
             seen.add(variant.key)
             out.append(variant)
@@ -198,11 +228,18 @@ SCHEDULER_LABELS = {"persistent": "", "stream_k": " stream-K", "stream_k_always"
 
 
 def label(spec: GemmSpec) -> str:
+    """A configuration's name in reports and --match: its tile's fields, and the raster order and swizzle where they
+    are not the defaults ("auto"; the sm80 path's swizzle 1)."""
     from .dispatch import tile_is_auto
 
     t = spec.tile
+    if isinstance(t, Sm90Tile):
+        schedule = (f"{'' if t.raster == 'auto' else ' ' + t.raster}"
+                    f"{'' if t.swizzle == AUTO else f' swizzle{t.swizzle}'}")
+    else:
+        schedule = '' if t.swizzle in (1, AUTO) else f' swizzle{t.swizzle}'
     if tile_is_auto(spec):
-        return "default (auto)"
+        return "default (auto)" + schedule
 
     def dims(v) -> str:  # a tile may leave some fields "auto" and set others
         return v if v == AUTO else "x".join(map(str, v))
@@ -212,8 +249,9 @@ def label(spec: GemmSpec) -> str:
         return (f"{'swap ' if t.swap_ab else ''}{dims(t.cta)} {cluster} {t.mainloop}{SCHEDULER_LABELS[t.scheduler]}"
                 f"{f' split{t.split_k}' if t.split_k > 1 else ''}"
                 f"{'' if t.epilogue_tile == AUTO else ' epi' + dims(t.epilogue_tile)}"
-                f"{' opaque' if t.opaque_pipeline else ''}{' weights-first' if t.weights_evict_first else ''}")
-    return f"{dims(t.threadblock)} w{dims(t.warp[:2] if t.warp != AUTO else AUTO)} s{t.stages}"
+                f"{' opaque' if t.opaque_pipeline else ''}{' weights-first' if t.weights_evict_first else ''}"
+                f"{schedule}")
+    return f"{dims(t.threadblock)} w{dims(t.warp[:2] if t.warp != AUTO else AUTO)} s{t.stages}{schedule}"
 
 
 @dataclasses.dataclass
@@ -355,9 +393,10 @@ class NoMatchError(RuntimeError):
 
 
 def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, save: bool = True,
-         match: str | None = None) -> TuneResult:
+         match: str | None = None, schedules: bool = False) -> TuneResult:
     """Time every valid configuration of spec at each shape on this GPU, keep the fastest one that matches the
-    reference, and (save=True) record the winners so that build(spec) dispatches to them by M."""
+    reference, and (save=True) record the winners so that build(spec) dispatches to them by M. schedules=True: each
+    configuration under every raster order and swizzle too (candidates)."""
     import torch
 
     from . import dispatch
@@ -370,7 +409,7 @@ def tune(spec: GemmSpec, shapes, *, limit: int | None = None, reps: int = 20, sa
     shapes = check_shapes(shapes, spec)
     if save:  # before minutes of compiling and timing whose winners could not be kept
         _check_record_folder(dispatch.record_path(spec, default_target_arch(spec)))
-    variants = candidates(spec, shapes, limit, match)
+    variants = candidates(spec, shapes, limit, match, schedules)
     rows = study(spec, shapes, reps=reps, variants=variants)
     by_key = {v.key: v for v in variants}
     max_err = MAX_REL_ERR[DTYPES[spec.d.dtype].bits if DTYPES[spec.d.dtype].bits in MAX_REL_ERR else 32]

@@ -463,3 +463,60 @@ def test_match_keeps_the_configurations_whose_label_matches():
     assert configs(spec, match="no such tile") == []
     with pytest.raises(cg.SpecError, match="regular expression"):
         configs(spec, match="(")
+
+
+def test_schedules_vary_the_raster_order_and_swizzle_of_each_configuration():
+    """--schedules: the sm90 scheduler's raster orders x swizzles (15) and the sm80 path's threadblock swizzles (4),
+    each a distinct kernel and label; without it a study keeps the spec's (test above)."""
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    pingpong = r"^128x128x64 c1x1 pingpong( along_[mn])?( swizzle\d)?$"
+    assert [label(v) for v in configs(spec, match=pingpong)] == ["128x128x64 c1x1 pingpong"]
+    swept = configs(spec, match=pingpong, schedules=True)
+    assert len({v.key for v in swept}) == len({label(v) for v in swept}) == 15
+    assert {(v.tile.raster, v.tile.swizzle) for v in swept} == {
+        (r, s) for r in ("auto", "along_m", "along_n") for s in (AUTO, 1, 2, 4, 8)}
+    assert label(swept[0]) == "128x128x64 c1x1 pingpong" and "128x128x64 c1x1 pingpong along_n swizzle2" in {
+        label(v) for v in swept}
+    assert len(configs(spec, limit=4, schedules=True)) == 4  # the limit counts the variants
+    from cutlassgen.dispatch import tile_from_dict, tile_to_dict
+
+    assert all(tile_from_dict(tile_to_dict(v.tile)) == v.tile for v in swept)  # as a tuning record keeps a winner
+    sm80 = cg.load_spec(ROOT / "examples/specs/fp16_bias_relu_sm80.toml")
+    swept = configs(sm80, match=r"^128x256x64 w64x64 s3", schedules=True)
+    assert [(label(v), v.tile.swizzle) for v in swept] == [
+        ("128x256x64 w64x64 s3", 1), *((f"128x256x64 w64x64 s3 swizzle{s}", s) for s in (2, 4, 8))]
+
+
+def test_schedules_sweep_the_per_shape_tiles_outside_the_space_too():
+    """Exact fp8's plan at M > 2048, N >= 12288 is 128x192 cooperative with 128x64 epilogue subtiles, which the study's
+    space has not (no set epilogue tile): --schedules adds its raster orders and swizzles beside the plan's own."""
+    spec = cg.load_spec(ROOT / "examples/specs/fp8_per_token_channel_sm90.toml").replace(tile={})  # exact, auto
+    shape = [(4096, 14336, 4096)]
+    assert [label(v) for v in candidates(spec, shape, match="epi128x64")] == [
+        "default (auto)", "128x192x128 c1x1 cooperative epi128x64"]
+    assert configs(spec, match="epi128x64", schedules=True) == []
+    got = [label(v) for v in candidates(spec, shape, match="epi128x64", schedules=True)]
+    assert got[:2] == ["default (auto)", "128x192x128 c1x1 cooperative epi128x64"] and len(got) == 16
+    assert "128x192x128 c1x1 cooperative epi128x64 along_m swizzle4" in got
+    with pytest.raises(cg.SpecError, match="regular expression"):
+        candidates(spec, shape, match="(", schedules=True)
+
+
+def test_cli_tune_lists_the_schedules_of_the_matched_configurations(capsys):
+    from cutlassgen.cli import main
+
+    spec = str(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    matched = "^128x256x64 c2x1 cooperative($| along| swizzle)"  # not its stream-K form
+    assert main(["tune", spec, "--list", "--schedules", "--match", matched]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("16 valid configurations")  # the spec's own, then 15 of the matched tile
+    assert [line.split(" stages")[0].rsplit(maxsplit=1)[0] for line in out[1:4]] == [
+        "default (auto)", "128x256x64 c2x1 cooperative", "128x256x64 c2x1 cooperative swizzle1"]
+
+
+def test_labels_name_a_set_raster_order_and_swizzle():
+    spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
+    assert label(spec) == "default (auto)"
+    assert label(spec.replace(tile={"swizzle": 2})) == "default (auto) swizzle2"  # the plan keeps them (tiles.py)
+    tile = {"cta": [128, 128, 64], "cluster": [1, 1, 1], "mainloop": "pingpong", "raster": "along_m"}
+    assert label(spec.replace(tile=tile)) == "128x128x64 c1x1 pingpong along_m"
