@@ -200,7 +200,8 @@ def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | No
     """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
     (what build(spec, shapes=...) would run, so a tuned choice never loses to it), then configs(spec, limit, match),
     with the decode space when a shape has M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows.
-    schedules=True adds the per-shape tiles' raster orders and swizzles that match, and configs' (configs)."""
+    schedules=True: each raster order and swizzle of configs' variants and of the per-shape tiles (where match
+    keeps them)."""
     from .dispatch import tile_is_auto
     from .tiles import shape_tile
 
