@@ -130,6 +130,15 @@ def schedule_variants(tile):
     return sorted(variants, key=lambda v: v != tile)
 
 
+def label_matcher(match: str | None):
+    """match (a regular expression, or None: all) as a test of a variant's label(); one that is not is a SpecError."""
+    try:
+        wanted = re.compile(match) if match is not None else None
+    except re.error as e:
+        raise SpecError("match", match, f"is not a regular expression ({e})", "e.g. '^128x(128|256)x64 c2x1'") from None
+    return lambda variant: wanted is None or wanted.search(label(variant)) is not None
+
+
 def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, match: str | None = None,
             token_rows=(), schedules: bool = False) -> list[GemmSpec]:
     """Valid tile variants of spec (same dtypes, layouts and epilogue), in a stable order.
@@ -143,10 +152,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
     if limit is not None and (not is_int(limit) or limit < 1):
         raise SpecError("limit", limit, "must be an integer of at least 1 (or None: every configuration)",
                         "e.g. limit=64")
-    try:
-        wanted = re.compile(match) if match is not None else None
-    except re.error as e:
-        raise SpecError("match", match, f"is not a regular expression ({e})", "e.g. '^128x(128|256)x64 c2x1'") from None
+    matches = label_matcher(match)
     k_bytes = DTYPES[spec.a.dtype].bits // 8
     kb = 128 // k_bytes // 2  # K of 64 bytes; x2 below gives 128 bytes
     out, seen = [], set()
@@ -184,7 +190,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
                 candidate = dataclasses.replace(spec, tile=tile)
             except SpecError:
                 continue
-            if wanted is not None and not wanted.search(label(candidate)):
+            if not matches(candidate):
                 continue
             if candidate.key not in seen:
                 seen.add(candidate.key)
@@ -213,10 +219,9 @@ def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | No
                 baselines.append(dataclasses.replace(spec, tile=tile))
                 planned_tiles += schedule_variants(tile) if schedules else []
     space = configs(spec, limit, decode=wants_decode_space(shapes), match=match, token_rows=tokens_space(shapes),
-                    schedules=schedules)  # checks limit and match first
-    wanted = re.compile(match) if match is not None else None
-    planned = [v for v in (dataclasses.replace(spec, tile=t) for t in planned_tiles)
-               if wanted is None or wanted.search(label(v))]
+                    schedules=schedules)
+    matches = label_matcher(match)
+    planned = [v for v in (dataclasses.replace(spec, tile=t) for t in planned_tiles) if matches(v)]
     out, seen = [], set()
     for variant in baselines + space + planned:
         if variant.key not in seen:
