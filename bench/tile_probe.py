@@ -29,6 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
+     fp8swizzlesweep
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -462,10 +463,19 @@ WIDE_SWIZZLE_TILES = named("128x256x64 c2x1 coop", "128x256x64 c2x1 coop swizzle
 # For an H200 (not yet run): each swizzle of both tiles beside "auto" (auto_swizzle.hpp: the widest strip up to 8 that
 # pads nothing), at the rows where strips of 2-4 led on H100s (1024-2048) and lost (8192), and at two anchor shapes:
 # does the H200 show the same, and which rule of row tiles and strip width would hold on both cards?
-SWIZZLE_SWEEP_TILES = named(*(f"{t}{s}" for t in ("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong")
-                              for s in ("", " swizzle1", " swizzle2", " swizzle4", " swizzle8")))
+SWIZZLES = ("", " swizzle1", " swizzle2", " swizzle4", " swizzle8")
+SWIZZLE_SWEEP_TILES = named(*(t + s for t in ("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong") for s in SWIZZLES))
 SWIZZLE_SWEEP_SHAPES = [(1024, 14336, 4096), (1536, 14336, 4096), (2048, 14336, 4096), (2048, 28672, 4096),
                         (4096, 14336, 4096), (8192, 14336, 4096), (2048, 8192, 8192), (8192, 8192, 8192)]
+# Run on an H100 (session 99, h100_session99.log), swizzlesweep had the pingpong tile's strips of 4 at or near its
+# best from 1024 to 4096 rows (1024x14336x4096 760 / 741 cold / warm against 645 / 644 for "auto", which is 8 there),
+# 8 ahead only at 8192 rows. The fp8 scaled defaults are 128x128x128 c1x1 tiles too (pingpong with fast accumulation,
+# cooperative without), and "auto" gives them strips of 8 at the anchor shapes where fp8 is short of _scaled_mm on
+# the H200 (exact 8192^3; fast 8192^3, 4096x14336x4096, 2048x8192^2): each swizzle of both beside the plan.
+FP8_SWIZZLE_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (1024, 14336, 4096),
+                      (8192, 14336, 4096)]
+FP8_SWIZZLE_FAST_TILES = named(*("128x128x128 c1x1 pingpong" + s for s in SWIZZLES), **FAST)
+FP8_SWIZZLE_EXACT_TILES = named(*("128x128x128 c1x1 coop" + s for s in SWIZZLES))
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3013,6 +3023,8 @@ CASES = {
     "wideswizzle": [("bf16 bias+gelu", bias_gelu, WIDE_SWIZZLE_TILES, WIDE_H100_SHAPES, bias_gelu_contenders,
                      "cuBLASLt fused")],
     "swizzlesweep": [beside_plan(SWIZZLE_SWEEP_TILES, SWIZZLE_SWEEP_SHAPES)],
+    "fp8swizzlesweep": [fp8_beside_plan(fp8_scaled_fast, FP8_SWIZZLE_FAST_TILES, FP8_SWIZZLE_SHAPES),
+                        fp8_beside_plan(fp8_scaled, FP8_SWIZZLE_EXACT_TILES, FP8_SWIZZLE_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
