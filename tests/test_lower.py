@@ -438,7 +438,17 @@ def test_swizzle_auto_is_chosen_per_call_from_the_kernels_tile_grid():
     assert "max_swizzle_size = cutlassgen::auto_swizzle(p.m, p.n, 64, 32,\n" in src
     swapped = cg.render(spec(swap_ab=True))  # the kernel's M is the problem's N
     assert "max_swizzle_size = cutlassgen::auto_swizzle(p.n, p.m, 64, 32," in swapped
-    assert "max_swizzle_size = 4;" in cg.render(spec(swizzle=4)) and "auto_swizzle(" not in cg.render(spec(swizzle=4))
+    assert "max_swizzle_size = 1;" in cg.render(spec(swizzle=1)) and "auto_swizzle(" not in cg.render(spec(swizzle=1))
+
+
+def test_an_explicit_swizzle_caps_a_strip_that_pads_no_tile():
+    """Strips of 8 over 12 row tiles (1536 rows of 128) padded the grid to 16 and ran 2.5x slower on an H100
+    (h100_session99.log), and a tuned swizzle serves every M of its bucket: 2, 4 or 8 is the widest strip up to it that
+    pads nothing, as "auto" is up to 8."""
+    src = cg.render(spec(swizzle=4))
+    assert "int const unpadded_swizzle = cutlassgen::auto_swizzle(p.m, p.n, 64, 32,\n" in src
+    assert "max_swizzle_size = unpadded_swizzle < 4 ? unpadded_swizzle : 4;" in src
+    assert "unpadded_swizzle = cutlassgen::auto_swizzle(p.n, p.m, 64, 32," in cg.render(spec(swizzle=8, swap_ab=True))
 
 
 def test_epilogue_tile_is_rendered_as_given_or_as_cutlass_would_pick_it():
