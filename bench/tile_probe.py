@@ -470,8 +470,8 @@ SWIZZLE_SWEEP_SHAPES = [(1024, 14336, 4096), (1536, 14336, 4096), (2048, 14336, 
 # Run on an H100 (session 99, h100_session99.log), swizzlesweep had the pingpong tile's strips of 4 at or near its
 # best from 1024 to 4096 rows (1024x14336x4096 760 / 741 cold / warm against 645 / 644 for "auto", which is 8 there),
 # 8 ahead only at 8192 rows; where 8 padded the grid (the pingpong tile at 1536 rows, the default's 2x1 clusters at
-# 1024) it ran 2-2.5x slower (2aad1f6 made an explicit swizzle the widest strip up to it that pads nothing; reverted
-# until a GPU runs it). The fp8 scaled defaults are 128x128x128 c1x1 tiles too (pingpong with fast
+# 1024) it ran 2-2.5x slower, and since then (2aad1f6) an explicit swizzle is the widest strip up to it that pads
+# nothing, so those two run strips of 4. The fp8 scaled defaults are 128x128x128 c1x1 tiles too (pingpong with fast
 # accumulation, cooperative without), and "auto" gives them strips of 8 at the anchor shapes where fp8 is short of
 # _scaled_mm on the H200 (exact 8192^3; fast 8192^3, 4096x14336x4096, 2048x8192^2): each swizzle of both beside the
 # plan.

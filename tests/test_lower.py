@@ -438,7 +438,7 @@ def test_swizzle_auto_is_chosen_per_call_from_the_kernels_tile_grid():
     assert "max_swizzle_size = cutlassgen::auto_swizzle(p.m, p.n, 64, 32,\n" in src
     swapped = cg.render(spec(swap_ab=True))  # the kernel's M is the problem's N
     assert "max_swizzle_size = cutlassgen::auto_swizzle(p.n, p.m, 64, 32," in swapped
-    assert "max_swizzle_size = 4;" in cg.render(spec(swizzle=4)) and "auto_swizzle(" not in cg.render(spec(swizzle=4))
+    assert "max_swizzle_size = 1;" in cg.render(spec(swizzle=1)) and "auto_swizzle(" not in cg.render(spec(swizzle=1))
 
 
 def test_epilogue_tile_is_rendered_as_given_or_as_cutlass_would_pick_it():
@@ -511,9 +511,8 @@ def test_16_bit_tiles_of_odd_8_row_groups_take_the_narrow_tma_mainloop(monkeypat
     assert lower(bf16((64, 80, 64), False))["load_hints"] is None
 
 
-def test_auto_swizzle_pads_no_tile(tmp_path):
-    """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
-    divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""
+def run_cpp(tmp_path, body: str) -> list[int]:
+    """The integers a C++ main of body prints, compiled against csrc/ with the host's compiler (no CUDA)."""
     import shutil
     import subprocess
 
@@ -522,6 +521,16 @@ def test_auto_swizzle_pads_no_tile(tmp_path):
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         pytest.skip("no C++ compiler on PATH")
+    main = tmp_path / "main.cpp"
+    main.write_text(f'#include "cutlassgen/auto_swizzle.hpp"\n#include <cstdio>\n{body}\n')
+    subprocess.run([cxx, "-std=c++17", f"-I{CSRC}", str(main), "-o", str(tmp_path / "main")], check=True)
+    return [int(g) for g in subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
+                                           check=True).stdout.split()]
+
+
+def test_auto_swizzle_pads_no_tile(tmp_path):
+    """csrc/cutlassgen/auto_swizzle.hpp, compiled alone: the widest strip up to 8 whose multiple (times the cluster)
+    divides the tile grid, since CUTLASS pads the grid to it and runs the padded tiles."""
     cases = [  # m, n, tile_m, tile_n, cluster_m, cluster_n, expected
         (8192, 8192, 128, 256, 2, 1, 8),  # 64 x 32 tiles: strips of 8 (DRAM bytes as cuBLASLt's, h200_ncu_8192.log)
         (256, 8192, 128, 128, 2, 1, 1),  # 2 tiles along M = one cluster: any strip would pad M to 4, 8 or 16 tiles
@@ -531,10 +540,33 @@ def test_auto_swizzle_pads_no_tile(tmp_path):
         (4096, 14336, 128, 256, 2, 1, 8),  # 32 x 56 tiles
         (4096, 14336, 128, 256, 1, 2, 4),  # 56 tiles along N is no multiple of 8 x 2
     ]
-    main = tmp_path / "main.cpp"
-    main.write_text('#include "cutlassgen/auto_swizzle.hpp"\n#include <cstdio>\nint main() {\n' + "".join(
+    got = run_cpp(tmp_path, "int main() {\n" + "".join(
         f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}));\n'
-        for m, n, tm, tn, cm, cn, _ in cases) + "}\n")
-    subprocess.run([cxx, "-std=c++17", f"-I{CSRC}", str(main), "-o", str(tmp_path / "main")], check=True)
-    got = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True).stdout.split()
-    assert [int(g) for g in got] == [c[-1] for c in cases]
+        for m, n, tm, tn, cm, cn, _ in cases) + "}")
+    assert got == [c[-1] for c in cases]
+
+
+def test_an_explicit_swizzle_is_the_widest_strip_up_to_it_that_pads_no_tile(tmp_path):
+    """Strips of 8 over 12 row tiles (1536 rows of 128) padded the grid to 16 and ran 2.5x slower on an H100
+    (h100_session99.log), and a tuned swizzle serves every M of its bucket. The rendered scheduler set-up, run for
+    the kernel's 64x32 tiles: 2, 4 or 8 is the most, narrower where it would pad; 1 stays 1."""
+    def scheduler_setup(swizzle, swap_ab=False) -> str:
+        src = cg.render(spec(swizzle=swizzle, swap_ab=swap_ab))
+        start = src.index("args.scheduler.raster_order")
+        return src[src.index("\n", start) + 1:src.index("return args;", start)]
+
+    problems = [(512, 4096), (384, 4096), (320, 4096), (4096, 96)]  # 8, 6, 5 and 64 row tiles (4096: 3 columns)
+    calls = [(sw, swap) for sw in (8, 4, 2, 1) for swap in (False, True)]
+    body = "struct Problem { long m, n; };\nstruct Arguments { struct { int max_swizzle_size; } scheduler; };\n"
+    body += "".join(f"int strip_{sw}_{int(swap)}(Problem p) {{\n  Arguments args;\n{scheduler_setup(sw, swap)}"
+                    "  return args.scheduler.max_swizzle_size;\n}\n" for sw, swap in calls)
+    body += "int main() {\n" + "".join(f'  std::printf("%d\\n", strip_{sw}_{int(swap)}({{{m}, {n}}}));\n'
+                                        for sw, swap in calls for m, n in problems) + "}"
+    got = iter(run_cpp(tmp_path, body))
+    strips = {(sw, swap, m, n): next(got) for sw, swap in calls for m, n in problems}
+    assert [strips[8, False, m, n] for m, n in problems] == [8, 2, 1, 1]  # 4096 x 96: 3 columns take no strip
+    assert [strips[4, False, m, n] for m, n in problems] == [4, 2, 1, 1]
+    assert [strips[2, False, m, n] for m, n in problems] == [2, 2, 1, 1]
+    assert all(strips[1, swap, m, n] == 1 for swap in (False, True) for m, n in problems)
+    # swap_ab: the kernel tiles the problem's N by 64 and its M by 32 (64 x 16, 12, 10 tiles; 2 x 128)
+    assert [strips[8, True, m, n] for m, n in problems] == [8, 4, 2, 2]
