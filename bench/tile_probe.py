@@ -475,6 +475,11 @@ SWIZZLE_SWEEP_SHAPES = [(1024, 14336, 4096), (1536, 14336, 4096), (2048, 14336, 
 # accumulation, cooperative without), and "auto" gives them strips of 8 at the anchor shapes where fp8 is short of
 # _scaled_mm on the H200 (exact 8192^3; fast 8192^3, 4096x14336x4096, 2048x8192^2): each swizzle of both beside the
 # plan.
+# Session 100, another H100 (h100_session100.log; both cases, the cap in): the capped 8 ran as 4 where 8 pads (the
+# pingpong tile at 1536 rows 728 / 723 cold / warm, the default at 1024 rows 664 / 649), the bf16 findings above held
+# (strips of 4 over "auto" for the pingpong tile: 1.07 / 1.04 at 1024 rows, 1.19 / 1.14 at 2048x28672, 1.13 / 1.07 at
+# 4096x14336, 0.97 / 1.00 at 8192x14336); for fp8 "auto" (8) ran within 3.3% of each tile's best swizzle at every
+# shape, strips of 1 5-29% behind it but at 1024 rows, and strips of 4 0.97-1.03x it (1.01-1.03x at 1024-4096 rows).
 FP8_SWIZZLE_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (1024, 14336, 4096),
                       (8192, 14336, 4096)]
 FP8_SWIZZLE_FAST_TILES = named(*("128x128x128 c1x1 pingpong" + s for s in SWIZZLES), **FAST)
