@@ -91,7 +91,7 @@ class Sm90Tile:
     scheduler: str = "persistent"
     stages: Union[int, str] = AUTO
     raster: str = "auto"
-    swizzle: Union[int, str] = AUTO  # scheduler strip: widest up to 1, 2, 4 or 8 that pads nothing; auto: 8
+    swizzle: Union[int, str] = AUTO  # scheduler strip: widest up to 1, 2, 4 or 8 that pads nothing; auto: up to 8
     fp8_fast_accum: bool = False  # fp8 only: accumulate in the tensor core's reduced precision, no promotion
     split_k: int = 1  # K slices reduced in the kernel (stream-K scheduler's split-K decomposition)
     swap_ab: bool = False  # compute D^T = B^T A^T: the CTA's M tiles N, its N tiles M (small-M decode)
