@@ -430,9 +430,10 @@ PREFILL_PP_SHAPES = [(8192, 8192, 8192), (2048, 8192, 8192), (4096, 14336, 4096)
 # The N >= 12288 class those runs led to (tiles.shape_tile), at more wide-weight prefill shapes (run 31).
 PREFILL_WIDE_SHAPES = [(512, 14336, 4096), (1024, 14336, 4096), (4096, 14336, 4096), (8192, 14336, 4096),
                        (2048, 28672, 4096), (4096, 12288, 4096)]
-# That class on H100s (session 97): the plan's pingpong tile against the spec's default (what a DispatchKernel runs
-# there on a GPU of tiles.slower_on), interleaved, from 768 to 8192 rows: session 96's separate bursts on five H100s
-# had it 0-17% behind at 2048-4096 rows, mixed at 1024 and 4-6% ahead at 8192. Session 97 on four H100s
+# That class on H100s (session 97): the plan's pingpong tile against the spec's default (what a DispatchKernel ran
+# there on an H100 from 08248a9 to session 100; since then it runs the tile with strips of 4, tiles.instead_on),
+# interleaved, from 768 to 8192 rows: session 96's separate bursts on five H100s had it 0-17% behind at 2048-4096
+# rows, mixed at 1024 and 4-6% ahead at 8192. Session 97 on four H100s
 # (h100_session97.log parts 1, 2, 5, and wideswizzle's parts 4, 6; bench/probe_ratio.py): the pingpong tile's speed
 # over the default's, geometric mean 0.968-0.988 cold and 0.985-1.027 warm, 0.82-1.12 by shape, with no range of M
 # where it led on every machine.

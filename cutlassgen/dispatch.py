@@ -139,8 +139,9 @@ class DispatchKernel:
     tuning record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min, for K <= k_max and for
     weights of at most weights_max bytes) from heuristic_record()."""
 
-    def __init__(self, default, record: dict, kernels: list):
-        self._made_from = (default, record, list(kernels))  # what a pickle rebuilds it from (__reduce__)
+    def __init__(self, default, record: dict, kernels: list, instead_kernels: list | None = None):
+        # what a pickle rebuilds it from (__reduce__)
+        self._made_from = (default, record, list(kernels), instead_kernels)
         self.default = default
         if record.get("limits"):  # a heuristic record: in choose() order, with its own limits, n_min and k_max
             self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
@@ -158,8 +159,10 @@ class DispatchKernel:
         self._nk_maxes = [w.get("weights_max", 0) // b_bytes for w in record["winners"]]
         self.record = record
         self.kernels = kernels
-        # the built-in heuristic holds on every sm90 GPU, but for entries measured slower on some (slower_on)
-        self._gpu_checked = record["gpu"] is None and not any(w.get("slower_on") for w in record["winners"])
+        # per entry of a heuristic record, {GPU model: the kernel it runs instead} (tiles.instead_on)
+        self._instead = instead_kernels or [{} for _ in kernels]
+        # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
+        self._gpu_checked = record["gpu"] is None and not any(w.get("instead_on") for w in record["winners"])
         self._op = None
         torch = sys.modules.get("torch")
         if torch is not None:
@@ -201,13 +204,19 @@ class DispatchKernel:
     def _check_gpu(self):
         self._gpu_checked = True
         name = gpu_name()
-        if self.record["gpu"] is None:  # the built-in plan: its entries whose tile ran slower on this GPU model
-            # run the default tile instead (tiles.slower_on)
-            slower = {i for i, w in enumerate(self.record["winners"]) if runs_slower_here(w.get("slower_on"), name)}
-            self.kernels = [self.default if i in slower else k for i, k in enumerate(self.kernels)]
-            self.record = {**self.record, "winners": [
-                {**w, "tile": None, "label": f"default (auto; {w['label']} is slower on {name})"} if i in slower
-                else w for i, w in enumerate(self.record["winners"])]}
+        if self.record["gpu"] is None:  # the built-in plan: entries this GPU model runs another tile for
+            from .tuning import label
+
+            kernels, winners = list(self.kernels), list(self.record["winners"])
+            for i, w in enumerate(winners):
+                model = model_of(w.get("instead_on"), name)
+                if model is None:
+                    continue
+                kernels[i] = self.default if w["instead_on"][model] is None else self._instead[i][model]
+                kind = "default (auto)" if kernels[i] is self.default else label(kernels[i].spec)
+                winners[i] = {**w, "tile": w["instead_on"][model],
+                              "label": f"{kind} in place of {w['label']} on {name}"}
+            self.kernels, self.record = kernels, {**self.record, "winners": winners}
             return
         if name != self.record["gpu"]:
             warnings.warn(f"the tuning record for {self.default.spec.name or self.default.spec.key} was made on "
@@ -316,7 +325,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     or for weights of up to weights_max bytes, before the one for any. A call that no entry of its bucket takes (an M
     between the buckets used, an N below the classes, a K above the k_max, larger weights) goes to the next larger
     one; above all of them, to the last. None when every shape keeps the default tile."""
-    from .tiles import BUCKET_UPPER, shape_tile, slower_on
+    from .tiles import BUCKET_UPPER, instead_on, shape_tile
     from .tuning import label
 
     first = {}
@@ -328,17 +337,17 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
         tile = shape_tile(spec, M, N, K)
         as_dict = None if tile is None else tile_to_dict(tile)
         upper = BUCKET_UPPER[bucket]
-        slower = list(slower_on(spec, M, N, tile))
+        instead = {model: None if t is None else tile_to_dict(t) for model, t in instead_on(spec, M, N, tile).items()}
         if (winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min
                 and winners[-1].get("k_max", 0) == k_max and winners[-1].get("weights_max", 0) == weights_max
-                and winners[-1].get("slower_on", []) == slower):
+                and winners[-1].get("instead_on", {}) == instead):
             limits[-1] = upper
             continue
         winners.append({"shape": [M, N, K], "tile": as_dict,
                         "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
                         **({"n_min": n_min} if n_min else {}), **({"k_max": k_max} if k_max else {}),
                         **({"weights_max": weights_max} if weights_max else {}),
-                        **({"slower_on": slower} if slower else {})})
+                        **({"instead_on": instead} if instead else {})})
         limits.append(upper)
     if all(w["tile"] is None for w in winners):
         return None
@@ -347,12 +356,25 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
             "limits": [math.inf if lim is None else lim for lim in limits]}
 
 
+def _variant_tiles(record: dict):
+    """(entry index, GPU model or None, tile dict) for each tile a heuristic record needs compiled besides the spec's
+    default: each entry's own, then those GPU models run in its place (instead_on). One order for
+    heuristic_variants and with_heuristic."""
+    for i, w in enumerate(record["winners"]):
+        if w["tile"]:
+            yield i, None, w["tile"]
+        for model, tile in w.get("instead_on", {}).items():
+            if tile:
+                yield i, model, tile
+
+
 def heuristic_variants(spec: GemmSpec, record: dict | None) -> list:
-    """The specs a heuristic record needs compiled besides spec itself (its tiles that are not the default); none for
-    the None of heuristic_record, where every shape runs the spec's own tile."""
+    """The specs a heuristic record needs compiled besides spec itself (its tiles that are not the default, and those
+    some GPU models run in their place: every model's, so that AOT builds and pickles carry them); none for the None
+    of heuristic_record, where every shape runs the spec's own tile."""
     if record is None:
         return []
-    return [dataclasses.replace(spec, tile=tile_from_dict(w["tile"])) for w in record["winners"] if w["tile"]]
+    return [dataclasses.replace(spec, tile=tile_from_dict(tile)) for _, _, tile in _variant_tiles(record)]
 
 
 def with_heuristic(default, record: dict | None, variant_kernels: list):
@@ -360,8 +382,14 @@ def with_heuristic(default, record: dict | None, variant_kernels: list):
     itself where record is None."""
     if record is None:
         return default
-    built = iter(variant_kernels)
-    return DispatchKernel(default, record, [next(built) if w["tile"] else default for w in record["winners"]])
+    kernels = [default] * len(record["winners"])
+    instead = [{} for _ in record["winners"]]
+    for (i, model, _), kernel in zip(_variant_tiles(record), variant_kernels, strict=True):
+        if model is None:
+            kernels[i] = kernel
+        else:
+            instead[i][model] = kernel
+    return DispatchKernel(default, record, kernels, instead)
 
 
 def with_shape_variants(specs: list, shapes) -> list:
@@ -377,30 +405,33 @@ def with_shape_variants(specs: list, shapes) -> list:
 
 
 def gpu_name() -> str | None:
-    """torch's name for the current GPU, which tuning records and tiles.slower_on are matched against; None without
+    """torch's name for the current GPU, which tuning records and tiles.instead_on are matched against; None without
     one."""
     import torch
 
     return torch.cuda.get_device_name() if torch.cuda.is_available() else None
 
 
-def runs_slower_here(models, name: str | None) -> bool:
-    """Whether the GPU named name (torch's device name; None: none seen) is one of models (tiles.slower_on)."""
-    return bool(models and name and any(model in name for model in models))
+def model_of(models, name: str | None) -> str | None:
+    """The first of models (GPU-name substrings: tiles.instead_on) that the GPU named name (torch's device name; None:
+    none seen) is, or None."""
+    return next((model for model in models or () if name and model in name), None)
 
 
 def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gpu: str | None = None):
-    """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu: tiles.shape_tile's, or
-    None (the spec's own) where there is none or it ran slower on that model (tiles.slower_on)."""
-    from .tiles import shape_tile, slower_on
+    """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu: tiles.shape_tile's, or the
+    one that GPU model runs in its place (tiles.instead_on), or None (the spec's own) where there is none."""
+    from .tiles import instead_on, shape_tile
 
     tile = shape_tile(spec, M, N, K)
-    return None if runs_slower_here(slower_on(spec, M, N, tile), gpu) else tile
+    instead = instead_on(spec, M, N, tile)
+    model = model_of(instead, gpu)
+    return tile if model is None else instead[model]
 
 
 def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
     """What the default kernel of an all-"auto" spec says, once, when it runs a shape that has a per-shape tile (a
-    small M, or on sm90 a large M with wide N) that is not slower on this GPU (tiles.slower_on)."""
+    small M, or on sm90 a large M with wide N) on this GPU (planned_tile)."""
     from .tuning import label
 
     if not tile_is_auto(spec):

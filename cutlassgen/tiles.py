@@ -480,8 +480,8 @@ def _bucket_tiles(k_bytes: int, fp8: bool = False) -> dict:
 #   fp8_fast_accum the same (4096x14336x4096: 1478 / 1520 vs 1400 / 1447, run 29). fp8 without it cannot take it
 #   (its promotion buffer would double the 128x128 accumulators one warpgroup holds); see the next rule. On H100s at
 #   their 700 W cap it ran up to 17% behind the cooperative tiles in bursts, machine by machine, level to -3%
-#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200, and marked (slower_on) so that a
-#   DispatchKernel on an H100 runs the spec's default for it.
+#   sustained (bench/PERFORMANCE.md, session 96): kept as measured on the H200; on an H100 a DispatchKernel runs it
+#   with strips of 4 (instead_on).
 # - M > EXACT_WIDE_M, N >= WIDE_N, fp8 without fast accumulation: 128x192 cooperative, no cluster, 128x64 epilogue
 #   subtiles (96 accumulators and a 96-register promotion buffer a thread; 168 registers, no spill; four stages).
 #   Each k tile's A serves 1.5x the columns, so a tile's fixed costs and the shared-memory reads per MMA shrink; the
@@ -1213,28 +1213,42 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
     return dataclasses.replace(spec, tile=dataclasses.replace(tile, weights_evict_first=True)).tile
 
 
-# GPU models (substrings of torch's device name) on which a tile of the plan ran slower than the spec's default, so that
-# a DispatchKernel made there runs the default instead (dispatch.DispatchKernel, dispatch.per_shape_hint). The M > 512,
-# N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200, where it ran level with the cooperative tiles or
-# ahead in tile_probe.py prefillwide's bursts (sessions 12 and 96). On H100s at their 700 W cap it ran 0-17% behind the
-# default (128x256 c2x1 cooperative) at 2048-4096 rows, mixed at 1024, 4-6% ahead at 8192, and 1-3% behind sustained
-# (five machines; bench/PERFORMANCE.md, session 96). Interleaved at twelve shapes of 768-8192 rows on four more
-# (tile_probe.py wideh100 and wideswizzle, session 97) its speed over the default's: geometric mean 0.968-0.988 cold,
-# 0.985-1.027 warm, 0.82 to 1.12 by shape, with no split by M that held on every machine. fp8 with fast accumulation
-# there was not slower on H100s; int8 was not measured against it. Measured on the H100 80GB HBM3 (SXM) only; "H100"
-# takes in PCIe and NVL.
-WIDE_PINGPONG_SLOWER_ON = ("H100",)
+# GPU models (substrings of torch's device name) that run another tile in place of one of the plan's, each with the
+# fields it changes on that tile (None: the spec's default tile instead), so that a DispatchKernel made there runs it
+# (dispatch.DispatchKernel, dispatch.planned_tile). The M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen
+# on the H200 with "auto"'s strips of 8, where it ran level with the cooperative tiles or ahead in tile_probe.py
+# prefillwide's bursts (sessions 12 and 96). On H100s at their 700 W cap that tile ran 0-17% behind the default
+# (128x256 c2x1 cooperative) at 2048-4096 rows (sessions 96-97), and from 08248a9 they ran the default there. With
+# strips of 4 it ran 1.04-1.19x strips of 8 at 1024-4096 rows but 1536 (4 both) and 0.97-1.00x at 8192 (tile_probe.py
+# swizzlesweep), and over the default at 12 shapes of 768-8192 rows: geometric mean 1.025 cold (0.970-1.129 by
+# shape), 1.052 warm (0.994-1.128; wideh100; h100_session100.log). fp8 with fast accumulation was not slower on H100s
+# with strips of 8, and strips of 4 ran it 0.97-1.03x (fp8swizzlesweep): it keeps the plan's tile. Strips of 4 are
+# not timed on an H200. Measured on the H100 80GB HBM3 (SXM) only; "H100" takes in PCIe and NVL.
+WIDE_PINGPONG_INSTEAD_ON = {"H100": {"swizzle": 4}}
 
 
-def slower_on(spec: GemmSpec, M: int, N: int | None, tile) -> tuple[str, ...]:
-    """The GPU-name substrings on which tile, the plan's for an M x N problem of spec, ran slower than the spec's
-    default tile (WIDE_PINGPONG_SLOWER_ON); () for every other tile."""
+def instead_on(spec: GemmSpec, M: int, N: int | None, tile) -> dict:
+    """{GPU-name substring: the tile that model runs in place of tile, the plan's for an M x N problem of spec, or None
+    for the spec's default} (WIDE_PINGPONG_INSTEAD_ON); {} for every other tile, and where a spec's own field (its
+    swizzle) stands or the changed tile is not valid for it."""
     if (tile is None or spec.resolved_path != "sm90" or N is None or N < WIDE_N or M <= 512
             or {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"}):
-        return ()
-    if tile.mainloop == "pingpong" and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128):
-        return WIDE_PINGPONG_SLOWER_ON
-    return ()
+        return {}
+    if not (tile.mainloop == "pingpong" and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128)):
+        return {}
+    own = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
+    out = {}
+    for model, fields in WIDE_PINGPONG_INSTEAD_ON.items():
+        if fields is None:
+            out[model] = None
+            continue
+        if any(getattr(own, f) != AUTO for f in fields):  # the spec set it: its own stands
+            continue
+        try:
+            out[model] = dataclasses.replace(spec, tile=dataclasses.replace(tile, **fields)).tile
+        except SpecError:
+            continue
+    return out
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):

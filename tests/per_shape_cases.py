@@ -9,7 +9,7 @@ import dataclasses
 
 import cutlassgen as cg
 from cutlassgen import dispatch
-from cutlassgen.tiles import WIDE_PINGPONG_SLOWER_ON, shape_tile
+from cutlassgen.tiles import WIDE_PINGPONG_INSTEAD_ON, shape_tile
 
 
 def planned_tile(spec: cg.GemmSpec, M: int, N: int, K: int | None = None):
@@ -97,11 +97,10 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(40, 5000).cta[:2] == (64, 40) and tile_of(40, 5000).cluster == (4, 1, 1)
     assert tile_of(40, 8192).cta[:2] == (64, 40) and tile_of(40, 8192).cluster == (2, 1, 1)
     assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
-    # the spec's default on a GPU the pingpong tile ran slower on (tiles.slower_on)
-    if dispatch.runs_slower_here(WIDE_PINGPONG_SLOWER_ON, dispatch.gpu_name()):
-        assert tile_of(600, 12288).mainloop == "auto" and tile_of(600, 12288).cta == "auto"
-    else:
-        assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[0] == 128
+    # 128x128 pingpong, with strips of 4 on the GPU models that run those (tiles.instead_on)
+    assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[:2] == (128, 128)
+    model = dispatch.model_of(WIDE_PINGPONG_INSTEAD_ON, dispatch.gpu_name())
+    assert tile_of(600, 12288).swizzle == ("auto" if model is None else WIDE_PINGPONG_INSTEAD_ON[model]["swizzle"])
     # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, from there three (four at 113-128) to 2048-2560
     # (runs 115-118), then the buckets' two (three at 193-208) columns
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [

@@ -819,41 +819,72 @@ def test_large_m_with_wide_weights_takes_128x128_pingpong():
     assert dispatch.with_heuristic(default, None, []) is default
 
 
-@pytest.mark.parametrize("gpu, plan_runs", [("NVIDIA H200", "pingpong"), ("NVIDIA H100 80GB HBM3", "default"),
-                                             ("NVIDIA H100 PCIe", "default"), ("NVIDIA GH200 480GB", "pingpong"),
-                                             (None, "pingpong")])
-def test_the_wide_n_pingpong_entry_runs_the_default_on_gpus_where_it_ran_slower(gpu, plan_runs, monkeypatch):
-    """The M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200; on H100s it ran up to 17%
-    slower than the spec's default (session 96). Its entry in the plan names the models (slower_on), and a
-    DispatchKernel made or first called on one of them runs the default there; the other entries, and other GPUs,
-    keep the plan. The default kernel's per-shape hint stays quiet there too."""
+@pytest.mark.parametrize("gpu, strips", [("NVIDIA H200", "auto"), ("NVIDIA H100 80GB HBM3", 4), ("NVIDIA H100 PCIe", 4),
+                                          ("NVIDIA GH200 480GB", "auto"), (None, "auto")])
+def test_the_wide_n_pingpong_entry_runs_strips_of_4_on_h100s(gpu, strips, monkeypatch):
+    """The M > 512, N >= WIDE_N pingpong tile of 16-bit floats was chosen on the H200 with "auto"'s strips of 8; H100s
+    run it with strips of 4 (session 100). Its entry in the plan names the models and their tile (instead_on), both
+    tiles are compiled, and a DispatchKernel made or first called on an H100 runs the strips-of-4 kernel there; the
+    other entries, and other GPUs, keep the plan. The per-shape hint names the tile this GPU runs."""
     import torch
 
-    from cutlassgen.tiles import WIDE_N, WIDE_PINGPONG_SLOWER_ON, slower_on
+    from cutlassgen import tiles
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: gpu)
     wide = dispatch.heuristic_record(SPEC, [(4096, 14336, 4096), (4096, 8192, 8192), (32, 8192, 8192)])
-    assert [w.get("slower_on") for w in wide["winners"]] == [None, ["H100"], None]  # the 32-row entry, then M > 512
+    strips_of_4 = dispatch.tile_to_dict(dataclasses.replace(tiles.shape_tile(SPEC, 4096, 14336, 4096), swizzle=4))
+    # the 32-row entry, then M > 512 at N >= WIDE_N, then below
+    assert [w.get("instead_on") for w in wide["winners"]] == [None, {"H100": strips_of_4}, None]
+    variants = dispatch.heuristic_variants(SPEC, wide)
+    assert [v.tile.swizzle for v in variants if v.tile.mainloop == "pingpong" and not v.tile.swap_ab] == ["auto", 4]
     k = _fake_dispatch(SPEC, wide)
     chosen = k.choose(4096, 14336, 4096)
-    assert (chosen is k.default) == (plan_runs == "default")
-    if plan_runs == "pingpong":
-        assert chosen.spec.tile.mainloop == "pingpong" and "1x1 pingpong" in repr(k)
+    assert (chosen.spec.tile.mainloop, chosen.spec.tile.cta[:2], chosen.spec.tile.swizzle) == (
+        "pingpong", (128, 128), strips)
+    assert chosen.spec in variants and k.choose(2048, 28672, 4096) is chosen
+    if strips == 4:
+        assert f"pingpong swizzle4 in place of 128x128x64 c1x1 pingpong on {gpu}" in repr(k)
     else:
-        assert f"is slower on {gpu}" in repr(k)
+        assert "swizzle4" not in repr(k)
     assert k.choose(32, 8192, 8192).spec.tile.swap_ab and k.choose(4096, 8192, 8192) is k.default  # untouched
-    hint = dispatch.per_shape_hint(SPEC, 4096, 14336, 4096)
-    assert (hint is None) == (plan_runs == "default")
-    # only 16-bit floats, only that tile: fp8 with fast accumulation there keeps its pingpong tile everywhere
+    assert "pingpong" + (" swizzle4" if strips == 4 else " for it") in dispatch.per_shape_hint(SPEC, 4096, 14336, 4096)
+    assert dispatch.planned_tile(SPEC, 4096, 14336, 4096, gpu) == chosen.spec.tile
+    # a pickle carries both kernels and checks its own GPU
+    again = k.__reduce__()[0](*k.__reduce__()[1])
+    assert again.choose(4096, 14336, 4096) is chosen
+
+
+def test_only_the_16_bit_wide_n_pingpong_tile_has_another_on_h100s_and_a_set_swizzle_stands(monkeypatch):
+    from cutlassgen import tiles
+
     fast = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
                        tile=cg.Sm90Tile(fp8_fast_accum=True))
-    from cutlassgen.tiles import shape_tile
-
-    assert slower_on(fast, 4096, WIDE_N, shape_tile(fast, 4096, WIDE_N)) == ()
-    assert slower_on(SPEC, 4096, WIDE_N, shape_tile(SPEC, 4096, WIDE_N)) == WIDE_PINGPONG_SLOWER_ON
-    assert slower_on(SPEC, 4096, WIDE_N - 1, shape_tile(SPEC, 4096, WIDE_N - 1)) == ()  # the default already
-    assert slower_on(SPEC, 256, WIDE_N, shape_tile(SPEC, 256, WIDE_N)) == ()
+    # fp8 with fast accumulation ran strips of 4 0.97-1.03x "auto" on an H100: it keeps its pingpong tile everywhere
+    assert tiles.instead_on(fast, 4096, tiles.WIDE_N, tiles.shape_tile(fast, 4096, tiles.WIDE_N)) == {}
+    for M in (513, 4096, 8192):
+        plan = tiles.shape_tile(SPEC, M, tiles.WIDE_N, 4096)
+        assert plan.swizzle == "auto" and tiles.instead_on(SPEC, M, tiles.WIDE_N, plan) == {
+            "H100": dataclasses.replace(plan, swizzle=4)}, M
+    assert tiles.shape_tile(SPEC, 4096, tiles.WIDE_N - 1) is None  # the default already
+    assert tiles.instead_on(SPEC, 256, tiles.WIDE_N, tiles.shape_tile(SPEC, 256, tiles.WIDE_N)) == {}
+    fp16 = SPEC.replace(a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"),
+                        epilogue=[cg.Add("per_col", "bias", "fp16")])
+    assert tiles.instead_on(fp16, 4096, 14336, tiles.shape_tile(fp16, 4096, 14336))["H100"].swizzle == 4
+    # a spec's own swizzle stands on every GPU: no other tile, and the plan's keeps it
+    own = SPEC.replace(tile={"swizzle": 2})
+    assert tiles.shape_tile(own, 4096, 14336).swizzle == 2
+    assert tiles.instead_on(own, 4096, 14336, tiles.shape_tile(own, 4096, 14336)) == {}
+    assert "instead_on" not in dispatch.heuristic_record(own, [(4096, 14336, 4096)])["winners"][-1]
+    # a table entry of None runs the spec's default there (the H100 rule from 08248a9 to session 100)
+    monkeypatch.setattr(tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
+    rec = dispatch.heuristic_record(SPEC, [(4096, 14336, 4096)])
+    assert rec["winners"][-1]["instead_on"] == {"H100": None}
+    assert dispatch.heuristic_variants(SPEC, rec) == [SPEC.replace(tile=tiles.shape_tile(SPEC, 4096, 14336, 4096))]
+    k = _fake_dispatch(SPEC, rec)
+    monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    k._check_gpu()
+    assert k.choose(4096, 14336, 4096) is k.default and "default (auto) in place of" in repr(k)
 
 
 def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
@@ -1334,7 +1365,7 @@ def test_warnings_point_at_the_callers_line_however_deep_they_arise(cache_dir):
 @pytest.mark.parametrize("name", sorted(per_shape_cases.cases()))
 def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name, gpu, monkeypatch):
     """What each per-shape GPU test (tests/test_gpu_integration.py) expects the plan to pick at its shapes, asked of
-    tiles.shape_tile here, as on each GPU model the plan tells apart (tiles.slower_on; torch's device name faked);
+    tiles.shape_tile here, as on each GPU model the plan tells apart (tiles.instead_on; torch's device name faked);
     every shape one its kernels take (validate.check_problem_shape), every tile of the plan one that renders: a plan
     change or a bad test shape fails here, not in a GPU call."""
     import torch

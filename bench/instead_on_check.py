@@ -1,8 +1,8 @@
-"""What build(spec, shapes=...) runs on this GPU where the plan marks a tile as slower on some GPU models
-(tiles.slower_on): the DispatchKernel's choice, its output against float64, and its time beside the plan's own tile
+"""What build(spec, shapes=...) runs on this GPU where the plan names another tile for some GPU models
+(tiles.instead_on): the DispatchKernel's choice, its output against float64, and its time beside the plan's own tile
 and the spec's default (device events, median, L2 flushed before each run).
 
-Run: python bench/slower_on_check.py [--shapes MxNxK,...] [--reps N]   (needs an sm90 GPU)
+Run: python bench/instead_on_check.py [--shapes MxNxK,...] [--reps N]   (needs an sm90 GPU)
 """
 import argparse
 import pathlib
@@ -12,7 +12,7 @@ import torch
 import cutlassgen as cg
 from cutlassgen import dispatch
 from cutlassgen.golden import rel_error
-from cutlassgen.tiles import shape_tile, slower_on
+from cutlassgen.tiles import instead_on, shape_tile
 from cutlassgen.timing import l2_flush, median_ms
 from cutlassgen.tuning import label
 from tile_probe import parse_shapes
@@ -44,10 +44,10 @@ def main():
         times = {what: median_ms(lambda kern=kern: kern(a, w.t(), bias=bias, out=out), reps=args.reps, before=flush)
                  for what, kern in (("dispatch", k), ("plan tile", own), ("default", default))}
         tflops = {what: 2 * M * N * K / ms / 1e9 for what, ms in times.items()}
-        marked = slower_on(spec, M, N, shape_tile(spec, M, N, K))
+        instead = instead_on(spec, M, N, shape_tile(spec, M, N, K))
         print(f"{M}x{N}x{K}: runs {'the default' if chosen is k.default else label(chosen.spec)}"
-              f" (plan tile {label(own.spec)}, slower_on {list(marked)}, here: "
-              f"{dispatch.runs_slower_here(marked, name)}); rel err {err:.1e}; TFLOP/s "
+              f" (plan tile {label(own.spec)}, instead on {sorted(instead)}, here: "
+              f"{dispatch.model_of(instead, name)}); rel err {err:.1e}; TFLOP/s "
               + ", ".join(f"{what} {v:.0f}" for what, v in tflops.items()), flush=True)
 
 
