@@ -205,8 +205,8 @@ def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | No
                schedules: bool = False) -> list[GemmSpec]:
     """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
     and those some GPU models run in its place (what build(spec, shapes=...) would run there, tiles.instead_on, so a
-    tuned choice never loses to it), then configs(spec, limit, match),
-    with the decode space when a shape has M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows.
+    tuned choice never loses to it), then configs(spec, limit, match), with the decode space when a shape has
+    M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows.
     schedules=True: each raster order and swizzle of configs' variants and of the per-shape tiles (where match
     keeps them)."""
     from .dispatch import tile_is_auto
