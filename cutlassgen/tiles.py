@@ -1223,8 +1223,10 @@ def weights_first_tile(spec: GemmSpec, tile, M: int, N: int | None = None, K: in
 # swizzlesweep), and over the default at 12 shapes of 768-8192 rows: geometric mean 1.025 cold (0.970-1.129 by
 # shape), 1.052 warm (0.994-1.128; wideh100; h100_session100.log), 1.029 / 1.053 on another (h100_session101.log;
 # at 4096x14336x4096 0.98-0.99x cold, 1.03x warm). fp8 with fast accumulation was not slower on H100s with strips
-# of 8, and strips of 4 ran it 0.97-1.03x (fp8swizzlesweep): it keeps the plan's tile. Strips of 4 are not timed on
-# an H200. Measured on the H100 80GB HBM3 (SXM) only; "H100" takes in PCIe and NVL.
+# of 8, and strips of 4 ran it 0.97-1.03x (fp8swizzlesweep): it keeps the plan's tile. On the H200 strips of 4 gained
+# nothing: 0.996 cold, 0.993 warm over "auto" (0.93-1.01 by shape; 16-bit; fp8 fast 0.998 / 1.005; swizzlesweep,
+# fp8swizzlesweep, h200_session102.log), so it has no entry. Measured on the H100 80GB HBM3 (SXM) only; "H100" takes
+# in PCIe and NVL.
 WIDE_PINGPONG_INSTEAD_ON = {"H100": {"swizzle": 4}}
 
 
