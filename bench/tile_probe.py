@@ -29,7 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
-     fp8swizzlesweep
+     fp8swizzlesweep mid768
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -481,6 +481,16 @@ SWIZZLE_SWEEP_SHAPES = [(1024, 14336, 4096), (1536, 14336, 4096), (2048, 14336, 
 # (strips of 4 over "auto" for the pingpong tile: 1.07 / 1.04 at 1024 rows, 1.19 / 1.14 at 2048x28672, 1.13 / 1.07 at
 # 4096x14336, 0.97 / 1.00 at 8192x14336); for fp8 "auto" (8) ran within 3.3% of each tile's best swizzle at every
 # shape, strips of 1 5-29% behind it but at 1024 rows, and strips of 4 0.97-1.03x it (1.01-1.03x at 1024-4096 rows).
+# The plan at 513-1023 rows with N >= 12288 (the 128x128 pingpong tile, or the default): in session 102's wideh100 on
+# the H200 (h200_session102.log) 768x14336x4096 ran 0.93x cuBLASLt fused cold and warm, both tiles alike. Six rows of
+# 128 make 672 128x128 tiles (5.09 waves of 132 SMs) or 336 of 128x256 (2.55): the last wave runs nearly empty. Tiles
+# whose counts fill their last wave better there (128x224, 256x112: 384 tiles, 2.91 waves; 128x112: 768, 5.82),
+# 128x192 (450, 3.41), and stream-K over the last wave, beside the plan.
+MID768_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong", "128x192x64 c1x1 coop",
+                     "128x224x64 c1x1 coop", "256x112x64 c1x1 coop", "128x112x64 c1x1 pingpong",
+                     "128x256x64 c2x1 stream-K always", "128x128x64 c1x1 stream-K always")
+MID768_SHAPES = [(640, 14336, 4096), (768, 14336, 4096), (896, 14336, 4096), (768, 12288, 4096),
+                 (768, 28672, 4096), (1024, 14336, 4096)]
 FP8_SWIZZLE_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (1024, 14336, 4096),
                       (8192, 14336, 4096)]
 FP8_SWIZZLE_FAST_TILES = named(*("128x128x128 c1x1 pingpong" + s for s in SWIZZLES), **FAST)
@@ -3034,6 +3044,7 @@ CASES = {
     "swizzlesweep": [beside_plan(SWIZZLE_SWEEP_TILES, SWIZZLE_SWEEP_SHAPES)],
     "fp8swizzlesweep": [fp8_beside_plan(fp8_scaled_fast, FP8_SWIZZLE_FAST_TILES, FP8_SWIZZLE_SHAPES),
                         fp8_beside_plan(fp8_scaled, FP8_SWIZZLE_EXACT_TILES, FP8_SWIZZLE_SHAPES)],
+    "mid768": [beside_plan(MID768_TILES, MID768_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
