@@ -481,8 +481,14 @@ SWIZZLE_SWEEP_SHAPES = [(1024, 14336, 4096), (1536, 14336, 4096), (2048, 14336, 
 # (strips of 4 over "auto" for the pingpong tile: 1.07 / 1.04 at 1024 rows, 1.19 / 1.14 at 2048x28672, 1.13 / 1.07 at
 # 4096x14336, 0.97 / 1.00 at 8192x14336); for fp8 "auto" (8) ran within 3.3% of each tile's best swizzle at every
 # shape, strips of 1 5-29% behind it but at 1024 rows, and strips of 4 0.97-1.03x it (1.01-1.03x at 1024-4096 rows).
-# The plan at 513-1023 rows with N >= 12288 (the 128x128 pingpong tile, or the default): in session 102's wideh100 on
-# the H200 (h200_session102.log) 768x14336x4096 ran 0.93x cuBLASLt fused cold and warm, both tiles alike. Six rows of
+# Session 102, the H200 (h200_session102.log): strips of 4 over "auto" for the pingpong tile, geometric mean 0.996 /
+# 0.993 cold / warm (behind at 4096 and 8192 rows), for fp8 fast's 0.998 / 1.005: the H200 keeps "auto".
+FP8_SWIZZLE_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (1024, 14336, 4096),
+                      (8192, 14336, 4096)]
+FP8_SWIZZLE_FAST_TILES = named(*("128x128x128 c1x1 pingpong" + s for s in SWIZZLES), **FAST)
+FP8_SWIZZLE_EXACT_TILES = named(*("128x128x128 c1x1 coop" + s for s in SWIZZLES))
+# The plan's 128x128 pingpong tile at 513-1023 rows with N >= 12288: in session 102's wideh100 on the H200
+# (h200_session102.log) 768x14336x4096 ran 0.93x cuBLASLt fused cold and warm, the default (128x256) alike. Six rows of
 # 128 make 672 128x128 tiles (5.09 waves of 132 SMs) or 336 of 128x256 (2.55): the last wave runs nearly empty. Tiles
 # whose counts fill their last wave better there (128x224, 256x112: 384 tiles, 2.91 waves; 128x112: 768, 5.82),
 # 128x192 (450, 3.41), and stream-K over the last wave, beside the plan.
@@ -491,10 +497,6 @@ MID768_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong", "128x19
                      "128x256x64 c2x1 stream-K always", "128x128x64 c1x1 stream-K always")
 MID768_SHAPES = [(640, 14336, 4096), (768, 14336, 4096), (896, 14336, 4096), (768, 12288, 4096),
                  (768, 28672, 4096), (1024, 14336, 4096)]
-FP8_SWIZZLE_SHAPES = [(8192, 8192, 8192), (4096, 14336, 4096), (2048, 8192, 8192), (1024, 14336, 4096),
-                      (8192, 14336, 4096)]
-FP8_SWIZZLE_FAST_TILES = named(*("128x128x128 c1x1 pingpong" + s for s in SWIZZLES), **FAST)
-FP8_SWIZZLE_EXACT_TILES = named(*("128x128x128 c1x1 coop" + s for s in SWIZZLES))
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
