@@ -29,7 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
-     fp8swizzlesweep mid768
+     fp8swizzlesweep mid768 wavefill wavefillcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -497,6 +497,16 @@ MID768_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong", "128x19
                      "128x256x64 c2x1 stream-K always", "128x128x64 c1x1 stream-K always")
 MID768_SHAPES = [(640, 14336, 4096), (768, 14336, 4096), (896, 14336, 4096), (768, 12288, 4096),
                  (768, 28672, 4096), (1024, 14336, 4096)]
+# mid768 on an H100 (session 103): at 640-768 rows 128x112 pingpong and 128x224 coop led the plan's 128x128 pingpong
+# by 8-12%, as the waves of 132 SMs they fill predict; wavefill (run as "fill") sweeps 640-1536 rows and N =
+# 12288-28672 to find the rule.
+WAVEFILL_TILES = named("128x128x64 c1x1 pingpong", "128x112x64 c1x1 pingpong", "128x224x64 c1x1 coop",
+                       "128x192x64 c1x1 coop", "256x112x64 c1x1 coop")
+WAVEFILL_SHAPES = ([(M, N, 4096) for M in (640, 768, 896, 1024) for N in (12288, 14336, 16384, 28672)]
+                   + [(768, 14336, 8192), (768, 28672, 8192), (1280, 14336, 4096), (1536, 14336, 4096)])
+# The wave-fill rule fitted to wavefill's shapes, checked on shapes it was not fitted to (session 103).
+WAVEFILL_CHECK_TILES = named("128x128x64 c1x1 pingpong", "128x112x64 c1x1 pingpong", "128x224x64 c1x1 coop")
+WAVEFILL_CHECK_SHAPES = [(M, N, 4096) for M in (576, 704, 832, 960, 1152, 1408) for N in (13824, 18432, 22016, 24576)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3047,6 +3057,8 @@ CASES = {
     "fp8swizzlesweep": [fp8_beside_plan(fp8_scaled_fast, FP8_SWIZZLE_FAST_TILES, FP8_SWIZZLE_SHAPES),
                         fp8_beside_plan(fp8_scaled, FP8_SWIZZLE_EXACT_TILES, FP8_SWIZZLE_SHAPES)],
     "mid768": [beside_plan(MID768_TILES, MID768_SHAPES)],
+    "wavefill": [beside_plan(WAVEFILL_TILES, WAVEFILL_SHAPES)],
+    "wavefillcheck": [beside_plan(WAVEFILL_CHECK_TILES, WAVEFILL_CHECK_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
