@@ -1234,10 +1234,7 @@ def instead_on(spec: GemmSpec, M: int, N: int | None, tile) -> dict:
     """{GPU-name substring: the tile that model runs in place of tile, the plan's for an M x N problem of spec, or None
     for the spec's default} (WIDE_PINGPONG_INSTEAD_ON); {} for every other tile, and where a spec's own field (its
     swizzle) stands or the changed tile is not valid for it."""
-    if (tile is None or spec.resolved_path != "sm90" or N is None or N < WIDE_N or M <= 512
-            or {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"}):
-        return {}
-    if not (tile.mainloop == "pingpong" and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128)):
+    if not _is_wide_pingpong(spec, M, N, tile):
         return {}
     own = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     out = {}
@@ -1252,6 +1249,61 @@ def instead_on(spec: GemmSpec, M: int, N: int | None, tile) -> dict:
         except SpecError:
             continue
     return out
+
+
+def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
+    """Whether tile is the plan's M > 512, N >= WIDE_N 128x128 pingpong tile of 16-bit floats on sm90."""
+    return (tile is not None and spec.resolved_path == "sm90" and N is not None and N >= WIDE_N and M > 512
+            and not {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"} and tile.mainloop == "pingpong"
+            and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128))
+
+
+# Wave fill: up to WAVE_FILL_MAX_M rows the wide-N pingpong tile's 128x128 tiles may leave the last of their waves over
+# the GPU's SMs (132 on H100 SXM and H200) nearly empty; at 768x14336 they make 672 tiles, 5.09 waves. There a call
+# runs the first of WAVE_FILL_TILES whose tiles fill their last wave better by WAVE_FILL_MARGIN (wave_fill; 128x224
+# first, unless 128x112 fills it better still). tile_probe.py mid768 and wavefill on an H100 80GB HBM3 (session 103,
+# h100_session103.log): 128x112 pingpong and 128x224 cooperative ran 1.10-1.13x the plan's tile at 640x14336,
+# 768x12288, 768x14336 and 896x12288, 1.01-1.08x at 640-768x28672 and 1280-1536x14336, and where 128x128 fills its
+# last wave as well they ran behind it (0.87-0.99x). The rule never chose a slower tile at those 20 shapes (cold and
+# warm); 1024 rows of 12288-28672 fill 128x128's waves. On the H100 with auto swizzle both run their default strips.
+WAVE_FILL_MAX_M = 1536
+WAVE_FILL_MARGIN = 0.025
+WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"}, {"cta": (128, 112, 64), "mainloop": "pingpong"})
+
+
+def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
+    """The tiles (WAVE_FILL_TILES made valid for spec) a call of at most WAVE_FILL_MAX_M rows may run in place of tile,
+    the plan's for an M x N problem of spec, where they fill the GPU's last wave better (wave_fill_choice); [] for
+    every tile but the wide-N pingpong one."""
+    if not _is_wide_pingpong(spec, M, N, tile):
+        return []
+    out = []
+    for fields in WAVE_FILL_TILES:
+        try:
+            out.append(dataclasses.replace(spec, tile=dataclasses.replace(tile, stages=AUTO, **fields)).tile)
+        except SpecError:
+            continue
+    return out
+
+
+def wave_fill(M: int, N: int, cta, sms: int) -> float:
+    """The share of the SMs' waves that an M x N problem's cta tiles fill (1.0: the last wave is full)."""
+    tiles = -(-M // cta[0]) * -(-N // cta[1])
+    return tiles / (-(-tiles // sms) * sms)
+
+
+def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None) -> int:
+    """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
+    plan's) unless 512 < M <= WAVE_FILL_MAX_M and another fills its last wave by WAVE_FILL_MARGIN better; of those,
+    the first unless a later one fills it better by more than 0.01 (sms None, no GPU seen: 0)."""
+    if sms is None or not 512 < M <= WAVE_FILL_MAX_M or len(ctas) < 2:
+        return 0
+    fills = [wave_fill(M, N, cta, sms) for cta in ctas]
+    best = 1
+    for i in range(2, len(ctas)):
+        if fills[i] > fills[best] + 0.01:
+            best = i
+    return best if fills[best] >= fills[0] + WAVE_FILL_MARGIN else 0
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):

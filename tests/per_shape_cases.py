@@ -15,7 +15,7 @@ from cutlassgen.tiles import WIDE_PINGPONG_INSTEAD_ON, shape_tile
 def planned_tile(spec: cg.GemmSpec, M: int, N: int, K: int | None = None):
     """The tile build(spec, shapes=...) runs at M x N x K on this machine's GPU (dispatch.planned_tile; no GPU: the
     CPU checks of these cases)."""
-    return dispatch.planned_tile(spec, M, N, K, dispatch.gpu_name())
+    return dispatch.planned_tile(spec, M, N, K, dispatch.gpu_name(), dispatch.sm_count())
 
 
 def bf16_bias_gelu(arch: int = 90, name: str = "per_shape_dispatch") -> cg.GemmSpec:
@@ -86,7 +86,7 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (190, 5600, 512), (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512),
                   (200, 3072, 512), (216, 2560, 512), (206, 2816, 520), (72, 3072, 512), (88, 2816, 512),
                   (100, 4096, 512), (136, 3072, 512), (150, 2816, 512), (116, 1280, 512), (164, 2048, 512),
-                  (164, 1024, 512), (164, 4400, 512)])
+                  (164, 1024, 512), (164, 4400, 512), (700, 14296, 512), (620, 14296, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -101,6 +101,13 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[:2] == (128, 128)
     model = dispatch.model_of(WIDE_PINGPONG_INSTEAD_ON, dispatch.gpu_name())
     assert tile_of(600, 12288).swizzle == ("auto" if model is None else WIDE_PINGPONG_INSTEAD_ON[model]["swizzle"])
+    # on 132 SMs, where 128x224 cooperative or 128x112 pingpong fill the last wave better (tiles.wave_fill_choice):
+    # six ragged rows of tiles at N = 14296 make 5.09 waves of 128x128 tiles, 2.91 of 128x224; five 4.24 and 4.85 of
+    # 128x112; 600x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
+    fill = {132: [((128, 224), "cooperative"), ((128, 112), "pingpong")],
+            None: [((128, 128), "pingpong")] * 2}.get(dispatch.sm_count())
+    if fill is not None:  # another SM count: the rule's own test (tests/test_dispatch.py) covers it
+        assert [(tile_of(M, 14296).cta[:2], tile_of(M, 14296).mainloop) for M in (700, 620)] == fill
     # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, from there three (four at 113-128) to 2048-2560
     # (runs 115-118), then the buckets' two (three at 193-208) columns
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
