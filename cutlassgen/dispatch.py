@@ -282,6 +282,7 @@ class DispatchKernel:
 
             return (f" (M<={WAVE_FILL_MAX_M} where it fills the last wave better: "
                     f"{' or '.join(label(k.spec) for k in fills)})" if fills else "")
+
         tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}{wave_fill(f)}"
                           for lim, n, k, w, f in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"],
                                                      self._fills))
