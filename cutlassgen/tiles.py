@@ -1263,9 +1263,10 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 # runs the first of WAVE_FILL_TILES whose tiles fill their last wave better by WAVE_FILL_MARGIN (wave_fill; 128x224
 # first, unless 128x112 fills it better still). tile_probe.py mid768 and wavefill on an H100 80GB HBM3 (session 103,
 # h100_session103.log): 128x112 pingpong and 128x224 cooperative ran 1.10-1.13x the plan's tile at 640x14336,
-# 768x12288, 768x14336 and 896x12288, 1.01-1.08x at 640-768x28672 and 1280-1536x14336, and where 128x128 fills its
-# last wave as well they ran behind it (0.87-0.99x). The rule never chose a slower tile at those 20 shapes (cold and
-# warm); 1024 rows of 12288-28672 fill 128x128's waves. On the H100 with auto swizzle both run their default strips.
+# 768x12288, 768x14336 and 896x12288, 1.01-1.10x at 640-768x28672 and 1280-1536x14336; where 128x128 fills its last
+# wave as well or better they ran 0.78-1.00x it (128x224 1.04x at 896x28672, a gain the rule leaves). The rule never
+# chose a slower tile at those 20 shapes and mid768's 6 (cold and warm; bench/wave_fill_check.py); 1024 rows of
+# 12288-28672 fill 128x128's waves. On the H100 with auto swizzle both run their default strips.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"}, {"cta": (128, 112, 64), "mainloop": "pingpong"})
