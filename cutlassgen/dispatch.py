@@ -163,10 +163,8 @@ class DispatchKernel:
         # per entry of a heuristic record, {GPU model: the kernel it runs instead} (tiles.instead_on)
         self._instead = instead_kernels or [{} for _ in kernels]
         # per entry of a heuristic record, the kernels a call runs where they fill the GPU's last wave better
-        # (tiles.wave_fill_tiles), and the CTA tiles compared: the entry's own, then theirs; the SM count is read once
+        # (tiles.wave_fill_tiles); the SM count is read once
         self._fills = fill_kernels or [[] for _ in kernels]
-        self._fill_ctas = [[tuple(t["cta"]) for t in (w["tile"], *w["wave_fill"])] if w.get("wave_fill") else []
-                           for w in record["winners"]]
         self._sms = None
         # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
         self._gpu_checked = record["gpu"] is None and not any(w.get("instead_on") for w in record["winners"])
@@ -218,8 +216,9 @@ class DispatchKernel:
 
         if self._sms is None:
             self._sms = sm_count()
-        j = wave_fill_choice(M, N, self._fill_ctas[i], self._sms)
-        return self.kernels[i] if j == 0 else self._fills[i][j - 1]
+        candidates = [self.kernels[i], *self._fills[i]]
+        j = wave_fill_choice(M, N, [k.spec.tile.cta for k in candidates], self._sms)
+        return candidates[j]
 
     def _check_gpu(self):
         self._gpu_checked = True
@@ -234,7 +233,7 @@ class DispatchKernel:
                     continue
                 kernels[i] = self.default if w["instead_on"][model] is None else self._instead[i][model]
                 if kernels[i] is self.default:  # wave fill was measured against the entry's own tile
-                    self._fills[i], self._fill_ctas[i] = [], []
+                    self._fills[i] = []
                 kind = "default (auto)" if kernels[i] is self.default else label(kernels[i].spec)
                 winners[i] = {**w, "tile": w["instead_on"][model],
                               "label": f"{kind} in place of {w['label']} on {name}"}
