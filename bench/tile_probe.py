@@ -498,13 +498,14 @@ MID768_TILES = named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong", "128x19
 MID768_SHAPES = [(640, 14336, 4096), (768, 14336, 4096), (896, 14336, 4096), (768, 12288, 4096),
                  (768, 28672, 4096), (1024, 14336, 4096)]
 # mid768 on an H100 (session 103): at 640-768 rows 128x112 pingpong and 128x224 coop led the plan's 128x128 pingpong
-# by 8-12%, as the waves of 132 SMs they fill predict; wavefill (run as "fill") sweeps 640-1536 rows and N =
+# by 11-12%, as the waves of 132 SMs they fill predict; wavefill (run as "fill") sweeps 640-1536 rows and N =
 # 12288-28672 to find the rule.
 WAVEFILL_TILES = named("128x128x64 c1x1 pingpong", "128x112x64 c1x1 pingpong", "128x224x64 c1x1 coop",
                        "128x192x64 c1x1 coop", "256x112x64 c1x1 coop")
 WAVEFILL_SHAPES = ([(M, N, 4096) for M in (640, 768, 896, 1024) for N in (12288, 14336, 16384, 28672)]
                    + [(768, 14336, 8192), (768, 28672, 8192), (1280, 14336, 4096), (1536, 14336, 4096)])
-# The wave-fill rule fitted to wavefill's shapes, checked on shapes it was not fitted to (session 103).
+# The wave-fill rule (tiles.wave_fill_choice, on branch draft-wave-fill) fitted to wavefill's shapes, checked on shapes
+# it was not fitted to (session 103; not run yet).
 WAVEFILL_CHECK_TILES = named("128x128x64 c1x1 pingpong", "128x112x64 c1x1 pingpong", "128x224x64 c1x1 coop")
 WAVEFILL_CHECK_SHAPES = [(M, N, 4096) for M in (576, 704, 832, 960, 1152, 1408) for N in (13824, 18432, 22016, 24576)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
