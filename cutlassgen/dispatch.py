@@ -163,8 +163,8 @@ class DispatchKernel:
         # per entry of a heuristic record, {GPU model: the kernel it runs instead} (tiles.instead_on)
         self._instead = instead_kernels or [{} for _ in kernels]
         # per entry of a heuristic record, the kernels a call runs where they fill the GPU's last wave better
-        # (tiles.wave_fill_tiles); the SM count is read once
-        self._fills = fill_kernels or [[] for _ in kernels]
+        # (tiles.wave_fill_tiles); the SM count is read once. A copy: _check_gpu empties some, _made_from keeps all
+        self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
         # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
         self._gpu_checked = record["gpu"] is None and not any(w.get("instead_on") for w in record["winners"])

@@ -879,7 +879,7 @@ def test_only_the_16_bit_wide_n_pingpong_tile_has_another_on_h100s_and_a_set_swi
     assert tiles.instead_on(own, 4096, 14336, tiles.shape_tile(own, 4096, 14336)) == {}
     assert "instead_on" not in dispatch.heuristic_record(own, [(4096, 14336, 4096)])["winners"][-1]
     # a table entry of None runs the spec's default there (the H100 rule from 08248a9 to session 100)
-    monkeypatch.setattr(tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
+    monkeypatch.setattr(cg.tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
     rec = dispatch.heuristic_record(SPEC, [(4096, 14336, 4096)])
     assert rec["winners"][-1]["instead_on"] == {"H100": None}
     assert dispatch.heuristic_variants(SPEC, rec)[0] == SPEC.replace(tile=tiles.shape_tile(SPEC, 4096, 14336, 4096))
@@ -951,6 +951,20 @@ def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monke
         in repr(k)
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
+
+
+def test_a_model_that_runs_the_default_drops_the_wave_fill_only_in_its_own_process(monkeypatch):
+    """Where a GPU model runs the default in place of the wide entry (instead_on None), that entry's wave fill goes,
+    as it was measured against the entry's own tile; a pickle made there still carries the fill tiles for other GPUs."""
+    monkeypatch.setattr(cg.tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
+    monkeypatch.setattr(dispatch, "sm_count", lambda: 132)
+    rec = dispatch.heuristic_record(SPEC, [(768, 14336, 4096)])
+    k = _fake_dispatch(SPEC, rec)
+    monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    assert k.choose(768, 14336, 4096) is k.default and "fills the last wave" not in repr(k)
+    monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H200")
+    again = k.__reduce__()[0](*k.__reduce__()[1])
+    assert again.choose(768, 14336, 4096).spec.tile.cta[:2] == (128, 224)
 
 
 def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
