@@ -11,22 +11,26 @@ BENCH = pathlib.Path(__file__).resolve().parents[1] / "bench"
 SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py"))
 
 
+def bench_script(monkeypatch, name):
+    """Import bench/NAME.py as a module, with bench/ on sys.path only for this test."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    return importlib.import_module(name)
+
+
 def test_the_bench_folder_has_its_scripts():
     assert {"bench_anchors", "tile_probe", "anchor_history", "power_clock"} <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_bench_script_imports(name, monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    module = importlib.import_module(name)
+    module = bench_script(monkeypatch, name)
     assert callable(getattr(module, "main", None)), f"bench/{name}.py has no main()"
 
 
 def test_bench_anchors_takes_the_hbm_roof_of_the_device_it_runs_on(monkeypatch):
     """The decode table's shares are of the card's own datasheet roof: an H100's 3.35 TB/s, not the H200's 4.8, and
     none (TB/s alone) for a card without one."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    bench_anchors = importlib.import_module("bench_anchors")
+    bench_anchors = bench_script(monkeypatch, "bench_anchors")
     roofs = {name: bench_anchors.hbm_tbps(name) for name in ("NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe",
                                                              "NVIDIA H100 NVL", "NVIDIA GH200 480GB", "NVIDIA A100")}
     assert roofs == {"NVIDIA H200": 4.8, "NVIDIA H100 80GB HBM3": 3.35, "NVIDIA H100 PCIe": 2.0,
@@ -42,8 +46,7 @@ def test_bench_anchors_takes_the_hbm_roof_of_the_device_it_runs_on(monkeypatch):
 
 
 def test_k_fit_recovers_fixed_and_per_k_cost(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    k_fit = importlib.import_module("k_fit")
+    k_fit = bench_script(monkeypatch, "k_fit")
     # a contender taking 7 us + 5 us per 1024 of K at M = 256, N = 8192, written as tile_probe prints it
     lines = []
     for K in (512, 1024, 2048, 4096, 8192):
@@ -65,8 +68,7 @@ def test_k_fit_recovers_fixed_and_per_k_cost(monkeypatch):
 
 
 def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    summary = importlib.import_module("ncu_source_summary")
+    summary = bench_script(monkeypatch, "ncu_source_summary")
     csv_text = ('"Kernel Name","k1",\n'
                 '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
                 '"0x10","HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24","7","100"\n'
@@ -84,8 +86,7 @@ def test_ncu_source_summary_reads_kernels_and_samples(tmp_path, monkeypatch):
 
 def _ncu_table_rows(tmp_path, monkeypatch, log_text: str):
     """bench/ncu_table.py and its rows of a log holding log_text."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    ncu_table = importlib.import_module("ncu_table")
+    ncu_table = bench_script(monkeypatch, "ncu_table")
     log = tmp_path / "ncu.log"
     log.write_text(log_text)
     return ncu_table, ncu_table.read(log)
@@ -149,8 +150,7 @@ def test_ncu_table_reads_section_rows_and_the_l1tex_stall_sentence(tmp_path, mon
 
 def test_narrow_token_tiles_swaps_in_cutlass_own_epilogue_builder_and_tma_set_up(monkeypatch):
     # the script's findings (validate.n_step_of) rest on these substitutions matching the template's lines
-    monkeypatch.syspath_prepend(str(BENCH))
-    narrow_tiles = importlib.import_module("narrow_token_tiles")
+    narrow_tiles = bench_script(monkeypatch, "narrow_token_tiles")
     from cutlassgen import emit
 
     bf16_72, fp8_72, bf16_80 = ("bf16:swap 192x72x64 c1x2 pingpong epi64x72", "fp8:swap 192x72x128 c1x2 pingpong",
@@ -177,8 +177,7 @@ def test_narrow_token_tiles_swaps_in_cutlass_own_epilogue_builder_and_tma_set_up
 
 def test_tile_probe_docstring_lists_every_case(monkeypatch):
     """The Run: line's case list is how a GPU session finds a case's name (sessions 69-70 added seven it missed)."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    probe = importlib.import_module("tile_probe")
+    probe = bench_script(monkeypatch, "tile_probe")
     listed = probe.__doc__.split("Cases:")[1].split("(CASES at the end")[0].split()
     assert sorted(listed) == sorted(probe.CASES)
 
@@ -205,8 +204,7 @@ def test_every_tile_probe_tile_renders_and_every_shape_meets_its_alignment(monke
     from cutlassgen.tuning import label
     from cutlassgen.validate import check_problem_shape
 
-    monkeypatch.syspath_prepend(str(BENCH))
-    probe = importlib.import_module("tile_probe")
+    probe = bench_script(monkeypatch, "tile_probe")
     rendered, checked = 0, 0
     for case, groups in probe.CASES.items():
         for what, make, tiles, shapes, *_ in groups:
@@ -222,8 +220,7 @@ def test_every_tile_probe_tile_renders_and_every_shape_meets_its_alignment(monke
 
 
 def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    waves = importlib.import_module("plan_waves")
+    waves = bench_script(monkeypatch, "plan_waves")
     from cutlassgen import Sm90Tile
 
     one = (1, 1, 1)
@@ -266,8 +263,7 @@ def test_plan_waves_counts_ctas_by_cluster_and_split_and_flags_the_tails(monkeyp
 
 
 def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    plan_diff = importlib.import_module("plan_diff")
+    plan_diff = bench_script(monkeypatch, "plan_diff")
     ms = [*range(111, 120), 2048, 2049, 4096]
     before = {("bf16", m, n, k): "128x64" for m in ms for n in (5000, 6000) for k in (2048, "any")}
     after = dict(before)
@@ -288,8 +284,7 @@ def test_plan_diff_groups_each_run_of_m_that_moved_between_the_same_tiles(monkey
 def test_plan_diff_imports_the_tree_it_is_given_over_an_editable_install(monkeypatch, tmp_path):
     # scripts/dev's .venv installs cutlassgen editable, whose import finder had made every revision compare equal to
     # the working tree (0 points moved, session 44)
-    monkeypatch.syspath_prepend(str(BENCH))
-    plan_diff = importlib.import_module("plan_diff")
+    plan_diff = bench_script(monkeypatch, "plan_diff")
     (tmp_path / "cutlassgen").mkdir()
     (tmp_path / "cutlassgen" / "__init__.py").write_text("")
     (tmp_path / "cutlassgen" / "tiles.py").write_text("WHERE = 'the given tree'\n")
@@ -301,8 +296,7 @@ def test_plan_diff_grid_holds_every_bound_of_the_plan_and_the_point_past_it(monk
     # the hand-kept grid had missed new thresholds twice (N = 1537 in session 41, 9857 and 10561 before), and it
     # stopped at M = 1000 and held no K, so session 69's EXACT_WIDE_M (M > 2048) and the opaque tile's K <= 2048
     # could not show
-    monkeypatch.syspath_prepend(str(BENCH))
-    plan_diff = importlib.import_module("plan_diff")
+    plan_diff = bench_script(monkeypatch, "plan_diff")
     from cutlassgen import tiles
 
     ms, ns, ks = (set(values) for values in plan_diff.grid(BENCH.parent))
@@ -321,8 +315,7 @@ def test_plan_diff_loads_labels_a_point_by_what_its_kernel_loads(monkeypatch):
     # --loads: the tile without its weights_evict_first flag plus its kernel's weights policy, so that session 82's
     # move of the swapped tiles' EVICT_FIRST from lower.LOAD_HINTS to the flag shows where the loads changed (the
     # swapped tiles at 40 MiB or less) and not where only the flag came (172,048 points of the same code)
-    monkeypatch.syspath_prepend(str(BENCH))
-    plan_diff = importlib.import_module("plan_diff")
+    plan_diff = bench_script(monkeypatch, "plan_diff")
     grid = ([64, 256], [4096, 8192], [4096, 8192])
     tiles, loads = plan_diff.plans_of(BENCH.parent, *grid), plan_diff.plans_of(BENCH.parent, *grid, loads=True)
     big, small = ("bf16", 64, 8192, 8192), ("bf16", 64, 4096, 4096)  # 128 and 32 MiB of weights
@@ -337,8 +330,7 @@ def test_plan_diff_loads_labels_a_point_by_what_its_kernel_loads(monkeypatch):
 
 
 def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    sass_summary = importlib.import_module("sass_summary")
+    sass_summary = bench_script(monkeypatch, "sass_summary")
     sass = "\n".join([
         "        /*0010*/                   STL [R1+0x4], R5 ;",
         "        /*0020*/                   WARPGROUP.ARRIVE ;",
@@ -359,8 +351,7 @@ def test_sass_summary_counts_mma_forms_and_where_spills_are(monkeypatch):
 
 
 def test_sass_summary_finds_the_k_tile_loop_and_the_tile_loop_around_it(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    sass_summary = importlib.import_module("sass_summary")
+    sass_summary = bench_script(monkeypatch, "sass_summary")
     lines = ["/*0000*/ S2R R0, SR_TID.X ;",
              "/*0010*/ @P0 BRA 0x90 ;",                    # forward: no loop
              "/*0020*/ S2UR UR8, SR_CgaCtaId ;",            # the tile loop's top: per tile, before the k-tile loop
@@ -398,8 +389,7 @@ def test_setting_check_reads_settings_as_literals_or_words(monkeypatch):
 @pytest.mark.parametrize("argv", [["--peak", "0"], ["--peak", "nan"], ["--peak-bandwidth", "4.8"],
                                   ["--peak", "790", "--peak-bandwidth", "-1"]])
 def test_replot_study_refuses_a_bad_peak_as_a_usage_error_and_keeps_the_report(argv, tmp_path, monkeypatch, capsys):
-    monkeypatch.syspath_prepend(str(BENCH))
-    replot_study = importlib.import_module("replot_study")
+    replot_study = bench_script(monkeypatch, "replot_study")
     (tmp_path / "study.csv").write_text("kept\n")
     monkeypatch.setattr("sys.argv", ["replot_study.py", str(tmp_path), "no-spec.toml", *argv])
     with pytest.raises(SystemExit) as stop:
@@ -413,8 +403,7 @@ def test_power_clock_sampler_keeps_every_sample_of_a_long_run(tmp_path, monkeypa
     blocked and later windows had no samples. A stand-in nvidia-smi writes 4000 lines (about 190 KiB) and exits."""
     import tempfile
 
-    monkeypatch.syspath_prepend(str(BENCH))
-    power_clock = importlib.import_module("power_clock")
+    power_clock = bench_script(monkeypatch, "power_clock")
     fake = tmp_path / "nvidia-smi"
     line = "2026/12/06 09:12:0$((i % 10)).500, 1410, 690.5, 5$((i % 10))"
     fake.write_text(f'#!/bin/sh\nfor i in $(seq 1 4000); do echo "{line}"; done\n')
@@ -510,8 +499,7 @@ def test_streamk_units_finds_the_empty_units_that_lost_tiles_and_none_in_cutlass
 
 
 def test_launch_gap_splits_a_chain_per_call_and_measures_the_gaps_between(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    launch_gap = importlib.import_module("launch_gap")
+    launch_gap = bench_script(monkeypatch, "launch_gap")
     # a profiler trace of a spin and three calls of two kernels each (us): 10 + 2 long, the next call 1 us after
     # (the first two calls) or 0.5 us before (the third: it started early) the previous one's last kernel ended
     trace = [{"name": "spin_kernel", "ts": 0.0, "dur": 2000.0}]
@@ -547,8 +535,7 @@ def test_ncu_table_median_merges_the_repeats_of_a_label_across_units(tmp_path, m
 
 
 def test_clock_probe_reads_the_clock_inside_the_window_only(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    clock_probe = importlib.import_module("clock_probe")
+    clock_probe = bench_script(monkeypatch, "clock_probe")
     # 1.5 cycles per ns until 10,000 ns, then 2.0: a window inside the second part reads 2.0 GHz
     samples, cycles = [], 0.0
     for t in range(0, 20_000, 200):
@@ -561,8 +548,7 @@ def test_clock_probe_reads_the_clock_inside_the_window_only(monkeypatch):
 
 
 def test_built_beside_plans_compiles_tiles_and_plans_in_one_run_and_builds_each_plan(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    tile_probe = importlib.import_module("tile_probe")
+    tile_probe = bench_script(monkeypatch, "tile_probe")
     import cutlassgen as cg
 
     runs, builds = [], []
@@ -606,8 +592,7 @@ def test_rules_off_check_cases_are_refused_as_shipped_and_valid_with_their_rules
     """bench/rules_off_check.py runs on a GPU what validate refuses from CUTLASS's arithmetic alone: each case must
     stay refused (else it tests nothing) and validate with exactly its rules switched off (else a renamed rule, or
     another rule, would stop the GPU session's run)."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    check = importlib.import_module("rules_off_check")
+    check = bench_script(monkeypatch, "rules_off_check")
     for rules, _, make in check.CASES:
         assert check.refused(make), make.__name__
         for rule in rules:  # each rule of the case is needed: with the others alone off it is still refused
@@ -621,8 +606,7 @@ def test_rules_off_check_cases_are_refused_as_shipped_and_valid_with_their_rules
 def test_rotated_contenders_cycle_through_enough_input_sets(monkeypatch):
     """tile_probe.rotated: each call goes to the next input set, and the sets together hold ROTATE_MIB (so no call
     finds its operands in L2), at least two of them; the name says it rotates (the probe's header lists such groups)."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    probe = importlib.import_module("tile_probe")
+    probe = bench_script(monkeypatch, "tile_probe")
     made = []
 
     def fake_contenders(kernels, M, N, K):
@@ -689,8 +673,7 @@ def test_sass_same_tells_a_code_change_from_the_names_a_compile_folder_gives(tmp
 
 
 def test_probe_ratio_divides_two_contenders_per_shape(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    probe_ratio = importlib.import_module("probe_ratio")
+    probe_ratio = bench_script(monkeypatch, "probe_ratio")
     lines = ["bf16 bias+gelu 1024x14336x4096: cuBLASLt fused 730, def 600, pp 660 | best ours pp 0.90x ...\n",
              "bf16 bias+gelu 6144x14336x4096: cuBLASLt fused 700, def 700, pp 560 | best ours def 1.00x ...\n",
              "bf16 bias+gelu 8192x14336x4096: cuBLASLt fused 700, def 650 | best ours def ...\n"]
