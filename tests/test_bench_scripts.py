@@ -686,8 +686,7 @@ def test_probe_ratio_divides_two_contenders_per_shape(monkeypatch):
 
 
 def test_wave_fill_check_times_the_tile_the_rule_runs_against_the_plan(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))
-    check = importlib.import_module("wave_fill_check")
+    check = bench_script(monkeypatch, "wave_fill_check")
     lines = ["bf16 bias+gelu 768x14336x4096: cuBLASLt fused 700, 128x224x64 c1x1 coop 770, auto+shapes 660 | ...\n",
              "bf16 bias+gelu 896x14336x4096: cuBLASLt fused 700, 128x224x64 c1x1 coop 600, auto+shapes 760 | ...\n",
              "bf16 bias+gelu 640x14336x4096: cuBLASLt fused 700, auto+shapes 650 | ...\n"]
