@@ -1260,16 +1260,19 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 
 # Wave fill: up to WAVE_FILL_MAX_M rows the wide-N pingpong tile's 128x128 tiles may leave the last of their waves over
 # the GPU's SMs (132 on H100 SXM and H200) nearly empty; at 768x14336 they make 672 tiles, 5.09 waves. There a call
-# runs the first of WAVE_FILL_TILES whose tiles fill their last wave better by WAVE_FILL_MARGIN (wave_fill; 128x224
-# first, unless 128x112 fills it better still). tile_probe.py mid768 and wavefill on an H100 80GB HBM3 (session 103,
-# h100_session103.log): 128x112 pingpong and 128x224 cooperative ran 1.10-1.13x the plan's tile at 640x14336,
-# 768x12288, 768x14336 and 896x12288, 1.01-1.10x at 640-768x28672 and 1280-1536x14336; where 128x128 fills its last
-# wave as well or better they ran 0.78-1.00x it (128x224 1.04x at 896x28672, a gain the rule leaves). The rule never
-# chose a slower tile at those 20 shapes and mid768's 6 (cold and warm; bench/wave_fill_check.py); 1024 rows of
-# 12288-28672 fill 128x128's waves. On the H100 with auto swizzle both run their default strips.
+# runs 128x224 cooperative (WAVE_FILL_TILES) where its tiles fill their last wave better by WAVE_FILL_MARGIN
+# (wave_fill), and wherever M leaves the last row of 128-row tiles part-filled (ragged M). On an H100 80GB HBM3:
+# tile_probe.py mid768 and wavefill (session 103, h100_session103.log, M a multiple of 128): 128x224 ran 1.10-1.13x
+# the plan's tile at 768x14336 and 896x12288, 1.01-1.10x at 768x28672 and 1280-1536x14336, never slower where the
+# rule picks it (it leaves 128x224's 1.04x at 896x28672); wavefillcheck (session 105, h100_session105.log: 576-1408
+# rows x N 13824-24576): at the 16 shapes of ragged M (576-960 rows) 128x224 ran 1.11-1.53x the plan's 128x128
+# pingpong, which ran 0.73x cuBLASLt fused there (geometric mean; why pingpong loses so much at ragged M is not yet
+# profiled); at 1152 and 1408 rows the rule picked no slower tile. 128x112 pingpong, a second fill tile fitted to
+# session 103, ran 0.83-0.90x the plan at four of those 24 shapes and is gone. On the H100 with auto swizzle the
+# tile runs its default strips.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
-WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"}, {"cta": (128, 112, 64), "mainloop": "pingpong"})
+WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 
 
 def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
@@ -1295,16 +1298,14 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
 
 def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
-    plan's) unless 512 < M <= WAVE_FILL_MAX_M and another fills its last wave by WAVE_FILL_MARGIN better; of those,
-    the first unless a later one fills it better by more than 0.01 (sms None, no GPU seen: 0)."""
+    plan's) unless 512 < M <= WAVE_FILL_MAX_M and M is ragged in the plan's tile rows (then 1) or another fills its
+    waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
     if sms is None or not 512 < M <= WAVE_FILL_MAX_M or len(ctas) < 2:
         return 0
-    fills = [wave_fill(M, N, cta, sms) for cta in ctas]
-    best = 1
-    for i in range(2, len(ctas)):
-        if fills[i] > fills[best] + 0.01:
-            best = i
-    return best if fills[best] >= fills[0] + WAVE_FILL_MARGIN else 0
+    if M % ctas[0][0]:
+        return 1
+    plan = wave_fill(M, N, ctas[0], sms)
+    return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):

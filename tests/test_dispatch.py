@@ -892,32 +892,37 @@ def test_only_the_16_bit_wide_n_pingpong_tile_has_another_on_h100s_and_a_set_swi
     assert k.choose(768, 14336, 4096) is k.default
 
 
-def test_wave_fill_runs_the_tile_whose_tiles_fill_the_last_wave_better():
-    """Up to WAVE_FILL_MAX_M rows the wide-N pingpong entry runs 128x224 cooperative or 128x112 pingpong where their
-    tiles fill the last wave of the GPU's SMs better by WAVE_FILL_MARGIN (tiles.wave_fill_choice, h100_session103.log):
-    at 768x14336 128x128 tiles make 5.09 waves of 132 SMs, 128x224 2.91; at 640x14336 4.24 against 128x112's 4.85;
-    at 896x14336 and 1024 rows 128x128 fills its waves already."""
+def test_wave_fill_runs_the_tile_whose_tiles_fill_the_waves_better_or_at_ragged_m():
+    """Up to WAVE_FILL_MAX_M rows the wide-N pingpong entry runs 128x224 cooperative where M is ragged in 128-row
+    tiles or its tiles fill the waves of the GPU's SMs better by WAVE_FILL_MARGIN (tiles.wave_fill_choice,
+    h100_session103.log and h100_session105.log): at 768x14336 128x128 tiles make 5.09 waves of 132 SMs, 128x224
+    2.91; at 896x14336 and 1024 rows 128x128 fills its waves already; 960x18432 (7.5 rows of tiles) is ragged."""
     from cutlassgen import tiles
 
-    ctas = [(128, 128), (128, 224), (128, 112)]
+    ctas = [(128, 128), (128, 224)]
     assert tiles.wave_fill(768, 14336, (128, 128), 132) == pytest.approx(672 / 792)
     assert tiles.wave_fill(768, 12288, (128, 112), 132) == 1.0  # 660 tiles, five full waves
     choices = {(M, N): tiles.wave_fill_choice(M, N, ctas, 132) for M, N in (
-        (768, 14336), (640, 14336), (768, 12288), (896, 12288), (768, 28672), (1280, 14336),
-        (896, 14336), (640, 12288), (768, 16384), (1024, 14336), (1024, 28672), (896, 28672))}
-    assert choices == {(768, 14336): 1, (640, 14336): 2, (768, 12288): 2, (896, 12288): 1, (768, 28672): 1,
-                       (1280, 14336): 1, (896, 14336): 0, (640, 12288): 0, (768, 16384): 0, (1024, 14336): 0,
-                       (1024, 28672): 0, (896, 28672): 0}
-    # outside 513-1536 rows, without an SM count, or with nothing to choose from: the plan's tile
-    assert [tiles.wave_fill_choice(M, 14336, ctas, 132) for M in (512, 1537, 4096)] == [0, 0, 0]
-    assert tiles.wave_fill_choice(768, 14336, ctas, None) == 0
-    assert tiles.wave_fill_choice(768, 14336, ctas[:1], 132) == 0
-    # the SM count decides: 114 SMs (H100 PCIe) hold 672 128x128 tiles in 5.89 waves
-    assert tiles.wave_fill_choice(768, 14336, ctas, 114) == 0
+        (768, 14336), (896, 12288), (768, 28672), (1280, 14336), (640, 14336), (768, 12288),
+        (896, 14336), (640, 12288), (768, 16384), (1024, 14336), (1024, 28672), (896, 28672),
+        (960, 18432), (576, 13824), (1100, 14336), (1535, 12288), (1408, 13824), (1152, 18432))}
+    assert choices == {(768, 14336): 1, (896, 12288): 1, (768, 28672): 1, (1280, 14336): 1, (640, 14336): 0,
+                       (768, 12288): 0, (896, 14336): 0, (640, 12288): 0, (768, 16384): 0, (1024, 14336): 0,
+                       (1024, 28672): 0, (896, 28672): 0, (960, 18432): 1, (576, 13824): 1, (1100, 14336): 1,
+                       (1535, 12288): 1, (1408, 13824): 0, (1152, 18432): 0}
+    # the first tile that fills better wins, where there are several
+    assert tiles.wave_fill_choice(768, 14336, [*ctas, (128, 112)], 132) == 1
+    assert tiles.wave_fill_choice(640, 14336, [*ctas, (128, 112)], 132) == 2
+    # outside 513-1536 rows (ragged too), without an SM count, or with nothing to choose from: the plan's tile
+    assert [tiles.wave_fill_choice(M, 14336, ctas, 132) for M in (512, 1537, 4096, 500, 2000)] == [0] * 5
+    assert tiles.wave_fill_choice(768, 14336, ctas, None) == tiles.wave_fill_choice(700, 14336, ctas, None) == 0
+    assert tiles.wave_fill_choice(700, 14336, ctas[:1], 132) == 0
+    # the SM count decides: 114 SMs (H100 PCIe) hold 672 128x128 tiles in 5.89 waves; ragged M goes by rows alone
+    assert tiles.wave_fill_choice(768, 14336, ctas, 114) == 0 and tiles.wave_fill_choice(700, 14336, ctas, 114) == 1
     # only the 16-bit wide-N pingpong tile has them; a spec's own swizzle carries over
     plan = tiles.shape_tile(SPEC, 768, 14336, 4096)
     assert [(t.cta, t.mainloop) for t in tiles.wave_fill_tiles(SPEC, 768, 14336, plan)] == [
-        ((128, 224, 64), "cooperative"), ((128, 112, 64), "pingpong")]
+        ((128, 224, 64), "cooperative")]
     own = SPEC.replace(tile={"swizzle": 2})
     assert {t.swizzle for t in tiles.wave_fill_tiles(own, 768, 14336, tiles.shape_tile(own, 768, 14336))} == {2}
     assert tiles.wave_fill_tiles(SPEC, 256, 14336, tiles.shape_tile(SPEC, 256, 14336)) == []
@@ -933,22 +938,20 @@ def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monke
     monkeypatch.setattr(dispatch, "sm_count", lambda: sms)
     rec = dispatch.heuristic_record(SPEC, [(768, 14336, 4096), (4096, 8192, 8192)])
     wide = rec["winners"][0]
-    assert [(tuple(t["cta"]), t["mainloop"]) for t in wide["wave_fill"]] == [
-        ((128, 224, 64), "cooperative"), ((128, 112, 64), "pingpong")]
+    assert [(tuple(t["cta"]), t["mainloop"]) for t in wide["wave_fill"]] == [((128, 224, 64), "cooperative")]
     variants = dispatch.heuristic_variants(SPEC, rec)
     # the entry's own, the H100s' (tiles.instead_on), then the wave-fill tiles
-    assert [v.tile.cta[:2] for v in variants] == [(128, 128), (128, 128), (128, 224), (128, 112)]
+    assert [v.tile.cta[:2] for v in variants] == [(128, 128), (128, 128), (128, 224)]
     k = _fake_dispatch(SPEC, rec)
     own = k.choose(4096, 14336, 4096)
     assert own.spec.tile.cta[:2] == (128, 128) and k.choose(896, 14336, 4096) is own
-    picked = [k.choose(M, 14336, 4096).spec.tile.cta[:2] for M in (768, 640)]
-    assert picked == ([(128, 224), (128, 112)] if sms else [(128, 128)] * 2)
+    picked = [k.choose(M, 14336, 4096).spec.tile.cta[:2] for M in (768, 700, 640)]
+    assert picked == ([(128, 224), (128, 224), (128, 128)] if sms else [(128, 128)] * 3)
     assert k.choose(768, None, None) is k.default  # N unknown: no N class, so no wave fill either
     assert k.choose(768, 8192, 8192) is k.default  # below WIDE_N
-    for M in (640, 768, 896):
+    for M in (640, 700, 768, 896):
         assert dispatch.planned_tile(SPEC, M, 14336, 4096, None, sms) == k.choose(M, 14336, 4096).spec.tile
-    assert "M<=1536 where it fills the last wave better: 128x224x64 c1x1 cooperative or 128x112x64 c1x1 pingpong" \
-        in repr(k)
+    assert "M<=1536 where M is ragged or it fills the waves better: 128x224x64 c1x1 cooperative)" in repr(k)
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
 
