@@ -29,7 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
-     fp8swizzlesweep mid768 wavefill wavefillcheck
+     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -504,10 +504,23 @@ WAVEFILL_TILES = named("128x128x64 c1x1 pingpong", "128x112x64 c1x1 pingpong", "
                        "128x192x64 c1x1 coop", "256x112x64 c1x1 coop")
 WAVEFILL_SHAPES = ([(M, N, 4096) for M in (640, 768, 896, 1024) for N in (12288, 14336, 16384, 28672)]
                    + [(768, 14336, 8192), (768, 28672, 8192), (1280, 14336, 4096), (1536, 14336, 4096)])
-# The wave-fill rule (tiles.wave_fill_choice, on branch draft-wave-fill) fitted to wavefill's shapes, checked on shapes
-# it was not fitted to (session 103; not run yet).
+# The wave-fill rule (tiles.wave_fill_choice, then with 128x224 coop and 128x112 pingpong) fitted to wavefill's shapes,
+# checked on shapes it was not fitted to (session 103).
 WAVEFILL_CHECK_TILES = named("128x128x64 c1x1 pingpong", "128x112x64 c1x1 pingpong", "128x224x64 c1x1 coop")
 WAVEFILL_CHECK_SHAPES = [(M, N, 4096) for M in (576, 704, 832, 960, 1152, 1408) for N in (13824, 18432, 22016, 24576)]
+# Session 105 (H100, h100_session105.log; auto+shapes is that rule): it ran 1.02-1.03x the plan's 128x128 (geometric
+# mean) but 0.83-0.90x at four shapes, each where it ran 128x112, which ran 0.52-0.87x cuBLASLt fused everywhere. At
+# ragged M (576-960 rows) 128x128 pingpong ran 0.73-0.75x cuBLASLt fused and 128x224 coop 0.98x (geometric means, cold
+# / warm), 128x224 1.11-1.53x 128x128 at all 16 shapes; at 1152 and 1408 rows 128x128 0.89-0.94x. The rule since:
+# 128x224 only, and at ragged M.
+# raggedwide (session 105, not run yet): why does 128x128 pingpong lose 25% at ragged M? Its A box reaching past a's
+# end (NOTES session 47: the cost is the box past the descriptor's extent), which a padded a avoids and TAIL_LOADS
+# "all" fits? Each tile under both TAIL_LOADS values on a bare and on a padded a, at ragged M in and past the wave-fill
+# rows, beside M a multiple of 128.
+RAGGED_WIDE_VARIANTS = ("TAIL_LOADS", ("swap_ab+m64", "all"))
+RAGGED_WIDE_GROUPS = [(named("128x128x64 c1x1 pingpong", "128x224x64 c1x1 coop"),
+                       [(704, 14336, 4096), (960, 18432, 4096), (768, 14336, 4096), (2000, 14336, 4096),
+                        (4000, 14336, 4096), (4096, 14336, 4096)])]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3060,6 +3073,7 @@ CASES = {
     "mid768": [beside_plan(MID768_TILES, MID768_SHAPES)],
     "wavefill": [beside_plan(WAVEFILL_TILES, WAVEFILL_SHAPES)],
     "wavefillcheck": [beside_plan(WAVEFILL_CHECK_TILES, WAVEFILL_CHECK_SHAPES)],
+    "raggedwide": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_WIDE_GROUPS, padded=True),
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],

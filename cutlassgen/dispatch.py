@@ -139,9 +139,10 @@ class DispatchKernel:
     tuning record, or a heuristic one (gpu None, its own bucket limits, entries for N >= n_min, for K <= k_max and for
     weights of at most weights_max bytes) from heuristic_record()."""
 
-    def __init__(self, default, record: dict, kernels: list, instead_kernels: list | None = None):
+    def __init__(self, default, record: dict, kernels: list, instead_kernels: list | None = None,
+                 fill_kernels: list | None = None):
         # what a pickle rebuilds it from (__reduce__)
-        self._made_from = (default, record, list(kernels), instead_kernels)
+        self._made_from = (default, record, list(kernels), instead_kernels, fill_kernels)
         self.default = default
         if record.get("limits"):  # a heuristic record: in choose() order, with its own limits, n_min and k_max
             self.limits, self.n_mins = record["limits"], [w.get("n_min", 0) for w in record["winners"]]
@@ -161,6 +162,10 @@ class DispatchKernel:
         self.kernels = kernels
         # per entry of a heuristic record, {GPU model: the kernel it runs instead} (tiles.instead_on)
         self._instead = instead_kernels or [{} for _ in kernels]
+        # per entry of a heuristic record, the kernels a call runs where they fill the GPU's last wave better
+        # (tiles.wave_fill_tiles); the SM count is read once. A copy: _check_gpu empties some, _made_from keeps all
+        self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
+        self._sms = None
         # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
         self._gpu_checked = record["gpu"] is None and not any(w.get("instead_on") for w in record["winners"])
         self._op = None
@@ -190,16 +195,30 @@ class DispatchKernel:
         (N or K None: entries without one); above every limit, the last such entry; none: the default kernel."""
         if not self._gpu_checked:
             self._check_gpu()
-        chosen = self.default
-        for limit, n_min, k_max, nk_max, kernel in zip(self.limits, self.n_mins, self.k_maxes, self._nk_maxes,
-                                                       self.kernels):
+        chosen = None
+        for i, (limit, n_min, k_max, nk_max) in enumerate(zip(self.limits, self.n_mins, self.k_maxes,
+                                                               self._nk_maxes)):
             if (0 if N is None else N) < n_min or (k_max and (K is None or K > k_max)) or (
                     nk_max and (N is None or K is None or N * K > nk_max)):
                 continue
+            chosen = i
             if M <= limit:
-                return kernel
-            chosen = kernel
-        return chosen
+                break
+        if chosen is None:
+            return self.default
+        if self._fills[chosen] and N is not None:
+            return self._wave_filled(chosen, M, N)
+        return self.kernels[chosen]
+
+    def _wave_filled(self, i: int, M: int, N: int):
+        """Entry i's kernel, or the one of its wave-fill kernels that an M x N call runs (tiles.wave_fill_choice)."""
+        from .tiles import wave_fill_choice
+
+        if self._sms is None:
+            self._sms = sm_count()
+        candidates = [self.kernels[i], *self._fills[i]]
+        j = wave_fill_choice(M, N, [k.spec.tile.cta for k in candidates], self._sms)
+        return candidates[j]
 
     def _check_gpu(self):
         self._gpu_checked = True
@@ -213,6 +232,8 @@ class DispatchKernel:
                 if model is None:
                     continue
                 kernels[i] = self.default if w["instead_on"][model] is None else self._instead[i][model]
+                if kernels[i] is self.default:  # wave fill was measured against the entry's own tile
+                    self._fills[i] = []
                 kind = "default (auto)" if kernels[i] is self.default else label(kernels[i].spec)
                 winners[i] = {**w, "tile": w["instead_on"][model],
                               "label": f"{kind} in place of {w['label']} on {name}"}
@@ -233,7 +254,8 @@ class DispatchKernel:
             from .runtime import _register_op
 
             key = json.dumps([self.limits, self.n_mins, self.k_maxes, self._nk_maxes, self.record["gpu"],
-                              [k.op_name for k in self.kernels]], default=str)
+                              [k.op_name for k in self.kernels], [[k.op_name for k in f] for f in self._fills]],
+                             default=str)
             name = f"{self.default.op_name}_d{hashlib.sha256(key.encode()).hexdigest()[:12]}"
             self._op = _register_op(self.default, name, lambda M, N, K: self.choose(M, N, K))
         return self._op
@@ -253,8 +275,16 @@ class DispatchKernel:
         def limits(lim, n, k, weights_max):
             return (f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}"
                     f"{f' weights<={weights_max / 2**20:.0f}MiB' if weights_max else ''}")
-        tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}"
-                          for lim, n, k, w in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"]))
+        def wave_fill(fills):
+            from .tiles import WAVE_FILL_MAX_M
+            from .tuning import label
+
+            return (f" (M<={WAVE_FILL_MAX_M} where M is ragged or it fills the waves better: "
+                    f"{' or '.join(label(k.spec) for k in fills)})" if fills else "")
+
+        tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}{wave_fill(f)}"
+                          for lim, n, k, w, f in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"],
+                                                     self._fills))
         return f"<cutlassgen.DispatchKernel {self.default.spec.name or self.default.spec.key} [{tiles}]>"
 
 
@@ -325,7 +355,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     or for weights of up to weights_max bytes, before the one for any. A call that no entry of its bucket takes (an M
     between the buckets used, an N below the classes, a K above the k_max, larger weights) goes to the next larger
     one; above all of them, to the last. None when every shape keeps the default tile."""
-    from .tiles import BUCKET_UPPER, instead_on, shape_tile
+    from .tiles import BUCKET_UPPER, instead_on, shape_tile, wave_fill_tiles
     from .tuning import label
 
     first = {}
@@ -338,16 +368,17 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
         as_dict = None if tile is None else tile_to_dict(tile)
         upper = BUCKET_UPPER[bucket]
         instead = {model: None if t is None else tile_to_dict(t) for model, t in instead_on(spec, M, N, tile).items()}
+        fills = [tile_to_dict(t) for t in wave_fill_tiles(spec, M, N, tile)]
         if (winners and winners[-1]["tile"] == as_dict and winners[-1].get("n_min", 0) == n_min
                 and winners[-1].get("k_max", 0) == k_max and winners[-1].get("weights_max", 0) == weights_max
-                and winners[-1].get("instead_on", {}) == instead):
+                and winners[-1].get("instead_on", {}) == instead and winners[-1].get("wave_fill", []) == fills):
             limits[-1] = upper
             continue
         winners.append({"shape": [M, N, K], "tile": as_dict,
                         "label": "default (auto)" if tile is None else label(dataclasses.replace(spec, tile=tile)),
                         **({"n_min": n_min} if n_min else {}), **({"k_max": k_max} if k_max else {}),
                         **({"weights_max": weights_max} if weights_max else {}),
-                        **({"instead_on": instead} if instead else {})})
+                        **({"instead_on": instead} if instead else {}), **({"wave_fill": fills} if fills else {})})
         limits.append(upper)
     if all(w["tile"] is None for w in winners):
         return None
@@ -357,8 +388,9 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
 
 
 def _variant_tiles(record: dict):
-    """(entry index, GPU model or None, tile dict) for each tile a heuristic record needs compiled besides the spec's
-    default: each entry's own, then those GPU models run in its place (instead_on). One order for
+    """(entry index, role, tile dict) for each tile a heuristic record needs compiled besides the spec's default:
+    each entry's own (role None), then those GPU models run in its place (instead_on; role the model), then those a
+    call runs where they fill the GPU's last wave better (wave_fill; role the tile's index there). One order for
     heuristic_variants and with_heuristic."""
     for i, w in enumerate(record["winners"]):
         if w["tile"]:
@@ -366,6 +398,8 @@ def _variant_tiles(record: dict):
         for model, tile in w.get("instead_on", {}).items():
             if tile:
                 yield i, model, tile
+        for j, tile in enumerate(w.get("wave_fill", [])):
+            yield i, j, tile
 
 
 def heuristic_variants(spec: GemmSpec, record: dict | None) -> list:
@@ -384,12 +418,15 @@ def with_heuristic(default, record: dict | None, variant_kernels: list):
         return default
     kernels = [default] * len(record["winners"])
     instead = [{} for _ in record["winners"]]
-    for (i, model, _), kernel in zip(_variant_tiles(record), variant_kernels, strict=True):
-        if model is None:
+    fills = [[] for _ in record["winners"]]
+    for (i, role, _), kernel in zip(_variant_tiles(record), variant_kernels, strict=True):
+        if role is None:
             kernels[i] = kernel
+        elif isinstance(role, int):
+            fills[i].append(kernel)
         else:
-            instead[i][model] = kernel
-    return DispatchKernel(default, record, kernels, instead)
+            instead[i][role] = kernel
+    return DispatchKernel(default, record, kernels, instead, fills)
 
 
 def with_shape_variants(specs: list, shapes) -> list:
@@ -412,21 +449,35 @@ def gpu_name() -> str | None:
     return torch.cuda.get_device_name() if torch.cuda.is_available() else None
 
 
+def sm_count() -> int | None:
+    """The current GPU's number of SMs, over which tiles.wave_fill counts waves; None without one."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
 def model_of(models, name: str | None) -> str | None:
     """The first of models (GPU-name substrings: tiles.instead_on) that the GPU named name (torch's device name; None:
     none seen) is, or None."""
     return next((model for model in models or () if name and model in name), None)
 
 
-def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gpu: str | None = None):
-    """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu: tiles.shape_tile's, or the
-    one that GPU model runs in its place (tiles.instead_on), or None (the spec's own) where there is none."""
-    from .tiles import instead_on, shape_tile
+def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gpu: str | None = None,
+                 sms: int | None = None):
+    """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu with sms SMs:
+    tiles.shape_tile's, or the one that GPU model runs in its place (tiles.instead_on), or the one that fills the last
+    wave better (tiles.wave_fill_tiles), or None (the spec's own) where there is none."""
+    from .tiles import instead_on, shape_tile, wave_fill_choice, wave_fill_tiles
 
     tile = shape_tile(spec, M, N, K)
     instead = instead_on(spec, M, N, tile)
     model = model_of(instead, gpu)
-    return tile if model is None else instead[model]
+    own = tile if model is None else instead[model]
+    fills = wave_fill_tiles(spec, M, N, tile) if own is not None else []
+    j = wave_fill_choice(M, N, [t.cta for t in (own, *fills)], sms) if fills else 0
+    return own if j == 0 else fills[j - 1]
 
 
 def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
@@ -436,7 +487,7 @@ def per_shape_hint(spec: GemmSpec, M: int, N: int, K: int) -> str | None:
 
     if not tile_is_auto(spec):
         return None
-    tile = planned_tile(spec, M, N, K, gpu_name())
+    tile = planned_tile(spec, M, N, K, gpu_name(), sm_count())
     if tile is None:
         return None
     depth = f", K={K}" if getattr(tile, "opaque_pipeline", False) else ""  # K chose it

@@ -1234,10 +1234,7 @@ def instead_on(spec: GemmSpec, M: int, N: int | None, tile) -> dict:
     """{GPU-name substring: the tile that model runs in place of tile, the plan's for an M x N problem of spec, or None
     for the spec's default} (WIDE_PINGPONG_INSTEAD_ON); {} for every other tile, and where a spec's own field (its
     swizzle) stands or the changed tile is not valid for it."""
-    if (tile is None or spec.resolved_path != "sm90" or N is None or N < WIDE_N or M <= 512
-            or {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"}):
-        return {}
-    if not (tile.mainloop == "pingpong" and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128)):
+    if not _is_wide_pingpong(spec, M, N, tile):
         return {}
     own = spec.tile if isinstance(spec.tile, Sm90Tile) else Sm90Tile()
     out = {}
@@ -1252,6 +1249,63 @@ def instead_on(spec: GemmSpec, M: int, N: int | None, tile) -> dict:
         except SpecError:
             continue
     return out
+
+
+def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
+    """Whether tile is the plan's M > 512, N >= WIDE_N 128x128 pingpong tile of 16-bit floats on sm90."""
+    return (tile is not None and spec.resolved_path == "sm90" and N is not None and N >= WIDE_N and M > 512
+            and not {spec.a.dtype, spec.b.dtype} - {"bf16", "fp16"} and tile.mainloop == "pingpong"
+            and not tile.swap_ab and tuple(tile.cta[:2]) == (128, 128))
+
+
+# Wave fill: up to WAVE_FILL_MAX_M rows the wide-N pingpong tile's 128x128 tiles may leave the last of their waves over
+# the GPU's SMs (132 on H100 SXM and H200) nearly empty; at 768x14336 they make 672 tiles, 5.09 waves. There a call
+# runs 128x224 cooperative (WAVE_FILL_TILES) where its tiles fill their last wave better by WAVE_FILL_MARGIN
+# (wave_fill), and wherever M leaves the last row of 128-row tiles part-filled (ragged M). On an H100 80GB HBM3:
+# tile_probe.py mid768 and wavefill (session 103, h100_session103.log, M a multiple of 128): 128x224 ran 1.10-1.13x
+# the plan's tile at 768x14336 and 896x12288, 1.01-1.10x at 768x28672 and 1280-1536x14336, never slower where the
+# rule picks it (it leaves 128x224's 1.04x at 896x28672); wavefillcheck (session 105, h100_session105.log: 576-1408
+# rows x N 13824-24576): at the 16 shapes of ragged M (576-960 rows) 128x224 ran 1.11-1.53x the plan's 128x128
+# pingpong, which ran 0.73x cuBLASLt fused there (geometric mean; why pingpong loses so much at ragged M is not yet
+# profiled); at 1152 and 1408 rows the rule picked no slower tile. 128x112 pingpong, a second fill tile fitted to
+# session 103, ran 0.83-0.90x the plan at four of those 24 shapes and is gone. On the H100 with auto swizzle the
+# tile runs its default strips.
+WAVE_FILL_MAX_M = 1536
+WAVE_FILL_MARGIN = 0.025
+WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
+
+
+def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
+    """The tiles (WAVE_FILL_TILES made valid for spec) a call of at most WAVE_FILL_MAX_M rows may run in place of tile,
+    the plan's for an M x N problem of spec, where they fill the GPU's last wave better (wave_fill_choice); [] for
+    every tile but the wide-N pingpong one."""
+    if not _is_wide_pingpong(spec, M, N, tile):
+        return []
+    out = []
+    for fields in WAVE_FILL_TILES:
+        try:
+            out.append(dataclasses.replace(spec, tile=dataclasses.replace(tile, stages=AUTO, **fields)).tile)
+        except SpecError:
+            continue
+    return out
+
+
+def wave_fill(M: int, N: int, cta, sms: int) -> float:
+    """The share of the SMs' waves that an M x N problem's cta tiles fill (1.0: the last wave is full)."""
+    tiles = -(-M // cta[0]) * -(-N // cta[1])
+    return tiles / (-(-tiles // sms) * sms)
+
+
+def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None) -> int:
+    """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
+    plan's) unless 512 < M <= WAVE_FILL_MAX_M and M is ragged in the plan's tile rows (then 1) or another fills its
+    waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
+    if sms is None or not 512 < M <= WAVE_FILL_MAX_M or len(ctas) < 2:
+        return 0
+    if M % ctas[0][0]:
+        return 1
+    plan = wave_fill(M, N, ctas[0], sms)
+    return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)
 
 
 def shape_tile(spec: GemmSpec, M: int, N: int | None = None, K: int | None = None):

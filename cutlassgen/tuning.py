@@ -204,20 +204,22 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
 def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | None = None,
                schedules: bool = False) -> list[GemmSpec]:
     """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
-    and those some GPU models run in its place (what build(spec, shapes=...) would run there, tiles.instead_on, so a
-    tuned choice never loses to it), then configs(spec, limit, match), with the decode space when a shape has
+    and those some GPU models run in its place or a call runs where they fill the last wave better (what
+    build(spec, shapes=...) would run there, tiles.instead_on and wave_fill_tiles, so a tuned choice never loses to
+    it), then configs(spec, limit, match), with the decode space when a shape has
     M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows.
     schedules=True: each raster order and swizzle of configs' variants and of the per-shape tiles (where match
     keeps them)."""
     from .dispatch import tile_is_auto
-    from .tiles import instead_on, shape_tile
+    from .tiles import instead_on, shape_tile, wave_fill_tiles
 
     baselines, planned_tiles = [spec], []
     if tile_is_auto(spec):
         for M, N, K in shapes:
             tile = shape_tile(spec, M, N, K)
             if tile is not None:
-                baselines += [dataclasses.replace(spec, tile=t) for t in (tile, *instead_on(spec, M, N, tile).values())
+                baselines += [dataclasses.replace(spec, tile=t) for t in (tile, *instead_on(spec, M, N, tile).values(),
+                                                                          *wave_fill_tiles(spec, M, N, tile))
                               if t is not None]
                 planned_tiles += schedule_variants(tile) if schedules else []
     space = configs(spec, limit, decode=wants_decode_space(shapes), match=match, token_rows=tokens_space(shapes),

@@ -15,7 +15,7 @@ from cutlassgen.tiles import WIDE_PINGPONG_INSTEAD_ON, shape_tile
 def planned_tile(spec: cg.GemmSpec, M: int, N: int, K: int | None = None):
     """The tile build(spec, shapes=...) runs at M x N x K on this machine's GPU (dispatch.planned_tile; no GPU: the
     CPU checks of these cases)."""
-    return dispatch.planned_tile(spec, M, N, K, dispatch.gpu_name())
+    return dispatch.planned_tile(spec, M, N, K, dispatch.gpu_name(), dispatch.sm_count())
 
 
 def bf16_bias_gelu(arch: int = 90, name: str = "per_shape_dispatch") -> cg.GemmSpec:
@@ -79,14 +79,14 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                + [(72, 9304, 520), (104, 11000, 520), (72, 4304, 512), (100, 4304, 512)]
                + [(40, 8192, 512), (40, 5000, 512), (44, 8192, 512), (44, 5000, 512), (56, 5000, 512),
                   (110, 8192, 512), (140, 8192, 512), (180, 8192, 512), (210, 6000, 512), (240, 5000, 512),
-                  (600, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512),
+                  (640, 12288, 512), (150, 7200, 520), (88, 5000, 512), (120, 5000, 512), (150, 5000, 512),
                   (120, 4400, 512), (140, 5000, 512), (170, 4400, 512), (185, 6000, 512), (235, 4400, 512),
                   (150, 4400, 512), (250, 4400, 512), (90, 4400, 512), (90, 7000, 512), (250, 5600, 512),
                   (240, 6000, 512), (250, 6000, 512), (200, 4400, 512), (220, 5000, 512), (110, 5600, 512),
                   (190, 5600, 512), (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512),
                   (200, 3072, 512), (216, 2560, 512), (206, 2816, 520), (72, 3072, 512), (88, 2816, 512),
                   (100, 4096, 512), (136, 3072, 512), (150, 2816, 512), (116, 1280, 512), (164, 2048, 512),
-                  (164, 1024, 512), (164, 4400, 512)])
+                  (164, 1024, 512), (164, 4400, 512), (700, 14296, 512), (768, 14296, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -98,9 +98,16 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(40, 8192).cta[:2] == (64, 40) and tile_of(40, 8192).cluster == (2, 1, 1)
     assert tile_of(56, 5000).cta[:2] == (64, 64) and tile_of(56, 5000).cluster == (4, 1, 1)
     # 128x128 pingpong, with strips of 4 on the GPU models that run those (tiles.instead_on)
-    assert tile_of(600, 12288).mainloop == "pingpong" and tile_of(600, 12288).cta[:2] == (128, 128)
+    assert tile_of(640, 12288).mainloop == "pingpong" and tile_of(640, 12288).cta[:2] == (128, 128)
     model = dispatch.model_of(WIDE_PINGPONG_INSTEAD_ON, dispatch.gpu_name())
-    assert tile_of(600, 12288).swizzle == ("auto" if model is None else WIDE_PINGPONG_INSTEAD_ON[model]["swizzle"])
+    assert tile_of(640, 12288).swizzle == ("auto" if model is None else WIDE_PINGPONG_INSTEAD_ON[model]["swizzle"])
+    # 128x224 cooperative in its place (tiles.wave_fill_choice) where M is ragged in 128-row tiles (700 rows), and on
+    # 132 SMs where its tiles fill the waves better (768x14296: 5.09 waves of 128x128 tiles, 2.91 of 128x224);
+    # 640x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
+    fill = {132: [(128, 224)] * 2, None: [(128, 128)] * 2}.get(dispatch.sm_count())
+    if fill is not None:  # another SM count: the rule's own test (tests/test_dispatch.py) covers it
+        assert [tile_of(M, 14296).cta[:2] for M in (700, 768)] == fill
+        assert {tile_of(M, 14296).mainloop for M in (700, 768)} == {"pingpong" if fill[0][1] == 128 else "cooperative"}
     # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, from there three (four at 113-128) to 2048-2560
     # (runs 115-118), then the buckets' two (three at 193-208) columns
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [

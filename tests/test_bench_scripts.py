@@ -683,3 +683,18 @@ def test_probe_ratio_divides_two_contenders_per_shape(monkeypatch):
     assert r[("bf16 bias+gelu", 1024, 14336, 4096)] == pytest.approx(1.1, rel=1e-3)
     assert r[("bf16 bias+gelu", 6144, 14336, 4096)] == pytest.approx(0.8, rel=1e-3)
     assert probe_ratio.geomean(r.values()) == pytest.approx(math.sqrt(1.1 * 0.8), rel=1e-3)
+
+
+def test_wave_fill_check_times_the_tile_the_rule_runs_against_the_plan(monkeypatch):
+    check = bench_script(monkeypatch, "wave_fill_check")
+    lines = ["bf16 bias+gelu 768x14336x4096: cuBLASLt fused 700, 128x224x64 c1x1 coop 770, auto+shapes 660 | ...\n",
+             "bf16 bias+gelu 896x14336x4096: cuBLASLt fused 700, 128x224x64 c1x1 coop 600, auto+shapes 760 | ...\n",
+             "bf16 bias+gelu 704x14336x4096: cuBLASLt fused 700, auto+shapes 650 | ...\n"]
+    rows = {r[:2]: r[3:] for r in check.rule_rows(lines, 132)}
+    # 768 rows: 128x224 fills 2.91 waves against 5.09; 896: 128x128 fills its 5.94; 704 (ragged): 128x224, not timed
+    assert rows[(768, 14336)][0] == "128x224x64 c1x1 coop"
+    assert rows[(768, 14336)][1:] == pytest.approx((770 / 660, 1.1), rel=1e-3)
+    assert rows[(896, 14336)] == ("auto+shapes", 1.0, pytest.approx(760 / 700, rel=1e-3))
+    assert rows[(704, 14336)] == ("128x224x64 c1x1 coop", None, None)
+    # on 114 SMs 672 128x128 tiles fill 5.89 waves: the plan's tile stands
+    assert check.rule_rows(lines, 114)[1][3] == "auto+shapes"

@@ -832,12 +832,14 @@ def test_the_wide_n_pingpong_entry_runs_strips_of_4_on_h100s(gpu, strips, monkey
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: gpu)
+    monkeypatch.setattr(dispatch, "sm_count", lambda: None if gpu is None else 132)
     wide = dispatch.heuristic_record(SPEC, [(4096, 14336, 4096), (4096, 8192, 8192), (32, 8192, 8192)])
     strips_of_4 = dispatch.tile_to_dict(dataclasses.replace(tiles.shape_tile(SPEC, 4096, 14336, 4096), swizzle=4))
     # the 32-row entry, then M > 512 at N >= WIDE_N, then below
     assert [w.get("instead_on") for w in wide["winners"]] == [None, {"H100": strips_of_4}, None]
     variants = dispatch.heuristic_variants(SPEC, wide)
-    assert [v.tile.swizzle for v in variants if v.tile.mainloop == "pingpong" and not v.tile.swap_ab] == ["auto", 4]
+    assert [v.tile.swizzle for v in variants if v.tile.mainloop == "pingpong" and not v.tile.swap_ab
+            and v.tile.cta[:2] == (128, 128)] == ["auto", 4]
     k = _fake_dispatch(SPEC, wide)
     chosen = k.choose(4096, 14336, 4096)
     assert (chosen.spec.tile.mainloop, chosen.spec.tile.cta[:2], chosen.spec.tile.swizzle) == (
@@ -877,14 +879,95 @@ def test_only_the_16_bit_wide_n_pingpong_tile_has_another_on_h100s_and_a_set_swi
     assert tiles.instead_on(own, 4096, 14336, tiles.shape_tile(own, 4096, 14336)) == {}
     assert "instead_on" not in dispatch.heuristic_record(own, [(4096, 14336, 4096)])["winners"][-1]
     # a table entry of None runs the spec's default there (the H100 rule from 08248a9 to session 100)
-    monkeypatch.setattr(tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
+    monkeypatch.setattr(cg.tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
     rec = dispatch.heuristic_record(SPEC, [(4096, 14336, 4096)])
     assert rec["winners"][-1]["instead_on"] == {"H100": None}
-    assert dispatch.heuristic_variants(SPEC, rec) == [SPEC.replace(tile=tiles.shape_tile(SPEC, 4096, 14336, 4096))]
+    assert dispatch.heuristic_variants(SPEC, rec)[0] == SPEC.replace(tile=tiles.shape_tile(SPEC, 4096, 14336, 4096))
     k = _fake_dispatch(SPEC, rec)
     monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(dispatch, "sm_count", lambda: 132)
     k._check_gpu()
     assert k.choose(4096, 14336, 4096) is k.default and "default (auto) in place of" in repr(k)
+    # wave fill was measured against the plan's tile: where the default runs in its place, so does it at 768 rows
+    assert k.choose(768, 14336, 4096) is k.default
+
+
+def test_wave_fill_runs_the_tile_whose_tiles_fill_the_waves_better_or_at_ragged_m():
+    """Up to WAVE_FILL_MAX_M rows the wide-N pingpong entry runs 128x224 cooperative where M is ragged in 128-row
+    tiles or its tiles fill the waves of the GPU's SMs better by WAVE_FILL_MARGIN (tiles.wave_fill_choice,
+    h100_session103.log and h100_session105.log): at 768x14336 128x128 tiles make 5.09 waves of 132 SMs, 128x224
+    2.91; at 896x14336 and 1024 rows 128x128 fills its waves already; 960x18432 (7.5 rows of tiles) is ragged."""
+    from cutlassgen import tiles
+
+    ctas = [(128, 128), (128, 224)]
+    assert tiles.wave_fill(768, 14336, (128, 128), 132) == pytest.approx(672 / 792)
+    assert tiles.wave_fill(768, 12288, (128, 112), 132) == 1.0  # 660 tiles, five full waves
+    choices = {(M, N): tiles.wave_fill_choice(M, N, ctas, 132) for M, N in (
+        (768, 14336), (896, 12288), (768, 28672), (1280, 14336), (640, 14336), (768, 12288),
+        (896, 14336), (640, 12288), (768, 16384), (1024, 14336), (1024, 28672), (896, 28672),
+        (960, 18432), (576, 13824), (1100, 14336), (1535, 12288), (1408, 13824), (1152, 18432))}
+    assert choices == {(768, 14336): 1, (896, 12288): 1, (768, 28672): 1, (1280, 14336): 1, (640, 14336): 0,
+                       (768, 12288): 0, (896, 14336): 0, (640, 12288): 0, (768, 16384): 0, (1024, 14336): 0,
+                       (1024, 28672): 0, (896, 28672): 0, (960, 18432): 1, (576, 13824): 1, (1100, 14336): 1,
+                       (1535, 12288): 1, (1408, 13824): 0, (1152, 18432): 0}
+    # the first tile that fills better wins, where there are several
+    assert tiles.wave_fill_choice(768, 14336, [*ctas, (128, 112)], 132) == 1
+    assert tiles.wave_fill_choice(640, 14336, [*ctas, (128, 112)], 132) == 2
+    # outside 513-1536 rows (ragged too), without an SM count, or with nothing to choose from: the plan's tile
+    assert [tiles.wave_fill_choice(M, 14336, ctas, 132) for M in (512, 1537, 4096, 500, 2000)] == [0] * 5
+    assert tiles.wave_fill_choice(768, 14336, ctas, None) == tiles.wave_fill_choice(700, 14336, ctas, None) == 0
+    assert tiles.wave_fill_choice(700, 14336, ctas[:1], 132) == 0
+    # the SM count decides: 114 SMs (H100 PCIe) hold 672 128x128 tiles in 5.89 waves; ragged M goes by rows alone
+    assert tiles.wave_fill_choice(768, 14336, ctas, 114) == 0 and tiles.wave_fill_choice(700, 14336, ctas, 114) == 1
+    # only the 16-bit wide-N pingpong tile has them; a spec's own swizzle carries over
+    plan = tiles.shape_tile(SPEC, 768, 14336, 4096)
+    assert [(t.cta, t.mainloop) for t in tiles.wave_fill_tiles(SPEC, 768, 14336, plan)] == [
+        ((128, 224, 64), "cooperative")]
+    own = SPEC.replace(tile={"swizzle": 2})
+    assert {t.swizzle for t in tiles.wave_fill_tiles(own, 768, 14336, tiles.shape_tile(own, 768, 14336))} == {2}
+    assert tiles.wave_fill_tiles(SPEC, 256, 14336, tiles.shape_tile(SPEC, 256, 14336)) == []
+    fast = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
+                       tile=cg.Sm90Tile(fp8_fast_accum=True))
+    assert tiles.wave_fill_tiles(fast, 768, 14336, tiles.shape_tile(fast, 768, 14336)) == []
+
+
+@pytest.mark.parametrize("sms", [132, None])
+def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monkeypatch):
+    """The plan's entry carries its wave-fill tiles, all are compiled, and choose() picks among them per call by the
+    GPU's SM count, read once (none without a GPU: the entry's own tile); repr, planned_tile and a pickle agree."""
+    monkeypatch.setattr(dispatch, "sm_count", lambda: sms)
+    rec = dispatch.heuristic_record(SPEC, [(768, 14336, 4096), (4096, 8192, 8192)])
+    wide = rec["winners"][0]
+    assert [(tuple(t["cta"]), t["mainloop"]) for t in wide["wave_fill"]] == [((128, 224, 64), "cooperative")]
+    variants = dispatch.heuristic_variants(SPEC, rec)
+    # the entry's own, the H100s' (tiles.instead_on), then the wave-fill tiles
+    assert [v.tile.cta[:2] for v in variants] == [(128, 128), (128, 128), (128, 224)]
+    k = _fake_dispatch(SPEC, rec)
+    own = k.choose(4096, 14336, 4096)
+    assert own.spec.tile.cta[:2] == (128, 128) and k.choose(896, 14336, 4096) is own
+    picked = [k.choose(M, 14336, 4096).spec.tile.cta[:2] for M in (768, 700, 640)]
+    assert picked == ([(128, 224), (128, 224), (128, 128)] if sms else [(128, 128)] * 3)
+    assert k.choose(768, None, None) is k.default  # N unknown: no N class, so no wave fill either
+    assert k.choose(768, 8192, 8192) is k.default  # below WIDE_N
+    for M in (640, 700, 768, 896):
+        assert dispatch.planned_tile(SPEC, M, 14336, 4096, None, sms) == k.choose(M, 14336, 4096).spec.tile
+    assert "M<=1536 where M is ragged or it fills the waves better: 128x224x64 c1x1 cooperative)" in repr(k)
+    again = k.__reduce__()[0](*k.__reduce__()[1])
+    assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
+
+
+def test_a_model_that_runs_the_default_drops_the_wave_fill_only_in_its_own_process(monkeypatch):
+    """Where a GPU model runs the default in place of the wide entry (instead_on None), that entry's wave fill goes,
+    as it was measured against the entry's own tile; a pickle made there still carries the fill tiles for other GPUs."""
+    monkeypatch.setattr(cg.tiles, "WIDE_PINGPONG_INSTEAD_ON", {"H100": None})
+    monkeypatch.setattr(dispatch, "sm_count", lambda: 132)
+    rec = dispatch.heuristic_record(SPEC, [(768, 14336, 4096)])
+    k = _fake_dispatch(SPEC, rec)
+    monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    assert k.choose(768, 14336, 4096) is k.default and "fills the last wave" not in repr(k)
+    monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H200")
+    again = k.__reduce__()[0](*k.__reduce__()[1])
+    assert again.choose(768, 14336, 4096).spec.tile.cta[:2] == (128, 224)
 
 
 def test_exact_fp8_above_2048_rows_with_wide_weights_takes_128x192():
@@ -1374,6 +1457,7 @@ def test_the_per_shape_gpu_tests_plans_and_shapes_hold_without_a_gpu(name, gpu, 
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: gpu)
+    monkeypatch.setattr(dispatch, "sm_count", lambda: None if gpu is None else 132)
     spec, shapes, expect = per_shape_cases.cases()[name]
     assert dispatch.check_shapes(shapes, spec) == shapes
     expect(lambda M, N, K=None: per_shape_cases.planned_tile(spec, M, N, K) or spec.tile)

@@ -275,16 +275,19 @@ def test_tune_times_the_default_and_the_per_shape_heuristics_tiles_first():
 
 
 def test_tune_times_the_tile_h100s_run_in_place_of_the_wide_n_pingpong_one():
-    """build(spec, shapes=...) on an H100 runs the wide-N pingpong tile with strips of 4 (tiles.instead_on): tune
-    times it beside the plan's own, on every GPU, so a tuned record never loses to what the plan runs there."""
+    """build(spec, shapes=...) on an H100 runs the wide-N pingpong tile with strips of 4 (tiles.instead_on), and up to
+    1536 rows 128x224 cooperative at ragged M or where it fills the waves better (tiles.wave_fill_tiles): tune times
+    them beside the plan's own, on every GPU, so a tuned record never loses to what the plan runs there."""
     from cutlassgen.tiles import shape_tile
 
     spec = cg.load_spec(ROOT / "examples/specs/bias_gelu_bf16_sm90.toml")
     got = candidates(spec, [(4096, 14336, 4096)], limit=2)
     plan = shape_tile(spec, 4096, 14336, 4096)
     assert [v.tile for v in got[1:3]] == [plan, dataclasses.replace(plan, swizzle=4)]
-    assert [label(v) for v in got[1:3]] == ["128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4"]
-    assert len(candidates(spec, [(4096, 8192, 4096)], limit=2)) == len(got) - 2  # no per-shape tile below WIDE_N
+    # and the wave-fill tile up to tiles.WAVE_FILL_MAX_M rows
+    assert [label(v) for v in got[1:4]] == ["128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4",
+                                            "128x224x64 c1x1 cooperative"]
+    assert len(candidates(spec, [(4096, 8192, 4096)], limit=2)) == len(got) - 3  # no per-shape tile below WIDE_N
 
 
 def test_m_65_to_256_adds_swapped_tiles_fitted_to_the_tokens():
