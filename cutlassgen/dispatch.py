@@ -162,8 +162,9 @@ class DispatchKernel:
         self.kernels = kernels
         # per entry of a heuristic record, {GPU model: the kernel it runs instead} (tiles.instead_on)
         self._instead = instead_kernels or [{} for _ in kernels]
-        # per entry of a heuristic record, the kernels a call runs where they fill the GPU's last wave better
-        # (tiles.wave_fill_tiles); the SM count is read once. A copy: _check_gpu empties some, _made_from keeps all
+        # per entry of a heuristic record, the kernels a call runs at ragged M or where they fill the GPU's waves
+        # better (tiles.wave_fill_tiles); the SM count is read once. A copy: _check_gpu empties some, _made_from
+        # keeps all
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
         # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
@@ -390,8 +391,8 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
 def _variant_tiles(record: dict):
     """(entry index, role, tile dict) for each tile a heuristic record needs compiled besides the spec's default:
     each entry's own (role None), then those GPU models run in its place (instead_on; role the model), then those a
-    call runs where they fill the GPU's last wave better (wave_fill; role the tile's index there). One order for
-    heuristic_variants and with_heuristic."""
+    call runs at ragged M or where they fill the GPU's waves better (wave_fill; role the tile's index there). One
+    order for heuristic_variants and with_heuristic."""
     for i, w in enumerate(record["winners"]):
         if w["tile"]:
             yield i, None, w["tile"]
@@ -467,8 +468,8 @@ def model_of(models, name: str | None) -> str | None:
 def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gpu: str | None = None,
                  sms: int | None = None):
     """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu with sms SMs:
-    tiles.shape_tile's, or the one that GPU model runs in its place (tiles.instead_on), or the one that fills the last
-    wave better (tiles.wave_fill_tiles), or None (the spec's own) where there is none."""
+    tiles.shape_tile's, or the one that GPU model runs in its place (tiles.instead_on), or the one it runs at ragged M
+    or where that fills the waves better (tiles.wave_fill_tiles), or None (the spec's own) where there is none."""
     from .tiles import instead_on, shape_tile, wave_fill_choice, wave_fill_tiles
 
     tile = shape_tile(spec, M, N, K)

@@ -1259,17 +1259,16 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 
 
 # Wave fill: up to WAVE_FILL_MAX_M rows the wide-N pingpong tile's 128x128 tiles may leave the last of their waves over
-# the GPU's SMs (132 on H100 SXM and H200) nearly empty; at 768x14336 they make 672 tiles, 5.09 waves. There a call
-# runs 128x224 cooperative (WAVE_FILL_TILES) where its tiles fill their last wave better by WAVE_FILL_MARGIN
-# (wave_fill), and wherever M leaves the last row of 128-row tiles part-filled (ragged M). On an H100 80GB HBM3:
-# tile_probe.py mid768 and wavefill (session 103, h100_session103.log, M a multiple of 128): 128x224 ran 1.10-1.13x
-# the plan's tile at 768x14336 and 896x12288, 1.01-1.10x at 768x28672 and 1280-1536x14336, never slower where the
-# rule picks it (it leaves 128x224's 1.04x at 896x28672); wavefillcheck (session 105, h100_session105.log: 576-1408
-# rows x N 13824-24576): at the 16 shapes of ragged M (576-960 rows) 128x224 ran 1.11-1.53x the plan's 128x128
-# pingpong, which ran 0.73x cuBLASLt fused there (geometric mean; why pingpong loses so much at ragged M is not yet
-# profiled); at 1152 and 1408 rows the rule picked no slower tile. 128x112 pingpong, a second fill tile fitted to
-# session 103, ran 0.83-0.90x the plan at four of those 24 shapes and is gone. On the H100 with auto swizzle the
-# tile runs its default strips.
+# the GPU's SMs (132 on H100 SXM and H200) nearly empty; at 768x14336 they make 672 tiles, 5.09 waves. There a call runs
+# 128x224 cooperative (WAVE_FILL_TILES) where its tiles fill their last wave better by WAVE_FILL_MARGIN (wave_fill), and
+# wherever M leaves the last row of 128-row tiles part-filled (ragged M). On an H100 80GB HBM3: tile_probe.py mid768 and
+# wavefill (session 103, h100_session103.log, M a multiple of 128): 128x224 ran 1.10-1.13x the plan's tile at 768x14336
+# and 896x12288, 1.01-1.10x at 768x28672 and 1280-1536x14336, never slower where the rule picks it (it leaves 128x224's
+# 1.04x at 896x28672); wavefillcheck (session 105, h100_session105.log: 576-1408 rows x N 13824-24576): at the 16 shapes
+# of ragged M (576-960 rows) 128x224 ran 1.11-1.53x the plan's 128x128 pingpong, which ran 0.73-0.75x cuBLASLt fused
+# there (geometric means; why pingpong loses so much at ragged M is not yet profiled); at 1152 and 1408 rows the rule
+# picked no slower tile. 128x112 pingpong, a second fill tile fitted to session 103, ran 0.83-0.90x the plan at four of
+# those 24 shapes and is gone. On the H100 with auto swizzle the tile runs its default strips.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
@@ -1277,8 +1276,8 @@ WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 
 def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
     """The tiles (WAVE_FILL_TILES made valid for spec) a call of at most WAVE_FILL_MAX_M rows may run in place of tile,
-    the plan's for an M x N problem of spec, where they fill the GPU's last wave better (wave_fill_choice); [] for
-    every tile but the wide-N pingpong one."""
+    the plan's for an M x N problem of spec, at ragged M or where they fill the GPU's waves better
+    (wave_fill_choice); [] for every tile but the wide-N pingpong one."""
     if not _is_wide_pingpong(spec, M, N, tile):
         return []
     out = []

@@ -204,7 +204,7 @@ def configs(spec: GemmSpec, limit: int | None = None, decode: bool = False, matc
 def candidates(spec: GemmSpec, shapes, limit: int | None = None, match: str | None = None,
                schedules: bool = False) -> list[GemmSpec]:
     """What tune times: the spec itself (its default tile, the baseline), the per-shape heuristic's tile for each shape
-    and those some GPU models run in its place or a call runs where they fill the last wave better (what
+    and those some GPU models run in its place or a call runs at ragged M or where they fill the waves better (what
     build(spec, shapes=...) would run there, tiles.instead_on and wave_fill_tiles, so a tuned choice never loses to
     it), then configs(spec, limit, match), with the decode space when a shape has
     M <= DECODE_M and the token-fitted tiles of each M of 65-256 rows.
