@@ -101,13 +101,17 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(640, 12288).mainloop == "pingpong" and tile_of(640, 12288).cta[:2] == (128, 128)
     model = dispatch.model_of(WIDE_PINGPONG_INSTEAD_ON, dispatch.gpu_name())
     assert tile_of(640, 12288).swizzle == ("auto" if model is None else WIDE_PINGPONG_INSTEAD_ON[model]["swizzle"])
-    # 128x224 cooperative in its place (tiles.wave_fill_choice) where M is ragged in 128-row tiles (700 rows), and on
-    # 132 SMs where its tiles fill the waves better (768x14296: 5.09 waves of 128x128 tiles, 2.91 of 128x224);
-    # 640x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
-    fill = {132: [(128, 224)] * 2, None: [(128, 128)] * 2}.get(dispatch.sm_count())
-    if fill is not None:  # another SM count: the rule's own test (tests/test_dispatch.py) covers it
-        assert [tile_of(M, 14296).cta[:2] for M in (700, 768)] == fill
-        assert {tile_of(M, 14296).mainloop for M in (700, 768)} == {"pingpong" if fill[0][1] == 128 else "cooperative"}
+    # 128x224 cooperative in its place (tiles.wave_fill_choice) where M is ragged in 128-row tiles (700 rows), on any
+    # GPU, and on 132 SMs where its tiles fill the waves better (768x14296: 5.09 waves of 128x128 tiles, 2.91 of
+    # 128x224); 640x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
+    sms = dispatch.sm_count()
+    wide = [(tile_of(M, 14296).cta[:2], tile_of(M, 14296).mainloop) for M in (700, 768)]
+    if sms is None:
+        assert wide == [((128, 128), "pingpong")] * 2
+    else:
+        assert wide[0] == ((128, 224), "cooperative")
+        if sms == 132:  # another SM count: the rule's own test (tests/test_dispatch.py) covers 768 rows
+            assert wide[1] == ((128, 224), "cooperative")
     # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, from there three (four at 113-128) to 2048-2560
     # (runs 115-118), then the buckets' two (three at 193-208) columns
     assert [tile_of(M, 1024).cta[:2] for M in (72, 88, 100, 120, 136, 150, 180, 200, 240)] == [
