@@ -163,8 +163,8 @@ class DispatchKernel:
         # per entry of a heuristic record, {GPU model: the kernel it runs instead} (tiles.instead_on)
         self._instead = instead_kernels or [{} for _ in kernels]
         # per entry of a heuristic record, the kernels a call runs at ragged M or where they fill the GPU's waves
-        # better (tiles.wave_fill_tiles); the SM count is read once. A copy: _check_gpu empties some, _made_from
-        # keeps all
+        # better (tiles.wave_fill_tiles); the SM count is read once. A copy: _check_gpu empties some lists,
+        # _made_from keeps them all
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
         # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
