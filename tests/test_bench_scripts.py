@@ -698,3 +698,43 @@ def test_wave_fill_check_times_the_tile_the_rule_runs_against_the_plan(monkeypat
     assert rows[(704, 14336)] == ("128x224x64 c1x1 coop", None, None)
     # on 114 SMs 672 128x128 tiles fill 5.89 waves: the plan's tile stands
     assert check.rule_rows(lines, 114)[1][3] == "auto+shapes"
+
+
+def _device_call(tmp_path, **env):
+    """bench/device_call.sh run from the repo root with python3 and nvidia-smi stubbed (the stub python3 logs its
+    arguments and fails where they hold FAIL_ON); its stdout."""
+    import subprocess
+
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    (stubs / "python3").write_text('#!/bin/sh\necho "$*" >> "$CALLS"\ncase "$*" in *"$FAIL_ON"*) exit 1;; esac\n')
+    (stubs / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA Stub, 1980 MHz'\n")
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    env = {"PATH": f"{stubs}:{os.environ['PATH']}", "OUT": str(tmp_path / "out"), "MARKS": str(tmp_path / "marks"),
+           "WHEELS": str(tmp_path / "no-wheels"), "SEEDS": str(tmp_path / "no-seeds"),
+           "CUTLASSGEN_CACHE_DIR": str(tmp_path / "cache"), "CALLS": str(tmp_path / "calls"),
+           "FAIL_ON": "never-in-an-argument", **env}
+    run = subprocess.run(["bash", str(BENCH / "device_call.sh")], cwd=BENCH.parent, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_device_call_goes_on_where_an_earlier_call_stopped(tmp_path):
+    """A stage that ended well is not run again on the same machine; one that failed is; one that does not fit in
+    what is left of the guard is skipped with a word, not started."""
+    first = _device_call(tmp_path, PROBE="raggedwide", MODES="cold warm", NO_TESTS="1", FAIL_ON="--cold")
+    assert "NVIDIA Stub" in first
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == ["bench/tile_probe.py raggedwide --build-only", "bench/tile_probe.py raggedwide --rounds 9 --cold",
+                     "bench/tile_probe.py raggedwide --rounds 9"]
+    assert sorted(p.name for p in (tmp_path / "marks").iterdir()) == ["probe_build", "probe_warm", "seeded"]
+    second = _device_call(tmp_path, PROBE="raggedwide", MODES="cold warm", NO_TESTS="1")
+    assert "probe_build: done in an earlier call" in second and "probe_warm: done in an earlier call" in second
+    assert (tmp_path / "calls").read_text().splitlines()[3:] == ["bench/tile_probe.py raggedwide --rounds 9 --cold"]
+    # the tests' stages at a guard of 150 s: the per-shape prebuild (needs 330) and the rest of the suite (180) skip
+    third = _device_call(tmp_path, GUARD_S="150", PER_SHAPE_K="test_one")
+    assert "per_shape_prebuild: SKIPPED" in third and "others: SKIPPED" in third and "reference (" in third
+    assert "-m gpu -p no:cacheprovider -o faulthandler_timeout=300 tests -k test_one" in \
+        (tmp_path / "calls").read_text().splitlines()[4]
