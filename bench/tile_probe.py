@@ -29,7 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
-     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide
+     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -521,6 +521,14 @@ RAGGED_WIDE_VARIANTS = ("TAIL_LOADS", ("swap_ab+m64", "all"))
 RAGGED_WIDE_GROUPS = [(named("128x128x64 c1x1 pingpong", "128x224x64 c1x1 coop"),
                        [(704, 14336, 4096), (960, 18432, 4096), (768, 14336, 4096), (2000, 14336, 4096),
                         (4000, 14336, 4096), (4096, 14336, 4096)])]
+# raggedlarge (session 107): raggedwide on an H100 (h100_session107.log) had the plan's 128x128 pingpong at 0.70x
+# cuBLASLt fused at 2000 and 4000 rows x 14336 (bare a), past the wave-fill rows, and 128x224 coop at 0.94-0.96x. Does
+# 128x224 lead at every ragged M above 1536 rows, at other N and K, and how near M a multiple of 128 (4097, 4160)?
+# Beside the plan (which runs 128x224 at ragged M since session 107) and two aligned shapes as controls.
+RAGGED_LARGE_TILES = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4", "128x224x64 c1x1 coop")
+RAGGED_LARGE_SHAPES = [(1600, 14336, 4096), (2000, 12288, 4096), (2000, 14336, 8192), (2500, 28672, 4096),
+                       (3000, 18432, 4096), (4097, 14336, 4096), (4160, 14336, 4096), (6000, 14336, 4096),
+                       (8000, 14336, 4096), (12000, 16384, 4096), (2048, 14336, 4096), (8192, 14336, 4096)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3074,6 +3082,7 @@ CASES = {
     "wavefill": [beside_plan(WAVEFILL_TILES, WAVEFILL_SHAPES)],
     "wavefillcheck": [beside_plan(WAVEFILL_CHECK_TILES, WAVEFILL_CHECK_SHAPES)],
     "raggedwide": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_WIDE_GROUPS, padded=True),
+    "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],

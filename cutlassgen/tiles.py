@@ -1275,9 +1275,9 @@ WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 
 
 def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
-    """The tiles (WAVE_FILL_TILES made valid for spec) a call of at most WAVE_FILL_MAX_M rows may run in place of tile,
-    the plan's for an M x N problem of spec, at ragged M or where they fill the GPU's waves better
-    (wave_fill_choice); [] for every tile but the wide-N pingpong one."""
+    """The tiles (WAVE_FILL_TILES made valid for spec) a call may run in place of tile, the plan's for an M x N problem
+    of spec, at ragged M or (up to WAVE_FILL_MAX_M rows) where they fill the GPU's waves better (wave_fill_choice); []
+    for every tile but the wide-N pingpong one."""
     if not _is_wide_pingpong(spec, M, N, tile):
         return []
     out = []
@@ -1297,12 +1297,14 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
 
 def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
-    plan's) unless 512 < M <= WAVE_FILL_MAX_M and M is ragged in the plan's tile rows (then 1) or another fills its
-    waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
-    if sms is None or not 512 < M <= WAVE_FILL_MAX_M or len(ctas) < 2:
+    plan's) unless M > 512 is ragged in the plan's tile rows (then 1), or 512 < M <= WAVE_FILL_MAX_M and another fills
+    its waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
+    if sms is None or M <= 512 or len(ctas) < 2:
         return 0
     if M % ctas[0][0]:
         return 1
+    if M > WAVE_FILL_MAX_M:
+        return 0
     plan = wave_fill(M, N, ctas[0], sms)
     return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)
 
