@@ -513,10 +513,12 @@ WAVEFILL_CHECK_SHAPES = [(M, N, 4096) for M in (576, 704, 832, 960, 1152, 1408) 
 # ragged M (576-960 rows) 128x128 pingpong ran 0.73-0.75x cuBLASLt fused and 128x224 coop 0.98x (geometric means, cold
 # / warm), 128x224 1.11-1.53x 128x128 at all 16 shapes; at 1152 and 1408 rows 128x128 0.89-0.94x. The rule since:
 # 128x224 only, and at ragged M.
-# raggedwide (session 105, not run yet): why does 128x128 pingpong lose 25% at ragged M? Its A box reaching past a's
-# end (NOTES session 47: the cost is the box past the descriptor's extent), which a padded a avoids and TAIL_LOADS
-# "all" fits? Each tile under both TAIL_LOADS values on a bare and on a padded a, at ragged M in and past the wave-fill
-# rows, beside M a multiple of 128.
+# raggedwide (session 105; run in session 107, h100_session107.log): why does 128x128 pingpong lose 25% at ragged M? Its
+# A box reaching past a's end (NOTES session 47: the cost is the box past the descriptor's extent), which a padded a
+# avoids and TAIL_LOADS "all" fits? Each tile under both TAIL_LOADS values on a bare and on a padded a, at ragged M in
+# and past the wave-fill rows, beside M a multiple of 128. On an H100 mostly the box: bare 0.70x cuBLASLt fused at 2000
+# and 4000 rows, padded 0.90-0.97x, "all" 0.83-0.90x; 128x224 coop 0.94-0.96x on either a, and the loss reaches past
+# 1536 rows.
 RAGGED_WIDE_VARIANTS = ("TAIL_LOADS", ("swap_ab+m64", "all"))
 RAGGED_WIDE_GROUPS = [(named("128x128x64 c1x1 pingpong", "128x224x64 c1x1 coop"),
                        [(704, 14336, 4096), (960, 18432, 4096), (768, 14336, 4096), (2000, 14336, 4096),
@@ -524,7 +526,8 @@ RAGGED_WIDE_GROUPS = [(named("128x128x64 c1x1 pingpong", "128x224x64 c1x1 coop")
 # raggedlarge (session 107): raggedwide on an H100 (h100_session107.log) had the plan's 128x128 pingpong at 0.70x
 # cuBLASLt fused at 2000 and 4000 rows x 14336 (bare a), past the wave-fill rows, and 128x224 coop at 0.94-0.96x. Does
 # 128x224 lead at every ragged M above 1536 rows, at other N and K, and how near M a multiple of 128 (4097, 4160)?
-# Beside the plan (which runs 128x224 at ragged M since session 107) and two aligned shapes as controls.
+# Beside the plan (which runs 128x224 at ragged M since session 107) and two aligned shapes as controls. On an H100 it
+# did: the plan ran 1.24x "pingpong swizzle4" (the H100's plan before) cold, 1.16x warm, 0.97-1.44x by shape.
 RAGGED_LARGE_TILES = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4", "128x224x64 c1x1 coop")
 RAGGED_LARGE_SHAPES = [(1600, 14336, 4096), (2000, 12288, 4096), (2000, 14336, 8192), (2500, 28672, 4096),
                        (3000, 18432, 4096), (4097, 14336, 4096), (4160, 14336, 4096), (6000, 14336, 4096),
