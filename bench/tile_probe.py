@@ -29,7 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
-     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide
+     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -513,14 +513,25 @@ WAVEFILL_CHECK_SHAPES = [(M, N, 4096) for M in (576, 704, 832, 960, 1152, 1408) 
 # ragged M (576-960 rows) 128x128 pingpong ran 0.73-0.75x cuBLASLt fused and 128x224 coop 0.98x (geometric means, cold
 # / warm), 128x224 1.11-1.53x 128x128 at all 16 shapes; at 1152 and 1408 rows 128x128 0.89-0.94x. The rule since:
 # 128x224 only, and at ragged M.
-# raggedwide (session 105, not run yet): why does 128x128 pingpong lose 25% at ragged M? Its A box reaching past a's
-# end (NOTES session 47: the cost is the box past the descriptor's extent), which a padded a avoids and TAIL_LOADS
-# "all" fits? Each tile under both TAIL_LOADS values on a bare and on a padded a, at ragged M in and past the wave-fill
-# rows, beside M a multiple of 128.
+# raggedwide (session 105; run in session 107, h100_session107.log): why does 128x128 pingpong lose 25% at ragged M? Its
+# A box reaching past a's end (NOTES session 47: the cost is the box past the descriptor's extent), which a padded a
+# avoids and TAIL_LOADS "all" fits? Each tile under both TAIL_LOADS values on a bare and on a padded a, at ragged M in
+# and past the wave-fill rows, beside M a multiple of 128. On an H100 mostly the box: bare 0.70x cuBLASLt fused at 2000
+# and 4000 rows, padded 0.90-0.97x, "all" 0.83-0.90x; 128x224 coop 0.94-0.96x on either a, and the loss reaches past
+# 1536 rows.
 RAGGED_WIDE_VARIANTS = ("TAIL_LOADS", ("swap_ab+m64", "all"))
 RAGGED_WIDE_GROUPS = [(named("128x128x64 c1x1 pingpong", "128x224x64 c1x1 coop"),
                        [(704, 14336, 4096), (960, 18432, 4096), (768, 14336, 4096), (2000, 14336, 4096),
                         (4000, 14336, 4096), (4096, 14336, 4096)])]
+# raggedlarge (session 107): raggedwide on an H100 (h100_session107.log) had the plan's 128x128 pingpong at 0.70x
+# cuBLASLt fused at 2000 and 4000 rows x 14336 (bare a), past the wave-fill rows, and 128x224 coop at 0.94-0.96x. Does
+# 128x224 lead at every ragged M above 1536 rows, at other N and K, and how near M a multiple of 128 (4097, 4160)?
+# Beside the plan (which runs 128x224 at ragged M since session 107) and two aligned shapes as controls. On an H100 it
+# did: the plan ran 1.24x "pingpong swizzle4" (the H100's plan before) cold, 1.16x warm, 0.97-1.44x by shape.
+RAGGED_LARGE_TILES = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4", "128x224x64 c1x1 coop")
+RAGGED_LARGE_SHAPES = [(1600, 14336, 4096), (2000, 12288, 4096), (2000, 14336, 8192), (2500, 28672, 4096),
+                       (3000, 18432, 4096), (4097, 14336, 4096), (4160, 14336, 4096), (6000, 14336, 4096),
+                       (8000, 14336, 4096), (12000, 16384, 4096), (2048, 14336, 4096), (8192, 14336, 4096)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3074,6 +3085,7 @@ CASES = {
     "wavefill": [beside_plan(WAVEFILL_TILES, WAVEFILL_SHAPES)],
     "wavefillcheck": [beside_plan(WAVEFILL_CHECK_TILES, WAVEFILL_CHECK_SHAPES)],
     "raggedwide": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_WIDE_GROUPS, padded=True),
+    "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],

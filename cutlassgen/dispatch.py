@@ -280,7 +280,7 @@ class DispatchKernel:
             from .tiles import WAVE_FILL_MAX_M
             from .tuning import label
 
-            return (f" (M<={WAVE_FILL_MAX_M} where M is ragged or it fills the waves better: "
+            return (f" (where M is ragged, or M<={WAVE_FILL_MAX_M} and it fills the waves better: "
                     f"{' or '.join(label(k.spec) for k in fills)})" if fills else "")
 
         tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}{wave_fill(f)}"

@@ -1266,18 +1266,22 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 # and 896x12288, 1.01-1.10x at 768x28672 and 1280-1536x14336, never slower where the rule picks it (it leaves 128x224's
 # 1.04x at 896x28672); wavefillcheck (session 105, h100_session105.log: 576-1408 rows x N 13824-24576): at the 16 shapes
 # of ragged M (576-960 rows) 128x224 ran 1.11-1.53x the plan's 128x128 pingpong, which ran 0.73-0.75x cuBLASLt fused
-# there (geometric means; why pingpong loses so much at ragged M is not yet profiled); at 1152 and 1408 rows the rule
-# picked no slower tile. 128x112 pingpong, a second fill tile fitted to session 103, ran 0.83-0.90x the plan at four of
-# those 24 shapes and is gone. On the H100 with auto swizzle the tile runs its default strips.
+# there (geometric means); at 1152 and 1408 rows the rule picked no slower tile. 128x112 pingpong, a second fill tile
+# fitted to session 103, ran 0.83-0.90x the plan at four of those 24 shapes and is gone. Ragged M above WAVE_FILL_MAX_M
+# (session 107, h100_session107.log): raggedwide had 128x128 pingpong at 0.70x cuBLASLt fused at 2000 and 4000 rows x
+# 14336 on a bare a (its TMA box past a's end; on a padded a 0.90-0.97x) and 128x224 at 0.94-0.96x, so ragged M takes
+# 128x224 at any M > 512; raggedlarge, ten ragged shapes of 1600-12000 rows x N 12288-28672: 1.24x the plan before
+# cold, 1.16x warm (geometric means; 0.97-1.44x by shape). On the H100 with auto swizzle the tile runs its default
+# strips.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 
 
 def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
-    """The tiles (WAVE_FILL_TILES made valid for spec) a call of at most WAVE_FILL_MAX_M rows may run in place of tile,
-    the plan's for an M x N problem of spec, at ragged M or where they fill the GPU's waves better
-    (wave_fill_choice); [] for every tile but the wide-N pingpong one."""
+    """The tiles (WAVE_FILL_TILES made valid for spec) a call may run in place of tile, the plan's for an M x N problem
+    of spec, at ragged M or (up to WAVE_FILL_MAX_M rows) where they fill the GPU's waves better (wave_fill_choice); []
+    for every tile but the wide-N pingpong one."""
     if not _is_wide_pingpong(spec, M, N, tile):
         return []
     out = []
@@ -1297,12 +1301,14 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
 
 def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
-    plan's) unless 512 < M <= WAVE_FILL_MAX_M and M is ragged in the plan's tile rows (then 1) or another fills its
-    waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
-    if sms is None or not 512 < M <= WAVE_FILL_MAX_M or len(ctas) < 2:
+    plan's) unless M > 512 is ragged in the plan's tile rows (then 1), or 512 < M <= WAVE_FILL_MAX_M and another fills
+    its waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
+    if sms is None or M <= 512 or len(ctas) < 2:
         return 0
     if M % ctas[0][0]:
         return 1
+    if M > WAVE_FILL_MAX_M:
+        return 0
     plan = wave_fill(M, N, ctas[0], sms)
     return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)
 

@@ -86,7 +86,8 @@ BF16_SHAPES = ([(M, 1024, 512) for M in (8, 24, 48, 72, 88, 100, 120, 136, 150, 
                   (190, 5600, 512), (170, 6000, 512), (216, 2048, 512), (120, 6000, 512), (125, 7000, 512),
                   (200, 3072, 512), (216, 2560, 512), (206, 2816, 520), (72, 3072, 512), (88, 2816, 512),
                   (100, 4096, 512), (136, 3072, 512), (150, 2816, 512), (116, 1280, 512), (164, 2048, 512),
-                  (164, 1024, 512), (164, 4400, 512), (700, 14296, 512), (768, 14296, 512)])
+                  (164, 1024, 512), (164, 4400, 512), (700, 14296, 512), (768, 14296, 512),
+                  (2000, 14296, 512)])
 
 
 def expect_bf16_tiles(tile_of) -> None:
@@ -101,15 +102,15 @@ def expect_bf16_tiles(tile_of) -> None:
     assert tile_of(640, 12288).mainloop == "pingpong" and tile_of(640, 12288).cta[:2] == (128, 128)
     model = dispatch.model_of(WIDE_PINGPONG_INSTEAD_ON, dispatch.gpu_name())
     assert tile_of(640, 12288).swizzle == ("auto" if model is None else WIDE_PINGPONG_INSTEAD_ON[model]["swizzle"])
-    # 128x224 cooperative in its place (tiles.wave_fill_choice) where M is ragged in 128-row tiles (700 rows), on any
-    # GPU, and on 132 SMs where its tiles fill the waves better (768x14296: 5.09 waves of 128x128 tiles, 2.91 of
-    # 128x224); 640x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
+    # 128x224 cooperative in its place (tiles.wave_fill_choice) where M is ragged in 128-row tiles (700 and 2000 rows),
+    # on any GPU, and on 132 SMs where its tiles fill the waves better (768x14296: 5.09 waves of 128x128 tiles, 2.91
+    # of 128x224); 640x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
     sms = dispatch.sm_count()
-    wide = [(tile_of(M, 14296).cta[:2], tile_of(M, 14296).mainloop) for M in (700, 768)]
+    wide = [(tile_of(M, 14296).cta[:2], tile_of(M, 14296).mainloop) for M in (700, 768, 2000)]
     if sms is None:
-        assert wide == [((128, 128), "pingpong")] * 2
+        assert wide == [((128, 128), "pingpong")] * 3
     else:
-        assert wide[0] == ((128, 224), "cooperative")
+        assert wide[0] == wide[2] == ((128, 224), "cooperative")
         if sms == 132:  # another SM count: the rule's own test (tests/test_dispatch.py) covers 768 rows
             assert wide[1] == ((128, 224), "cooperative")
     # 16-bit at 81-208 rows: 4-6 narrow token columns below N = 1025, from there three (four at 113-128) to 2048-2560

@@ -893,10 +893,11 @@ def test_only_the_16_bit_wide_n_pingpong_tile_has_another_on_h100s_and_a_set_swi
 
 
 def test_wave_fill_runs_the_tile_whose_tiles_fill_the_waves_better_or_at_ragged_m():
-    """Up to WAVE_FILL_MAX_M rows the wide-N pingpong entry runs 128x224 cooperative where M is ragged in 128-row
-    tiles or its tiles fill the waves of the GPU's SMs better by WAVE_FILL_MARGIN (tiles.wave_fill_choice,
-    h100_session103.log and h100_session105.log): at 768x14336 128x128 tiles make 5.09 waves of 132 SMs, 128x224
-    2.91; at 896x14336 and 1024 rows 128x128 fills its waves already; 960x18432 (7.5 rows of tiles) is ragged."""
+    """Above 512 rows the wide-N pingpong entry runs 128x224 cooperative where M is ragged in 128-row tiles, and up
+    to WAVE_FILL_MAX_M rows where its tiles fill the waves of the GPU's SMs better by WAVE_FILL_MARGIN
+    (tiles.wave_fill_choice, h100_session103.log, h100_session105.log and h100_session107.log): at 768x14336 128x128
+    tiles make 5.09 waves of 132 SMs, 128x224 2.91; at 896x14336 and 1024 rows 128x128 fills its waves already;
+    960x18432 (7.5 rows of tiles) and 2000x14336 are ragged."""
     from cutlassgen import tiles
 
     ctas = [(128, 128), (128, 224)]
@@ -913,8 +914,13 @@ def test_wave_fill_runs_the_tile_whose_tiles_fill_the_waves_better_or_at_ragged_
     # the first tile that fills better wins, where there are several
     assert tiles.wave_fill_choice(768, 14336, [*ctas, (128, 112)], 132) == 1
     assert tiles.wave_fill_choice(640, 14336, [*ctas, (128, 112)], 132) == 2
-    # outside 513-1536 rows (ragged too), without an SM count, or with nothing to choose from: the plan's tile
-    assert [tiles.wave_fill_choice(M, 14336, ctas, 132) for M in (512, 1537, 4096, 500, 2000)] == [0] * 5
+    # ragged M above 1536 rows too, but not the fill by waves there; at 512 rows or fewer, without an SM count, or with
+    # nothing to choose from: the plan's tile
+    assert [tiles.wave_fill_choice(M, 14336, ctas, 132) for M in (1537, 2000, 4000, 4097, 16001)] == [1] * 5
+    # 1792x12288: 128x224's 448 tiles would fill their waves 0.972, 128x128's 1344 0.926
+    assert [tiles.wave_fill_choice(M, N, ctas, 132) for M, N in ((1792, 12288), (3072, 12288), (4096, 14336))] == [
+        0] * 3
+    assert [tiles.wave_fill_choice(M, 14336, ctas, 132) for M in (512, 500, 384)] == [0] * 3
     assert tiles.wave_fill_choice(768, 14336, ctas, None) == tiles.wave_fill_choice(700, 14336, ctas, None) == 0
     assert tiles.wave_fill_choice(700, 14336, ctas[:1], 132) == 0
     # the SM count decides: 114 SMs (H100 PCIe) hold 672 128x128 tiles in 5.89 waves; ragged M goes by rows alone
@@ -951,7 +957,7 @@ def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monke
     assert k.choose(768, 8192, 8192) is k.default  # below WIDE_N
     for M in (640, 700, 768, 896):
         assert dispatch.planned_tile(SPEC, M, 14336, 4096, None, sms) == k.choose(M, 14336, 4096).spec.tile
-    assert "M<=1536 where M is ragged or it fills the waves better: 128x224x64 c1x1 cooperative)" in repr(k)
+    assert "where M is ragged, or M<=1536 and it fills the waves better: 128x224x64 c1x1 cooperative)" in repr(k)
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
 
