@@ -27,7 +27,11 @@ if [ ! -f "$MARKS/seeded" ]; then
   touch "$MARKS/seeded"
 fi
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version --format=csv,noheader 2>&1 | tee "$OUT/device.txt"
-echo "tree $(git log -1 --format='%h %s' 2>/dev/null)" | tee -a "$OUT/device.txt"
+# The lent machine's .git may be older than the files copied to it (session 107: it named d741d0c over 192008b's files),
+# so the line says where the files differ from the commit it names.
+changed=$(git diff --shortstat HEAD 2>/dev/null)
+echo "tree $(git log -1 --format='%h %s' 2>/dev/null)${changed:+; the files differ from it:$changed}" \
+  | tee -a "$OUT/device.txt"
 
 # stage NAME NEED_S CMD...: skipped when an earlier call did it or when fewer than NEED_S seconds are left
 stage() {
