@@ -29,7 +29,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      exactwidesweep exactwideraster exactdeepk exactwideedge fast256k fast256bulk fast256code decode64wide
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
-     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge
+     fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge raggedother
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -532,6 +532,17 @@ RAGGED_LARGE_TILES = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong
 RAGGED_LARGE_SHAPES = [(1600, 14336, 4096), (2000, 12288, 4096), (2000, 14336, 8192), (2500, 28672, 4096),
                        (3000, 18432, 4096), (4097, 14336, 4096), (4160, 14336, 4096), (6000, 14336, 4096),
                        (8000, 14336, 4096), (12000, 16384, 4096), (2048, 14336, 4096), (8192, 14336, 4096)]
+# raggedother (session 107, not run yet): does the ragged-M loss of a bare activation reach the plan's other tiles
+# above 512 rows? fp8 with fast accumulation runs 128x128x128 pingpong there (Tile defaults), the tile family that
+# lost 30% in bf16; bf16 below N = 12288 runs the spec's default (128x256 c2x1 cooperative). Each beside cooperative
+# tiles, under both TAIL_LOADS values, on a bare and on a padded a, at ragged M and at M a multiple of 128.
+RAGGED_OTHER_VARIANTS = RAGGED_WIDE_VARIANTS
+RAGGED_OTHER_FP8 = [(named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 coop", "128x224x128 c1x1 coop", **FAST),
+                     [(704, 14336, 4096), (2000, 8192, 4096), (2000, 14336, 4096), (4000, 14336, 4096),
+                      (8000, 8192, 8192), (4096, 14336, 4096), (8192, 8192, 8192)])]
+RAGGED_OTHER_BF16 = [(named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong"),
+                      [(2000, 8192, 4096), (4000, 4096, 4096), (8000, 8192, 8192), (4096, 4096, 4096),
+                       (8192, 8192, 8192)])]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3086,6 +3097,7 @@ CASES = {
     "wavefillcheck": [beside_plan(WAVEFILL_CHECK_TILES, WAVEFILL_CHECK_SHAPES)],
     "raggedwide": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_WIDE_GROUPS, padded=True),
     "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
+    "raggedother": tail_loads_groups(RAGGED_OTHER_VARIANTS, RAGGED_OTHER_BF16, RAGGED_OTHER_FP8, padded=True),
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
