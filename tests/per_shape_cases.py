@@ -106,7 +106,7 @@ def expect_bf16_tiles(tile_of) -> None:
     # on any GPU, and on 132 SMs where its tiles fill the waves better (768x14296: 5.09 waves of 128x128 tiles, 2.91
     # of 128x224); 640x12288 fills 3.64 of 128x128. Without a GPU (no SM count) the plan's tile.
     sms = dispatch.sm_count()
-    wide = [(tile_of(M, 14296).cta[:2], tile_of(M, 14296).mainloop) for M in (700, 768, 2000)]
+    wide = [(t.cta[:2], t.mainloop) for t in (tile_of(M, 14296) for M in (700, 768, 2000))]
     if sms is None:
         assert wide == [((128, 128), "pingpong")] * 3
     else:

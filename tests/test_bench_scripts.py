@@ -727,7 +727,7 @@ def test_device_call_goes_on_where_an_earlier_call_stopped(tmp_path):
     what is left of the guard is skipped with a word, not started."""
     first = _device_call(tmp_path, PROBE="raggedwide", MODES="cold warm", NO_TESTS="1", FAIL_ON="--cold")
     assert "NVIDIA Stub" in first
-    # the commit the machine's .git names, and (not here: a clean checkout) how the files differ from it
+    # the commit the machine's .git names (and, in a tree with uncommitted changes, how the files differ from it)
     assert re.search(r"^tree [0-9a-f]{7,} ", first, re.M), first
     calls = (tmp_path / "calls").read_text().splitlines()
     assert calls == ["bench/tile_probe.py raggedwide --build-only", "bench/tile_probe.py raggedwide --rounds 9 --cold",
