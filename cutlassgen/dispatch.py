@@ -151,6 +151,7 @@ class DispatchKernel:
             entries = tuned_entries(record["winners"])
             record = {**record, "winners": [record["winners"][i] for i, *_ in entries]}
             kernels = [kernels[i] for i, *_ in entries]
+            fill_kernels = [fill_kernels[i] for i, *_ in entries] if fill_kernels else None
             self.limits, self.n_mins = [lim for _, lim, _, _ in entries], [n for _, _, n, _ in entries]
             self.k_maxes = [k for *_, k in entries]
         from .tiles import operand_bytes
@@ -167,6 +168,9 @@ class DispatchKernel:
         # _made_from keeps them all
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
+        # a tuning record's winner was timed at its own shape, against the fill tiles too: only ragged M, which a
+        # tuning at M a multiple of the tile's rows did not see, goes to them (tuned_fills)
+        self._fill_by_waves = bool(record.get("limits"))
         # the built-in heuristic holds on every sm90 GPU, but for entries some models run another tile for (instead_on)
         self._gpu_checked = record["gpu"] is None and not any(w.get("instead_on") for w in record["winners"])
         self._op = None
@@ -218,7 +222,7 @@ class DispatchKernel:
         if self._sms is None:
             self._sms = sm_count()
         candidates = [self.kernels[i], *self._fills[i]]
-        j = wave_fill_choice(M, N, [k.spec.tile.cta for k in candidates], self._sms)
+        j = wave_fill_choice(M, N, [k.spec.tile.cta for k in candidates], self._sms, self._fill_by_waves)
         return candidates[j]
 
     def _check_gpu(self):
@@ -280,8 +284,9 @@ class DispatchKernel:
             from .tiles import WAVE_FILL_MAX_M
             from .tuning import label
 
-            return (f" (where M is ragged, or M<={WAVE_FILL_MAX_M} and it fills the waves better: "
-                    f"{' or '.join(label(k.spec) for k in fills)})" if fills else "")
+            where = (f"where M is ragged, or M<={WAVE_FILL_MAX_M} and it fills the waves better"
+                     if self._fill_by_waves else "where M is ragged")
+            return f" ({where}: {' or '.join(label(k.spec) for k in fills)})" if fills else ""
 
         tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}{wave_fill(f)}"
                           for lim, n, k, w, f in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"],
@@ -305,7 +310,28 @@ def tuned(default, target_arch: int, build_many):
                       f"({type(e).__name__}: {str(e).splitlines()[0]}); running the default tile",
                       stacklevel=caller_stacklevel())
         return default
-    return DispatchKernel(default, record, kernels)
+    fills = tuned_fills(spec, record, variants)
+    if not any(fills):
+        return DispatchKernel(default, record, kernels)
+    try:
+        built = iter(build_many([f for per_winner in fills for f in per_winner], arch=target_arch))
+    except (SpecError, BuildError) as e:  # the tuned tiles still run, without the ragged-M tile
+        warnings.warn(f"the ragged-M tile for the tuning record {record_path(spec, target_arch)} does not build here "
+                      f"({type(e).__name__}: {str(e).splitlines()[0]}); ragged M runs the tuned tiles",
+                      stacklevel=caller_stacklevel())
+        return DispatchKernel(default, record, kernels)
+    return DispatchKernel(default, record, kernels, fill_kernels=[[next(built) for _ in f] for f in fills])
+
+
+def tuned_fills(spec: GemmSpec, record: dict, variants: list) -> list[list[GemmSpec]]:
+    """Per winner of a tuning record (variants: its specs), the specs its calls run at ragged M (tiles.
+    tuned_ragged_tiles): the wide-N pingpong tile ran 0.70x cuBLASLt fused on a bare activation at 2000 and 4000 x
+    14336 x 4096 and the plan's 128x224 coop 0.94-0.96x (bench/results/h100_session107.log), a loss a tuning at M a
+    multiple of 128 does not see."""
+    from .tiles import tuned_ragged_tiles
+
+    return [[dataclasses.replace(spec, tile=t) for t in tuned_ragged_tiles(spec, *w["shape"], variant.tile)]
+            for w, variant in zip(record["winners"], variants)]
 
 
 def check_shapes(shapes, spec: GemmSpec | None = None) -> list[tuple[int, int, int]]:

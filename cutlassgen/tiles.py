@@ -1293,21 +1293,32 @@ def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
     return out
 
 
+def tuned_ragged_tiles(spec: GemmSpec, M: int, N: int, K: int, tile) -> list:
+    """The tiles that a tuned tile, timed at M x N x K, runs in place of at ragged M: the plan's wave-fill tiles there
+    where tile is the wide-N pingpong one with no cluster (any swizzle: with auto and with 4 it lost alike at ragged
+    M, h100_session107.log) and M fills its last row of tiles (a tuning at ragged M timed them against it); []
+    elsewhere."""
+    if not _is_wide_pingpong(spec, M, N, tile) or tuple(tile.cluster) != (1, 1, 1) or M % tile.cta[0]:
+        return []
+    return wave_fill_tiles(spec, M, N, shape_tile(spec, M, N, K))
+
+
 def wave_fill(M: int, N: int, cta, sms: int) -> float:
     """The share of the SMs' waves that an M x N problem's cta tiles fill (1.0: the last wave is full)."""
     tiles = -(-M // cta[0]) * -(-N // cta[1])
     return tiles / (-(-tiles // sms) * sms)
 
 
-def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None) -> int:
+def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
-    plan's) unless M > 512 is ragged in the plan's tile rows (then 1), or 512 < M <= WAVE_FILL_MAX_M and another fills
-    its waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0."""
-    if sms is None or M <= 512 or len(ctas) < 2:
+    plan's) unless N >= WIDE_N and M > 512 is ragged in the plan's tile rows (then 1), or by_waves, 512 < M <=
+    WAVE_FILL_MAX_M and another fills its waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0.
+    (A tuned entry, unlike the plan's wide-N one, takes narrower N too: where the rule was not measured.)"""
+    if sms is None or M <= 512 or N < WIDE_N or len(ctas) < 2:
         return 0
     if M % ctas[0][0]:
         return 1
-    if M > WAVE_FILL_MAX_M:
+    if not by_waves or M > WAVE_FILL_MAX_M:
         return 0
     plan = wave_fill(M, N, ctas[0], sms)
     return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)

@@ -962,6 +962,60 @@ def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monke
     assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
 
 
+def test_a_tuned_wide_pingpong_tile_runs_the_ragged_m_tile_where_its_tuning_did_not_see_ragged_m(tmp_path,
+                                                                                                   monkeypatch):
+    """A tuning record whose winner is the wide-N 128x128 pingpong tile, timed at M a multiple of 128, runs the plan's
+    128x224 cooperative at ragged M above 512 rows (tiles.tuned_ragged_tiles; h100_session107.log: 0.70x vs
+    0.94-0.96x cuBLASLt fused), but never by waves: the tuning timed both at its shape. A winner timed at ragged M, one
+    in a cluster and other tiles keep their own. A fill tile that does not build leaves the tuned tiles running."""
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))  # SPEC's records stay out of the shared test cache
+    monkeypatch.setattr(dispatch, "sm_count", lambda: 132)
+    monkeypatch.setattr(dispatch, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    pingpong = cg.Sm90Tile(cta=(128, 128, 64), cluster=(1, 1, 1), mainloop="pingpong", swizzle=4)
+    pingpong_c2 = dataclasses.replace(pingpong, cluster=(2, 1, 1))
+
+    def record(*winners):
+        dispatch.write_record(SPEC, 90, "NVIDIA H100 80GB HBM3", [
+            {"shape": list(shape), "tile": dispatch.tile_to_dict(tile), "label": label, "tflops": 700.0,
+             "default_tflops": 690.0} for shape, tile, label in winners])
+
+    built = []
+
+    def build_many(specs, arch=None):
+        built.append([s.tile for s in specs])
+        return [_fake_kernel(s) for s in specs]
+
+    record(((768, 14336, 4096), pingpong, "pp"), ((4096, 14336, 4096), pingpong, "pp"), ((200, 14336, 4096), SMALL,
+                                                                                          "small"))
+    k = dispatch.tuned(_fake_kernel(SPEC), 90, build_many)
+    assert [[(t.cta[:2], t.mainloop, t.swizzle) for t in b] for b in built[1:]] == [
+        [((128, 224), "cooperative", "auto")] * 2]  # one for each pingpong entry, the plan's (auto swizzle)
+    chosen = {M: (k.choose(M, 14336, 4096).spec.tile.cta[:2]) for M in (700, 768, 2000, 4000, 4096, 200, 250)}
+    assert chosen == {700: (128, 224), 768: (128, 128), 2000: (128, 224), 4000: (128, 224), 4096: (128, 128),
+                      200: (64, 128), 250: (64, 128)}  # 768: 128x224 fills the waves better, but the tuning timed it
+    assert k.choose(4000, 8192, 4096).spec.tile.cta[:2] == (128, 128)  # below WIDE_N: the tuned tile
+    assert "4096: pp (where M is ragged: 128x224x64 c1x1 cooperative)" in repr(k).replace("M<=inf", "4096")
+    again = k.__reduce__()[0](*k.__reduce__()[1])
+    assert again.choose(4000, 14336, 4096).spec.tile.cta[:2] == (128, 224)
+    # tuned at ragged M, or in a cluster: no fill tile is built
+    built.clear()
+    record(((4000, 14336, 4096), pingpong, "pp"), ((8192, 14336, 4096), pingpong_c2, "pp c2"))
+    k = dispatch.tuned(_fake_kernel(SPEC), 90, build_many)
+    assert len(built) == 1 and k.choose(4001, 14336, 4096).spec.tile == pingpong
+    assert k.choose(8000, 14336, 4096).spec.tile == pingpong_c2
+    # the fill tile fails to build: a warning, and the tuned tiles run
+    record(((4096, 14336, 4096), pingpong, "pp"))
+
+    def fill_fails(specs, arch=None):
+        if specs[0].tile.cta[1] == 224:
+            raise cg.BuildError("nvcc failed", "nvcc ...", "k.cu", "build.log", ["error: boom"])
+        return [_fake_kernel(s) for s in specs]
+
+    with pytest.warns(UserWarning, match="ragged-M tile .* does not build here"):
+        k = dispatch.tuned(_fake_kernel(SPEC), 90, fill_fails)
+    assert k.choose(4000, 14336, 4096).spec.tile == pingpong
+
+
 def test_a_model_that_runs_the_default_drops_the_wave_fill_only_in_its_own_process(monkeypatch):
     """Where a GPU model runs the default in place of the wide entry (instead_on None), that entry's wave fill goes,
     as it was measured against the entry's own tile; a pickle made there still carries the fill tiles for other GPUs."""

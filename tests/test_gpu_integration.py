@@ -208,6 +208,39 @@ def test_a_per_shape_kernel_under_torch_compile_runs_each_buckets_tile(cache_dir
         assert rel_error(got, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], (M, N, K)
 
 
+def test_a_tuned_wide_pingpong_winner_runs_128x224_at_ragged_m(cache_dir):
+    """A tuning record, written here as `cutlassgen tune` would on this GPU, whose winner at 1024x12288 is the plan's
+    wide-N 128x128 pingpong tile: build(spec) runs the plan's 128x224 cooperative at a ragged M (1000 rows) and the
+    winner at 1024, each into a poisoned out that matches the float64 reference (dispatch.tuned_fills). The spec is
+    the per-shape tests' own, whose kernels the device prebuild compiles; the record and the memo go after."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen import dispatch
+    from cutlassgen.jit import forget_built
+    from cutlassgen.tiles import shape_tile
+
+    spec = cases.bf16_bias_gelu()
+    pingpong = shape_tile(spec, 1024, 12288, 512)
+    dispatch.write_record(spec, 90, torch.cuda.get_device_name(), [
+        {"shape": [1024, 12288, 512], "tile": dispatch.tile_to_dict(pingpong), "label": "128x128 pingpong",
+         "tflops": 1.0, "default_tflops": 1.0}])
+    forget_built(spec)
+    try:
+        k = cg.build(spec)
+    finally:
+        dispatch.record_path(spec, 90).unlink()
+        forget_built(spec)
+    assert isinstance(k, dispatch.DispatchKernel), k
+    assert "(where M is ragged: 128x224x64 c1x1 cooperative)" in repr(k)
+    for M, cta in ((1000, (128, 224)), (1024, (128, 128))):
+        assert k.choose(M, 12288, 512).spec.tile.cta[:2] == cta
+        a, b, bias = _inputs(M=M, N=12288, K=512)
+        out = torch.full((M, 12288), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k(a, b, bias=bias, out=out)
+        assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
+
+
 def test_build_many_with_shapes_gives_each_spec_its_per_shape_plan(cache_dir):
     """build_many([bf16, fp8], shapes=[their problems]): each spec's dispatching kernel, with the tiles that
     build(spec, shapes=...) gives it alone (the two tests beside this one; their kernels are cache hits here), each
