@@ -741,3 +741,9 @@ def test_device_call_goes_on_where_an_earlier_call_stopped(tmp_path):
     assert "per_shape_prebuild: SKIPPED" in third and "others: SKIPPED" in third and "reference (" in third
     assert "-m gpu -p no:cacheprovider -o faulthandler_timeout=300 tests -k test_one" in \
         (tmp_path / "calls").read_text().splitlines()[4]
+    # with the guard to spare, "others" runs every GPU test but the per-shape stage's (however PER_SHAPE_K names them:
+    # in session 108 a word added there ran its test twice) and the reference's
+    fourth = _device_call(tmp_path, GUARD_S="400", PER_SHAPE_K="test_one or test_two")
+    assert "others: SKIPPED" not in fourth
+    others = (tmp_path / "calls").read_text().splitlines()[-1]
+    assert others.endswith('tests -k not (test_one or test_two) and not test_matches_reference and not direct_store')
