@@ -162,10 +162,16 @@ DIRECT_STORE_MODES = ("never", "swap_ab", "always")
 DIRECT_STORE = "never"
 _DIRECT_NODE_KINDS = {"acc", "scalar", "col_bcast", "row_bcast", "compute"}
 
+# sm90: the most tiles, in percent of the tile grid, that the persistent scheduler's strips ("auto" swizzle, and the
+# cap on an explicit one) may add by padding it (csrc/cutlassgen/auto_swizzle.hpp). 0 pads nothing, which leaves
+# strips of 1 wherever either axis has an odd tile count (63 row tiles at M = 8000 with 128-row tiles). A study setting
+# until the probe's numbers (bench/tile_probe.py swizzlepad) say what it should be.
+SWIZZLE_PAD = 0
+
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
             "TAIL_LOADS", "OVERLAPPED_PROMOTION", "PROMOTION_SCHEDULE", "PROMOTION_TILES", "EPI_STORE_STAGES",
-            "OPAQUE_PIPELINE", "DIRECT_STORE", "WEIGHTS_KEEP_MIB")
+            "OPAQUE_PIPELINE", "DIRECT_STORE", "WEIGHTS_KEEP_MIB", "SWIZZLE_PAD")
 
 
 @contextlib.contextmanager
@@ -469,6 +475,8 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
+                   # 0 renders no argument, so the sources of kernels built before the setting stay as they were
+                   swizzle_pad=SWIZZLE_PAD,
                    # which cg_problem fields feed the kernel's M, N, A and B
                    kernel_m="n" if swap else "m", kernel_n="m" if swap else "n",
                    kernel_a="b" if swap else "a", kernel_b="a" if swap else "b")

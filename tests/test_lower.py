@@ -546,6 +546,34 @@ def test_auto_swizzle_pads_no_tile(tmp_path):
     assert got == [c[-1] for c in cases]
 
 
+def test_auto_swizzle_pads_at_most_what_it_is_allowed(tmp_path):
+    """max_pad_pct (lower.SWIZZLE_PAD): the widest strip up to 8 whose padding adds at most that percent of the
+    cluster-rounded grid; 0 is the unpadded rule above."""
+    cases = [  # m, n, tile_m, tile_n, cluster_m, cluster_n, max_pad_pct, expected
+        (8000, 8192, 128, 128, 1, 1, 0, 1),  # 63 x 64 tiles: an odd axis leaves strips of 1
+        (8000, 8192, 128, 128, 1, 1, 2, 8),  # 64 x 64 is 1.6% more
+        (8000, 8192, 128, 128, 1, 1, 1, 1),
+        (1536, 14336, 128, 128, 1, 1, 3, 4),  # 12 row tiles: 8 pads to 16 (33%), 4 pads nothing
+        (3000, 18432, 128, 224, 1, 1, 3, 4),  # 24 x 83: 8 pads N to 88 (6%), 4 to 84 (1.2%)
+        (3000, 18432, 128, 224, 1, 1, 10, 8),
+        (256, 8192, 128, 128, 2, 1, 50, 1),  # one 2x1 cluster of rows: 2 pads it to 4 (100%)
+        (4096, 11008, 128, 256, 2, 1, 3, 4),  # 32 x 43: 8 pads N to 48 (12%), 4 to 44 (2.3%)
+    ]
+    got = run_cpp(tmp_path, "int main() {\n" + "".join(
+        f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}, {pad}));\n'
+        for m, n, tm, tn, cm, cn, pad, _ in cases) + "}")
+    assert got == [c[-1] for c in cases]
+
+
+def test_a_swizzle_pad_reaches_both_scheduler_setups_and_none_renders_nothing():
+    """SWIZZLE_PAD 0 renders the call as before it was a setting (so those kernels' sources did not change)."""
+    assert "auto_swizzle(p.m, p.n, 64, 32,\n" in cg.render(spec()) and ", 0)" not in cg.render(spec())
+    with cg.lower.settings(SWIZZLE_PAD=3):
+        for sw in ("auto", 4):
+            src = cg.render(spec(swizzle=sw))
+            assert re.search(r"auto_swizzle\(p\.m, p\.n, 64, 32,\s+1, 1, 3\);", src), src
+
+
 def test_an_explicit_swizzle_is_the_widest_strip_up_to_it_that_pads_no_tile(tmp_path):
     """Strips of 8 over 12 row tiles (1536 rows of 128) padded the grid to 16 and ran 2.5x slower on an H100
     (h100_session99.log), and a tuned swizzle serves every M of its bucket. The rendered scheduler set-up, run for
