@@ -30,6 +30,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
      fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge raggedother swizzlepad
+     swizzlepadcheck
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -542,13 +543,17 @@ RAGGED_OTHER_FP8 = [(named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 coop",
 RAGGED_OTHER_BF16 = [(named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong"),
                       [(2000, 8192, 4096), (4000, 4096, 4096), (8000, 8192, 8192), (4096, 4096, 4096),
                        (8192, 8192, 8192)])]
-# swizzlepad (session 108): raggedother on an H100 (h100_session108.log) had 128x128 tiles at 8000x8192x8192 far
-# behind 8192^3, padded a or not (fp8 fast pingpong 1022-1071 TFLOP/s cold against 1449; bf16 pingpong 470-494 against
-# 701): 63 row tiles are odd, so "auto" (auto_swizzle.hpp, padding nothing) walks strips of 1. The same holds wherever
-# either axis has an odd tile count: 128x224 at N = 12288 (55 columns) and 18432 (83), 128x256 c2x1 at N = 11008
-# (43). Each tile "auto" and with strips of 2 and 4, built with lower.SWIZZLE_PAD 0 (today's: an explicit strip that
-# pads is narrowed) and 1000 (any padding: "auto" is 8): what a padded strip gains, and what its padded tiles cost
-# (1536x14336, 12 row tiles: strips of 8 padded to 16 ran 2.5x slower in session 99).
+# swizzlepad (session 108, run at 5a59412, where a SWIZZLE_PAD padded wherever it allowed, L2 or not): raggedother on
+# an H100 (h100_session108.log) had 128x128 tiles at 8000x8192x8192 far behind 8192^3, padded a or not (fp8 fast
+# pingpong 1022-1071 TFLOP/s cold against 1449; bf16 pingpong 470-494 against 701): 63 row tiles are odd, so "auto"
+# (auto_swizzle.hpp, padding nothing) walks strips of 1. The same holds wherever either axis has an odd tile count:
+# 128x224 at N = 12288 (55 columns) and 18432 (83), 128x256 c2x1 at N = 11008 (43). Each tile "auto" and with strips
+# of 2 and 4, built with lower.SWIZZLE_PAD 0 (an explicit strip that pads is narrowed) and 1000 (any padding: "auto"
+# is 8): what a padded strip gains, and what its padded tiles cost (1536x14336, 12 row tiles: strips of 8 padded to
+# 16 ran 2.5x slower in session 99). Run (call 4): padding gained only where the operand the walk sweeps whole
+# outgrew L2 (8000x8192x8192 1.6%: bf16 460 -> 671 TFLOP/s cold, fp8 1011 -> 1336; 128x224 at 12000x16384, 4.9%:
+# 597 -> 641) and lost everywhere else (1664x14336 13 -> 14 row tiles, 7.7%: 594 -> 470; fp8 4096x11008 86 -> 88
+# columns, 2.3%: 1555 -> 1415-1480), hence auto_swizzle's rule.
 SWIZZLE_PAD_VARIANTS = ("SWIZZLE_PAD", (0, 1000))
 SWIZZLE_PAD_BF16 = [
     (named(*("128x128x64 c1x1 pingpong" + s for s in ("", " swizzle2", " swizzle4"))),
@@ -559,6 +564,14 @@ SWIZZLE_PAD_BF16 = [
      [(4096, 11008, 4096), (2048, 11008, 4096), (8192, 8192, 8192)])]
 SWIZZLE_PAD_FP8 = [(named(*("128x128x128 c1x1 pingpong" + s for s in ("", " swizzle2", " swizzle4")), **FAST),
                     [(8000, 8192, 8192), (1664, 14336, 4096), (4096, 11008, 4096), (8192, 8192, 8192)])]
+# swizzlepadcheck (session 108): the padding rule as it is (SWIZZLE_PAD 5: only where the swept operand outgrows L2)
+# against none (0), on the plans' tiles at shapes where it pads (each to strips of 8 but 128x224 at 12000x16384: 4)
+# and at one where the swept operand fits (1664x14336x4096: strips of 1 either way).
+SWIZZLE_PAD_CHECK_VARIANTS = ("SWIZZLE_PAD", (0, 5))
+SWIZZLE_PAD_CHECK_BF16 = [(named("128x128x64 c1x1 pingpong"),
+                           [(8064, 14336, 8192), (8000, 8192, 8192), (8192, 8064, 8192), (1664, 14336, 4096)]),
+                          (named("128x224x64 c1x1 coop"), [(12000, 16384, 4096), (8000, 12288, 8192)])]
+SWIZZLE_PAD_CHECK_FP8_SHAPES = [(8000, 8192, 8192), (8064, 14336, 8192), (12000, 8192, 8192)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3115,6 +3128,11 @@ CASES = {
     "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
     "raggedother": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_OTHER_BF16, RAGGED_OTHER_FP8, padded=True),
     "swizzlepad": tail_loads_groups(SWIZZLE_PAD_VARIANTS, SWIZZLE_PAD_BF16, SWIZZLE_PAD_FP8, padded=True),
+    "swizzlepadcheck": [
+        *tail_loads_groups(SWIZZLE_PAD_CHECK_VARIANTS, SWIZZLE_PAD_CHECK_BF16,
+                           [(named("128x128x128 c1x1 pingpong", **FAST), SWIZZLE_PAD_CHECK_FP8_SHAPES)]),
+        ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), SWIZZLE_PAD_CHECK_FP8_SHAPES[:2],
+         fp8_scaled_contenders, "_scaled_mm", SWIZZLE_PAD_CHECK_VARIANTS)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],

@@ -163,10 +163,13 @@ DIRECT_STORE = "never"
 _DIRECT_NODE_KINDS = {"acc", "scalar", "col_bcast", "row_bcast", "compute"}
 
 # sm90: the most tiles, in percent of the tile grid, that the persistent scheduler's strips ("auto" swizzle, and the
-# cap on an explicit one) may add by padding it (csrc/cutlassgen/auto_swizzle.hpp). 0 pads nothing, which leaves
-# strips of 1 wherever either axis has an odd tile count (63 row tiles at M = 8000 with 128-row tiles). A study setting
-# until the probe's numbers (bench/tile_probe.py swizzlepad) say what it should be.
-SWIZZLE_PAD = 0
+# cap on an explicit one) may add by padding it, where the operand the walk sweeps whole is larger than L2
+# (csrc/cutlassgen/auto_swizzle.hpp). 0 pads nothing, which leaves strips of 1 wherever either axis has an odd tile
+# count (63 row tiles at M = 8000 with 128-row tiles). Set from bench/tile_probe.py swizzlepad (an H100, session 108):
+# there a padding of 1.6% (8000x8192x8192) gained 1.32-1.46x and one of 4.9% (128x224 at 12000x16384) 1.05-1.07x, but
+# where the swept operand fit in L2 every padding lost (0.5-21%).
+SWIZZLE_PAD = 5
+RASTER_CODES = {"auto": 0, "along_m": 1, "along_n": 2}  # auto_swizzle.hpp's SwizzlePad::raster
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
@@ -475,8 +478,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
-                   # 0 renders no argument, so the sources of kernels built before the setting stay as they were
-                   swizzle_pad=SWIZZLE_PAD,
+                   # auto_swizzle's SwizzlePad; none where SWIZZLE_PAD is 0 (the call as before the setting)
+                   swizzle_pad=[SWIZZLE_PAD, "p.k", a.bits // 8, b.bits // 8, RASTER_CODES[cfg.raster]]
+                   if SWIZZLE_PAD else None,
                    # which cg_problem fields feed the kernel's M, N, A and B
                    kernel_m="n" if swap else "m", kernel_n="m" if swap else "n",
                    kernel_a="b" if swap else "a", kernel_b="a" if swap else "b")

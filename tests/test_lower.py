@@ -546,32 +546,41 @@ def test_auto_swizzle_pads_no_tile(tmp_path):
     assert got == [c[-1] for c in cases]
 
 
-def test_auto_swizzle_pads_at_most_what_it_is_allowed(tmp_path):
-    """max_pad_pct (lower.SWIZZLE_PAD): the widest strip up to 8 whose padding adds at most that percent of the
-    cluster-rounded grid; 0 is the unpadded rule above."""
-    cases = [  # m, n, tile_m, tile_n, cluster_m, cluster_n, max_pad_pct, expected
-        (8000, 8192, 128, 128, 1, 1, 0, 1),  # 63 x 64 tiles: an odd axis leaves strips of 1
-        (8000, 8192, 128, 128, 1, 1, 2, 8),  # 64 x 64 is 1.6% more
-        (8000, 8192, 128, 128, 1, 1, 1, 1),
-        (1536, 14336, 128, 128, 1, 1, 3, 4),  # 12 row tiles: 8 pads to 16 (33%), 4 pads nothing
-        (3000, 18432, 128, 224, 1, 1, 3, 4),  # 24 x 83: 8 pads N to 88 (6%), 4 to 84 (1.2%)
-        (3000, 18432, 128, 224, 1, 1, 10, 8),
-        (256, 8192, 128, 128, 2, 1, 50, 1),  # one 2x1 cluster of rows: 2 pads it to 4 (100%)
-        (4096, 11008, 128, 256, 2, 1, 3, 4),  # 32 x 43: 8 pads N to 48 (12%), 4 to 44 (2.3%)
+def test_auto_swizzle_pads_only_where_the_swept_operand_outgrows_l2(tmp_path):
+    """SwizzlePad (lower.SWIZZLE_PAD): where the operand that CUTLASS's walk sweeps whole (A along M, B along N) is
+    larger than L2 (50 MiB), the widest strip up to 8 whose padding adds at most max_pct percent of the
+    cluster-rounded grid; elsewhere, or with max_pct 0, the unpadded rule above."""
+    cases = [  # m, n, k, tile_m, tile_n, cluster_m, cluster_n, (max_pct, a_bytes, b_bytes, raster), expected
+        (8000, 8192, 8192, 128, 128, 1, 1, (5, 2, 2, 0), 8),  # 63 x 64 tiles, along M: A 131 MB; 64 rows 1.6% more
+        (8000, 8192, 8192, 128, 128, 1, 1, (0, 2, 2, 0), 1),  # no padding allowed: an odd axis leaves strips of 1
+        (8000, 8192, 8192, 128, 128, 1, 1, (1, 2, 2, 0), 1),
+        (8000, 8192, 1024, 128, 128, 1, 1, (5, 2, 2, 0), 1),  # A 16 MB fits in L2
+        (8000, 8192, 8192, 128, 128, 1, 1, (5, 1, 1, 0), 8),  # fp8: A 66 MB
+        (6000, 8192, 8192, 128, 128, 1, 1, (5, 1, 1, 0), 1),  # fp8: A 49 MB
+        (1664, 14336, 65536, 128, 128, 1, 1, (5, 2, 2, 0), 1),  # 13 row tiles: 14 is 7.7% more
+        (12000, 16384, 4096, 128, 224, 1, 1, (5, 2, 2, 0), 4),  # 94 x 74, along N: B 134 MB; 96 x 76 4.9% more
+        (12000, 16384, 4096, 128, 224, 1, 1, (4, 2, 2, 0), 2),
+        (3000, 18432, 4096, 128, 224, 1, 1, (5, 2, 2, 0), 1),  # 24 x 83, along M: A 25 MB
+        (3000, 18432, 4096, 128, 224, 1, 1, (5, 2, 2, 2), 4),  # along N asked: B 151 MB; 84 columns 1.2% more
+        (256, 8192, 1 << 20, 128, 128, 2, 1, (50, 2, 2, 0), 1),  # one 2x1 cluster of rows: 2 pads it 100%
     ]
     got = run_cpp(tmp_path, "int main() {\n" + "".join(
-        f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}, {pad}));\n'
-        for m, n, tm, tn, cm, cn, pad, _ in cases) + "}")
+        f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}, '
+        f'{{{pct}, {k}, {ab}, {bb}, {raster}}}));\n'
+        for m, n, k, tm, tn, cm, cn, (pct, ab, bb, raster), _ in cases) + "}")
     assert got == [c[-1] for c in cases]
 
 
 def test_a_swizzle_pad_reaches_both_scheduler_setups_and_none_renders_nothing():
-    """SWIZZLE_PAD 0 renders the call as before it was a setting (so those kernels' sources did not change)."""
-    assert "auto_swizzle(p.m, p.n, 64, 32,\n" in cg.render(spec()) and ", 0)" not in cg.render(spec())
+    """SWIZZLE_PAD 0 renders the call as before it was a setting; otherwise it, K, the kernel's element bytes and
+    the raster option go to both the "auto" strip and the cap on an explicit one."""
+    with cg.lower.settings(SWIZZLE_PAD=0):
+        assert re.search(r"auto_swizzle\(p\.m, p\.n, 64, 32,\s+1, 1\);", cg.render(spec()))
     with cg.lower.settings(SWIZZLE_PAD=3):
         for sw in ("auto", 4):
             src = cg.render(spec(swizzle=sw))
-            assert re.search(r"auto_swizzle\(p\.m, p\.n, 64, 32,\s+1, 1, 3\);", src), src
+            assert re.search(r"auto_swizzle\(p\.m, p\.n, 64, 32,\s+1, 1, \{3, p\.k, 1, 1, 0\}\);", src), src
+        assert "1, 1, {3, p.k, 1, 1, 2});" in cg.render(spec(raster="along_n"))
 
 
 def test_an_explicit_swizzle_is_the_widest_strip_up_to_it_that_pads_no_tile(tmp_path):
@@ -585,10 +594,10 @@ def test_an_explicit_swizzle_is_the_widest_strip_up_to_it_that_pads_no_tile(tmp_
 
     problems = [(512, 4096), (384, 4096), (320, 4096), (4096, 96)]  # 8, 6, 5 and 64 row tiles (4096: 3 columns)
     calls = [(sw, swap) for sw in (8, 4, 2, 1) for swap in (False, True)]
-    body = "struct Problem { long m, n; };\nstruct Arguments { struct { int max_swizzle_size; } scheduler; };\n"
+    body = "struct Problem { long m, n, k; };\nstruct Arguments { struct { int max_swizzle_size; } scheduler; };\n"
     body += "".join(f"int strip_{sw}_{int(swap)}(Problem p) {{\n  Arguments args;\n{scheduler_setup(sw, swap)}"
                     "  return args.scheduler.max_swizzle_size;\n}\n" for sw, swap in calls)
-    body += "int main() {\n" + "".join(f'  std::printf("%d\\n", strip_{sw}_{int(swap)}({{{m}, {n}}}));\n'
+    body += "int main() {\n" + "".join(f'  std::printf("%d\\n", strip_{sw}_{int(swap)}({{{m}, {n}, 4096}}));\n'
                                         for sw, swap in calls for m, n in problems) + "}"
     got = iter(run_cpp(tmp_path, body))
     strips = {(sw, swap, m, n): next(got) for sw, swap in calls for m, n in problems}
