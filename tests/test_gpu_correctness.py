@@ -114,6 +114,33 @@ def test_matches_reference(gpu_kernel, name, shape):
     assert_other_outputs_close(kernel, res, ref, f"{name} {M}x{N}x{K}")
 
 
+# Where the operand the persistent scheduler's walk sweeps whole outgrows L2, its strips may pad the tile grid
+# (lower.SWIZZLE_PAD, csrc/cutlassgen/auto_swizzle.hpp; test_lower.py checks these shapes' strips): 63 x 64 128x128
+# tiles walk strips of 8 over 64 rows, 32 x 43 128x256 tiles in 2x1 clusters strips of 4 over 44 columns. CUTLASS
+# runs the padded tiles too; they must leave D, the aux store and amax as the reference has them.
+PADDED_WALKS = [("sm90_epi_tile_residual_aux", (8000, 8192, 8192)), ("sm90_bf16_bias_gelu", (4096, 11008, 8192))]
+
+
+@pytest.mark.parametrize("name, shape", PADDED_WALKS, ids=lambda x: x if isinstance(x, str) else "x".join(map(str, x)))
+def test_a_walk_in_padded_strips_matches_reference(gpu_kernel, name, shape):
+    import torch
+
+    import cutlassgen as cg
+
+    assert cg.lower.SWIZZLE_PAD > 0, "no padding allowed: this test would check the unpadded walk"
+    spec, kernel = GPU_SPECS[name], gpu_kernel(name)
+    M, N, K = shape
+    gen = fresh_generator(name, shape, "padded walk")
+    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+    out = poisoned_out(spec, M, N)
+    res = kernel(a, b, c, out=out, **inputs)
+    torch.cuda.synchronize()
+    ref = cg.reference(spec, a, b, c, **inputs)
+    d = res.d if kernel.Result else res
+    assert_close(d, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} {M}x{N}x{K} D (padded walk)")
+    assert_other_outputs_close(kernel, res, ref, f"{name} {M}x{N}x{K} (padded walk)")
+
+
 @pytest.mark.parametrize("name", ["sm90_tf32_residual", "sm90_fp16_residual_colD", "sm80_bf16_residual_aux_amax"])
 def test_out_may_be_c_itself(gpu_kernel, name):
     """In place: out=c (the same view) writes D over the C it reads, each tile's C read before its D is written

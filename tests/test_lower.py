@@ -563,6 +563,9 @@ def test_auto_swizzle_pads_only_where_the_swept_operand_outgrows_l2(tmp_path):
         (3000, 18432, 4096, 128, 224, 1, 1, (5, 2, 2, 0), 1),  # 24 x 83, along M: A 25 MB
         (3000, 18432, 4096, 128, 224, 1, 1, (5, 2, 2, 2), 4),  # along N asked: B 151 MB; 84 columns 1.2% more
         (256, 8192, 1 << 20, 128, 128, 2, 1, (50, 2, 2, 0), 1),  # one 2x1 cluster of rows: 2 pads it 100%
+        # test_gpu_correctness.py PADDED_WALKS, run at lower.SWIZZLE_PAD's value
+        (8000, 8192, 8192, 128, 128, 1, 1, (cg.lower.SWIZZLE_PAD, 2, 2, 0), 8),
+        (4096, 11008, 8192, 128, 256, 2, 1, (cg.lower.SWIZZLE_PAD, 2, 2, 0), 4),  # 32 x 43, A 67 MB; 44 2.3% more
     ]
     got = run_cpp(tmp_path, "int main() {\n" + "".join(
         f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}, '
