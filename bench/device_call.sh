@@ -3,11 +3,13 @@
 # leaves a marker in $MARKS, so a second call on the same warm machine goes on where the first stopped, and a stage
 # that would not fit in what is left of GUARD_S is skipped with a word instead of being cut off by the call's limit.
 #
-#   OUT=... [PROBE="raggedwide ..."] [MODES="cold warm"] [NO_TESTS=1] [GUARD_S=560] bash bench/device_call.sh
+#   OUT=... [PROBE="raggedwide ..."] [MODES="cold warm"] [NO_TESTS=1] [GUARD_S=560] [SKIP="stage ..."] \
+#     bash bench/device_call.sh
 #
 # Stages: tile_probe.py PROBE --build-only, then one timed pass per MODES (9 rounds; cold: L2 flushed), then unless
 # NO_TESTS the GPU suite as sessions 98-105 split it: the per-shape prebuild (PER_SHAPE_CASES: only those cases) and
-# tests (PER_SHAPE_K: their -k), the suite's other kernels, the reference tests, the rest. Logs: $OUT/<stage>.log.
+# tests (PER_SHAPE_K: their -k), the suite's other kernels, the reference tests, the rest; SKIP names stages to leave
+# for a later call (not marked done). Logs: $OUT/<stage>.log.
 # Wheels in $WHEELS (default .whl/: nvidia-cutlass, for a machine without internet) go into /tmp/site first; the
 # device parts of bench/seed_device_parts.py runs, in the folders SEEDS names (default devcalls/seed_*), seed the cache.
 set -uo pipefail
@@ -37,6 +39,7 @@ echo "tree $(git log -1 --format='%h %s' 2>/dev/null)${changed:+; the files diff
 stage() {
   local name=$1 need=$2; shift 2
   if [ -f "$MARKS/$name" ]; then echo "== $name: done in an earlier call"; return 0; fi
+  case " ${SKIP:-} " in *" $name "*) echo "== $name: SKIPPED (SKIP names it)"; return 0;; esac
   if [ "$(left)" -lt "$need" ]; then echo "== $name: SKIPPED ($(left) s left, needs $need)"; return 1; fi
   echo "== $(date +%T) $name ($(left) s left)"; local t=$(date +%s) rc
   timeout "$(left)" "$@" > "$OUT/$name.log" 2>&1; rc=$?

@@ -747,3 +747,8 @@ def test_device_call_goes_on_where_an_earlier_call_stopped(tmp_path):
     assert "others: SKIPPED" not in fourth
     others = (tmp_path / "calls").read_text().splitlines()[-1]
     assert others.endswith('tests -k not (test_one or test_two) and not test_matches_reference and not direct_store')
+    # SKIP leaves the stages it names for a later call: not run, not marked done
+    fifth = _device_call(tmp_path, GUARD_S="400", MARKS=str(tmp_path / "marks5"), SKIP="per_shape_prebuild reference")
+    assert "per_shape_prebuild: SKIPPED (SKIP names it)" in fifth and "reference: SKIPPED (SKIP names it)" in fifth
+    assert "== " in fifth and not (tmp_path / "marks5" / "reference").exists()
+    assert (tmp_path / "marks5" / "per_shape_tests").exists()
