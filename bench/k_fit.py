@@ -9,7 +9,8 @@ import collections
 import re
 import sys
 
-ROW = re.compile(r"((?:bf16|fp8) [a-z+]+) (\d+)x(\d+)x(\d+): (.*?) \|")
+# the contenders end at the first " |" that does not begin a padded-activation variant's name ("... | padded 736")
+ROW = re.compile(r"((?:bf16|fp8) [a-z+]+) (\d+)x(\d+)x(\d+): (.*?) \|(?! padded)")
 MICROSECONDS = re.compile(r"\| us: (.*)$")
 
 

@@ -686,6 +686,25 @@ def test_probe_ratio_divides_two_contenders_per_shape(monkeypatch):
     assert probe_ratio.geomean(r.values()) == pytest.approx(math.sqrt(1.1 * 0.8), rel=1e-3)
 
 
+def test_probe_ratio_pairs_a_settings_builds_in_one_section_of_a_results_log(monkeypatch):
+    """"{}" pairs each tile's two builds of a lower setting; --section keeps one "## ..." part of a results log (the
+    cold and warm runs of a case repeat its shapes); padded-activation variants ("... | padded 700") are contenders."""
+    probe_ratio = bench_script(monkeypatch, "probe_ratio")
+    log = ["# header\n", "## probe_cold.log (case --cold)\n",
+           "stages: t1 swizzle_pad=0 6 (1 B)\n",
+           "fp8 scaled 8000x8192x8192: base 1000, t1 swizzle_pad=0 800, t1 swizzle_pad=5 1200, "
+           "t2 swizzle_pad=0 900, t2 swizzle_pad=5 900, t2 swizzle_pad=0 | padded 450 | best ours t1 1.20x\n",
+           "## probe_warm.log (case)\n",
+           "fp8 scaled 8000x8192x8192: base 1000, t1 swizzle_pad=0 500, t1 swizzle_pad=5 1000 | best ours t1 1.0x\n"]
+    cold = probe_ratio.ratios(probe_ratio.section(log, "probe_cold.log (case"), "{} swizzle_pad=5", "{} swizzle_pad=0")
+    assert cold == {("fp8 scaled", 8000, 8192, 8192, "t1"): pytest.approx(1.5, rel=1e-3),
+                    ("fp8 scaled", 8000, 8192, 8192, "t2"): pytest.approx(1.0, rel=1e-3)}
+    warm = probe_ratio.ratios(probe_ratio.section(log, "probe_warm.log"), "{} swizzle_pad=5", "{} swizzle_pad=0")
+    assert warm == {("fp8 scaled", 8000, 8192, 8192, "t1"): pytest.approx(2.0, rel=1e-3)}
+    padded = probe_ratio.ratios(probe_ratio.section(log, "probe_cold"), "t2 swizzle_pad=0 | padded", "base")
+    assert padded == {("fp8 scaled", 8000, 8192, 8192): pytest.approx(0.45, rel=1e-3)}
+
+
 def test_wave_fill_check_times_the_tile_the_rule_runs_against_the_plan(monkeypatch):
     check = bench_script(monkeypatch, "wave_fill_check")
     lines = ["bf16 bias+gelu 768x14336x4096: cuBLASLt fused 700, 128x224x64 c1x1 coop 770, auto+shapes 660 | ...\n",
