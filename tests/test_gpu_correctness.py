@@ -95,14 +95,18 @@ def assert_close(out, ref, dtype, what):
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("name", list(GPU_SPECS))
 def test_matches_reference(gpu_kernel, name, shape):
+    spec = GPU_SPECS[name]
+    check_against_reference(name, gpu_kernel(name), *aligned_shape(spec, shape), fresh_generator(name, shape))
+
+
+def check_against_reference(name, kernel, M, N, K, gen, what=""):
+    """GPU_SPECS[name]'s kernel on fresh inputs from gen into a poisoned out: D (written into out) and the other
+    outputs against the float64 reference."""
     import torch
 
     import cutlassgen as cg
 
     spec = GPU_SPECS[name]
-    kernel = gpu_kernel(name)
-    M, N, K = aligned_shape(spec, shape)
-    gen = fresh_generator(name, shape)
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
     out = poisoned_out(spec, M, N)
     res = kernel(a, b, c, out=out, **inputs)
@@ -110,8 +114,8 @@ def test_matches_reference(gpu_kernel, name, shape):
     ref = cg.reference(spec, a, b, c, **inputs)
     d = res.d if kernel.Result else res
     assert d.data_ptr() == out.data_ptr()
-    assert_close(d, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} {M}x{N}x{K} D")
-    assert_other_outputs_close(kernel, res, ref, f"{name} {M}x{N}x{K}")
+    assert_close(d, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} {M}x{N}x{K} D{what}")
+    assert_other_outputs_close(kernel, res, ref, f"{name} {M}x{N}x{K}{what}")
 
 
 # Where the operand the persistent scheduler's walk sweeps whole outgrows L2, its strips may pad the tile grid
@@ -123,22 +127,11 @@ PADDED_WALKS = [("sm90_epi_tile_residual_aux", (8000, 8192, 8192)), ("sm90_bf16_
 
 @pytest.mark.parametrize("name, shape", PADDED_WALKS, ids=lambda x: x if isinstance(x, str) else "x".join(map(str, x)))
 def test_a_walk_in_padded_strips_matches_reference(gpu_kernel, name, shape):
-    import torch
-
     import cutlassgen as cg
 
     assert cg.lower.SWIZZLE_PAD > 0, "no padding allowed: this test would check the unpadded walk"
-    spec, kernel = GPU_SPECS[name], gpu_kernel(name)
-    M, N, K = shape
-    gen = fresh_generator(name, shape, "padded walk")
-    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
-    out = poisoned_out(spec, M, N)
-    res = kernel(a, b, c, out=out, **inputs)
-    torch.cuda.synchronize()
-    ref = cg.reference(spec, a, b, c, **inputs)
-    d = res.d if kernel.Result else res
-    assert_close(d, ref.d if kernel.Result else ref, spec.d.dtype, f"{name} {M}x{N}x{K} D (padded walk)")
-    assert_other_outputs_close(kernel, res, ref, f"{name} {M}x{N}x{K} (padded walk)")
+    check_against_reference(name, gpu_kernel(name), *shape, fresh_generator(name, shape, "padded walk"),
+                            " (padded walk)")
 
 
 @pytest.mark.parametrize("name", ["sm90_tf32_residual", "sm90_fp16_residual_colD", "sm80_bf16_residual_aux_amax"])
