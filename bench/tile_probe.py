@@ -552,8 +552,8 @@ RAGGED_OTHER_BF16 = [(named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong"),
 # is 8): what a padded strip gains, and what its padded tiles cost (1536x14336, 12 row tiles: strips of 8 padded to
 # 16 ran 2.5x slower in session 99). Run (call 4): padding gained only where the operand the walk sweeps whole
 # outgrew L2 (8000x8192x8192 1.6%: bf16 460 -> 671 TFLOP/s cold, fp8 1011 -> 1336; 128x224 at 12000x16384, 4.9%:
-# 597 -> 641) and lost everywhere else (1664x14336 13 -> 14 row tiles, 7.7%: 594 -> 470; fp8 4096x11008 86 -> 88
-# columns, 2.3%: 1555 -> 1415-1480), hence auto_swizzle's rule.
+# 597 -> 641); elsewhere at best level, mostly behind (1664x14336 13 -> 14 row tiles, 7.7%: 594 -> 470; fp8
+# 4096x11008 86 -> 88 columns, 2.3%: 1555 -> 1415-1480), hence auto_swizzle's rule.
 SWIZZLE_PAD_VARIANTS = ("SWIZZLE_PAD", (0, 1000))
 SWIZZLE_PAD_BF16 = [
     (named(*("128x128x64 c1x1 pingpong" + s for s in ("", " swizzle2", " swizzle4"))),

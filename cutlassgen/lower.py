@@ -167,7 +167,7 @@ _DIRECT_NODE_KINDS = {"acc", "scalar", "col_bcast", "row_bcast", "compute"}
 # (csrc/cutlassgen/auto_swizzle.hpp). 0 pads nothing, which leaves strips of 1 wherever either axis has an odd tile
 # count (63 row tiles at M = 8000 with 128-row tiles). Set from bench/tile_probe.py swizzlepad (an H100, session 108):
 # there a padding of 1.6% (8000x8192x8192) gained 1.32-1.46x and one of 4.9% (128x224 at 12000x16384) 1.05-1.07x, but
-# where the swept operand fit in L2 every padding lost (0.5-21%).
+# where the swept operand fit in L2 no padding gained more than 0.3% and most lost (up to 2.6x slower).
 SWIZZLE_PAD = 5
 RASTER_CODES = {"auto": 0, "along_m": 1, "along_n": 2}  # auto_swizzle.hpp's SwizzlePad::raster
 
