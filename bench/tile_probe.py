@@ -2785,7 +2785,7 @@ def fp8_fast_then_without(groups: list) -> list:
             for make, extra in ((fp8_scaled_fast, FAST), (fp8_scaled, {})) for names, shapes in groups]
 
 
-def tail_loads_groups(variants: tuple, bf16: list = (), fp8: list = (), padded: bool = False) -> list:
+def setting_groups(variants: tuple, bf16: list = (), fp8: list = (), padded: bool = False) -> list:
     """bf16 bias+gelu groups against cuBLASLt fused, then fp8 scaled ones (fast accumulation) against _scaled_mm's, for
     each (tiles, shapes), every tile built once per value of variants (a lower setting and its values, as builds_of
     reads it); padded: each call on a bare a and on a padded one."""
@@ -3085,10 +3085,10 @@ CASES = {
     "fullwide": fp8_shipped_each(FULL_WIDE_SHAPES, FULL_WIDE_VARIANTS),
     "oobplace": [("bf16 bias+gelu", bias_gelu, tiles, shapes, placed_bias_gelu_contenders, "cuBLASLt fused")
                  for tiles, shapes in OOB_PLACE_GROUPS],
-    "fittedtail": tail_loads_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),
-    "alltail": tail_loads_groups(ALLTAIL_VARIANTS, ALLTAIL_GROUPS, ALLTAIL_FP8),
-    "alltailcheck": tail_loads_groups(ALLTAIL_VARIANTS, ALLTAIL_CHECK, [ALLTAIL_CHECK_FP8]),
-    "tallfitted": tail_loads_groups(TALL_FITTED_VARIANTS, TALL_FITTED_GROUPS, padded=True),
+    "fittedtail": setting_groups(FITTED_TAIL_VARIANTS, FITTED_TAIL_GROUPS, [FITTED_TAIL_FP8], padded=True),
+    "alltail": setting_groups(ALLTAIL_VARIANTS, ALLTAIL_GROUPS, ALLTAIL_FP8),
+    "alltailcheck": setting_groups(ALLTAIL_VARIANTS, ALLTAIL_CHECK, [ALLTAIL_CHECK_FP8]),
+    "tallfitted": setting_groups(TALL_FITTED_VARIANTS, TALL_FITTED_GROUPS, padded=True),
     "tallsubfp8": [fp8_beside_plan(fp8_scaled_fast, named(*names, **FAST), shapes)
                    for names, shapes in TALL_SUBTILE_FP8],
     "paddedfill": [("bf16 bias+gelu", bias_gelu, {"auto+shapes": PLAN}, PADDED_FILL, padded_zeros_bias_gelu_contenders,
@@ -3126,12 +3126,12 @@ CASES = {
     "mid768": [beside_plan(MID768_TILES, MID768_SHAPES)],
     "wavefill": [beside_plan(WAVEFILL_TILES, WAVEFILL_SHAPES)],
     "wavefillcheck": [beside_plan(WAVEFILL_CHECK_TILES, WAVEFILL_CHECK_SHAPES)],
-    "raggedwide": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_WIDE_GROUPS, padded=True),
+    "raggedwide": setting_groups(RAGGED_WIDE_VARIANTS, RAGGED_WIDE_GROUPS, padded=True),
     "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
-    "raggedother": tail_loads_groups(RAGGED_WIDE_VARIANTS, RAGGED_OTHER_BF16, RAGGED_OTHER_FP8, padded=True),
-    "swizzlepad": tail_loads_groups(SWIZZLE_PAD_VARIANTS, SWIZZLE_PAD_BF16, SWIZZLE_PAD_FP8, padded=True),
+    "raggedother": setting_groups(RAGGED_WIDE_VARIANTS, RAGGED_OTHER_BF16, RAGGED_OTHER_FP8, padded=True),
+    "swizzlepad": setting_groups(SWIZZLE_PAD_VARIANTS, SWIZZLE_PAD_BF16, SWIZZLE_PAD_FP8, padded=True),
     "swizzlepadcheck": [
-        *tail_loads_groups(SWIZZLE_PAD_CHECK_VARIANTS, SWIZZLE_PAD_CHECK_BF16,
+        *setting_groups(SWIZZLE_PAD_CHECK_VARIANTS, SWIZZLE_PAD_CHECK_BF16,
                            [(named("128x128x128 c1x1 pingpong", **FAST), SWIZZLE_PAD_CHECK_FP8_SHAPES)]),
         ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), SWIZZLE_PAD_CHECK_FP8_SHAPES[:2],
          fp8_scaled_contenders, "_scaled_mm", SWIZZLE_PAD_CHECK_VARIANTS)],

@@ -13,7 +13,7 @@ from . import __version__
 from . import epilogue as epi
 from .arch import WGMMA_BASE_N
 from .dtypes import DTYPES
-from .spec import GemmSpec
+from .spec import RASTERS, GemmSpec
 from .tiles import (Sm80Config, alignment, is_fp8, is_unswapped_coop128, kernel_vector_kind, promotes_accumulators,
                     resolve, sm80_epilogue_access)
 from .validate import check_target
@@ -169,7 +169,6 @@ _DIRECT_NODE_KINDS = {"acc", "scalar", "col_bcast", "row_bcast", "compute"}
 # there a padding of 1.6% (8000x8192x8192) gained 1.32-1.46x and one of 4.9% (128x224 at 12000x16384) 1.05-1.07x, but
 # where the swept operand fit in L2 no padding gained more than 0.3% and most lost (up to 2.6x slower).
 SWIZZLE_PAD = 5
-RASTER_CODES = {"auto": 0, "along_m": 1, "along_n": 2}  # auto_swizzle.hpp's SwizzlePad::raster
 
 # The module settings above, which the probes and tests set to build variants side by side.
 SETTINGS = ("BULK_COL_BROADCAST", "BULK_ROW_BROADCAST", "STREAM_K_REDUCTION", "LOAD_HINTS",
@@ -478,8 +477,9 @@ def lower(spec: GemmSpec, target_arch: int | None = None) -> dict:
                    stages=cfg.stages,
                    raster={"auto": "Heuristic", "along_m": "AlongM", "along_n": "AlongN"}[cfg.raster],
                    swizzle=cfg.swizzle, split_k=cfg.split_k, swap_ab=swap,
-                   # auto_swizzle's SwizzlePad; none where SWIZZLE_PAD is 0 (the call as before the setting)
-                   swizzle_pad=[SWIZZLE_PAD, "p.k", a.bits // 8, b.bits // 8, RASTER_CODES[cfg.raster]]
+                   # auto_swizzle's SwizzlePad (its raster: RASTERS' order, 0 auto, 1 along M, 2 along N); none
+                   # where SWIZZLE_PAD is 0 (the call as before the setting)
+                   swizzle_pad=[SWIZZLE_PAD, "p.k", a.bits // 8, b.bits // 8, RASTERS.index(cfg.raster)]
                    if SWIZZLE_PAD else None,
                    # which cg_problem fields feed the kernel's M, N, A and B
                    kernel_m="n" if swap else "m", kernel_n="m" if swap else "n",
