@@ -999,6 +999,10 @@ def test_a_fp8_fast_dispatch_kernel_runs_the_fitted_twin_at_ragged_m(sms, monkey
         repr(k))
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(2000, 8192, 4096).spec == k.choose(2000, 8192, 4096).spec
+    # the default kernel alone (build(spec)) says once that the twin would run such a call, where a GPU is seen
+    hint = dispatch.per_shape_hint(FAST, 2000, 8192, 4096)
+    assert (hint is not None and "the per-shape tile 128x128x128 c1x1 pingpong fitted-tail" in hint) == bool(sms)
+    assert dispatch.per_shape_hint(FAST, 2048, 8192, 4096) is None
     # bf16's default above 512 rows (128x256 c2x1 cooperative) has no twin: no record at N below WIDE_N
     assert dispatch.heuristic_record(SPEC, [(2000, 8192, 4096)]) is None
 
