@@ -118,8 +118,8 @@ class Sm90Tile:
     # fitted to them, not in a box of the tile's rows that runs past a bare activation tensor's end (else
     # lower.TAIL_LOADS decides: swapped tiles and 64-row ones). On an H100, fp8 fast accumulation's 128x128 pingpong
     # ran 1.05-1.38x faster with it at 704-8000 ragged rows, but up to 3.5% slower where M fills its tiles
-    # (tile_probe.py raggedother), so the per-shape plan compiles it as a twin that calls run at ragged M only
-    # (tiles.wave_fill_tiles).
+    # (tile_probe.py raggedother); on the H200 that tile lost nothing at ragged M and the twin ran 0.997-1.030x it
+    # (fittedtwin). So the per-shape plan compiles it as a twin that calls run at ragged M only (tiles.fitted_twin).
     fitted_tail: bool = False
     path = "sm90"
 
