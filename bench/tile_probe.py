@@ -561,7 +561,7 @@ SWIZZLE_PAD_VARIANTS = ("SWIZZLE_PAD", (0, 1000))
 # beside that tile as it ran there before (the plan before: the default, or at N >= 12288 the same tile named) and
 # 128x224x128 coop; two shapes of M a multiple of 128 as controls, where the plan runs the tile itself. Run on an H200
 # (cold, h200_session109.log): the tile with CuTe's loads lost nothing at ragged M there; the plan ran 0.997-1.030x it
-# (geometric mean 1.005, the controls 0.999 and 1.007), 128x224 0.76-0.98x it.
+# (geometric mean 1.005, the controls 0.999 and 1.007), 128x224 0.76-0.99x it.
 FITTED_TWIN_TILES = named("128x128x128 c1x1 pingpong", "128x224x128 c1x1 coop", **FAST)
 FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192), (3000, 28672, 4096),
                       (5000, 14336, 4096), (6000, 4096, 4096), (700, 28672, 4096), (12000, 8192, 4096),
