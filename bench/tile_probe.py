@@ -30,7 +30,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
      fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge raggedother swizzlepad
-     swizzlepadcheck
+     swizzlepadcheck fittedtwin
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -555,6 +555,17 @@ RAGGED_OTHER_BF16 = [(named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong"),
 # 597 -> 641); elsewhere at best level, mostly behind (1664x14336 13 -> 14 row tiles, 7.7%: 594 -> 470; fp8
 # 4096x11008 86 -> 88 columns, 2.3%: 1555 -> 1415-1480), hence auto_swizzle's rule.
 SWIZZLE_PAD_VARIANTS = ("SWIZZLE_PAD", (0, 1000))
+# fittedtwin (session 109): from raggedother's fp8 fast numbers the plan runs, at ragged M above 512 rows, a twin of its
+# 128x128x128 pingpong tile that loads the last row of token tiles in a box fitted to it (Sm90Tile.fitted_tail,
+# tiles.fitted_twin; its source is the tile's under TAIL_LOADS "all"). At shapes raggedother did not time, the plan
+# beside that tile as it ran there before (the plan before: the default, or at N >= 12288 the same tile named) and
+# 128x224x128 coop; two shapes of M a multiple of 128 as controls, where the plan runs the tile itself. Run on an H200
+# (cold, h200_session109.log): the tile with CuTe's loads lost nothing at ragged M there; the plan ran 0.997-1.030x it
+# (geometric mean 1.005, the controls 0.999 and 1.007), 128x224 0.76-0.99x it.
+FITTED_TWIN_TILES = named("128x128x128 c1x1 pingpong", "128x224x128 c1x1 coop", **FAST)
+FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192), (3000, 28672, 4096),
+                      (5000, 14336, 4096), (6000, 4096, 4096), (700, 28672, 4096), (12000, 8192, 4096),
+                      (4096, 14336, 4096), (2048, 8192, 4096)]
 SWIZZLE_PAD_BF16 = [
     (named(*("128x128x64 c1x1 pingpong" + s for s in ("", " swizzle2", " swizzle4"))),
      [(8000, 8192, 8192), (1664, 14336, 4096), (1536, 14336, 4096), (8192, 8192, 8192)]),
@@ -3130,6 +3141,7 @@ CASES = {
     "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
     "raggedother": setting_groups(RAGGED_WIDE_VARIANTS, RAGGED_OTHER_BF16, RAGGED_OTHER_FP8, padded=True),
     "swizzlepad": setting_groups(SWIZZLE_PAD_VARIANTS, SWIZZLE_PAD_BF16, SWIZZLE_PAD_FP8, padded=True),
+    "fittedtwin": [fp8_beside_plan(fp8_scaled_fast, FITTED_TWIN_TILES, FITTED_TWIN_SHAPES)],
     "swizzlepadcheck": [
         *setting_groups(SWIZZLE_PAD_CHECK_VARIANTS, SWIZZLE_PAD_CHECK_BF16,
                            [(named("128x128x128 c1x1 pingpong", **FAST), SWIZZLE_PAD_CHECK_FP8_SHAPES)]),

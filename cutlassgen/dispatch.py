@@ -34,7 +34,7 @@ def tile_is_auto(spec: GemmSpec) -> bool:
     t = spec.tile
     if isinstance(t, Sm90Tile):
         return t.cta == AUTO and t.cluster == AUTO and t.mainloop == "auto" and t.stages == AUTO and \
-            t.scheduler == "persistent" and not t.opaque_pipeline and not t.weights_evict_first
+            t.scheduler == "persistent" and not t.opaque_pipeline and not t.weights_evict_first and not t.fitted_tail
     return t.threadblock == AUTO and t.warp == AUTO and t.stages == AUTO
 
 
@@ -168,6 +168,7 @@ class DispatchKernel:
         # _made_from keeps them all
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
+        self._fill_ctas = {}  # entry index: the CTA tiles of its kernel and fill kernels, worked out at first use
         # a tuning record's winner was timed at its own shape, against the fill tiles too: only ragged M, which a
         # tuning at M a multiple of the tile's rows did not see, goes to them (tuned_fills)
         self._fill_by_waves = bool(record.get("limits"))
@@ -217,12 +218,14 @@ class DispatchKernel:
 
     def _wave_filled(self, i: int, M: int, N: int):
         """Entry i's kernel, or the one of its wave-fill kernels that an M x N call runs (tiles.wave_fill_choice)."""
-        from .tiles import wave_fill_choice
+        from .tiles import resolve, wave_fill_choice
 
         if self._sms is None:
             self._sms = sm_count()
         candidates = [self.kernels[i], *self._fills[i]]
-        j = wave_fill_choice(M, N, [k.spec.tile.cta for k in candidates], self._sms, self._fill_by_waves)
+        if i not in self._fill_ctas:  # resolved: an entry's kernel may be the default, whose tile says "auto"
+            self._fill_ctas[i] = [resolve(k.spec).cta for k in candidates]
+        j = wave_fill_choice(M, N, self._fill_ctas[i], self._sms, self._fill_by_waves)
         return candidates[j]
 
     def _check_gpu(self):
@@ -381,7 +384,8 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
     merged; within a bucket the widest N class ("n_min") comes first, and within a class the entry for K up to k_max,
     or for weights of up to weights_max bytes, before the one for any. A call that no entry of its bucket takes (an M
     between the buckets used, an N below the classes, a K above the k_max, larger weights) goes to the next larger
-    one; above all of them, to the last. None when every shape keeps the default tile."""
+    one; above all of them, to the last. None when every shape keeps the default tile and no entry has tiles a call
+    may run in its place (wave_fill: tiles.wave_fill_tiles)."""
     from .tiles import BUCKET_UPPER, instead_on, shape_tile, wave_fill_tiles
     from .tuning import label
 
@@ -407,7 +411,7 @@ def heuristic_record(spec: GemmSpec, shapes) -> dict | None:
                         **({"weights_max": weights_max} if weights_max else {}),
                         **({"instead_on": instead} if instead else {}), **({"wave_fill": fills} if fills else {})})
         limits.append(upper)
-    if all(w["tile"] is None for w in winners):
+    if all(w["tile"] is None and not w.get("wave_fill") for w in winners):
         return None
     limits[-1] = None
     return {"version": RECORD_VERSION, "spec_key": spec.key, "source": "heuristic", "gpu": None, "winners": winners,
@@ -496,14 +500,18 @@ def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gp
     """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu with sms SMs:
     tiles.shape_tile's, or the one that GPU model runs in its place (tiles.instead_on), or the one it runs at ragged M
     or where that fills the waves better (tiles.wave_fill_tiles), or None (the spec's own) where there is none."""
-    from .tiles import instead_on, shape_tile, wave_fill_choice, wave_fill_tiles
+    from .tiles import instead_on, resolve, shape_tile, wave_fill_choice, wave_fill_tiles
 
     tile = shape_tile(spec, M, N, K)
     instead = instead_on(spec, M, N, tile)
     model = model_of(instead, gpu)
     own = tile if model is None else instead[model]
-    fills = wave_fill_tiles(spec, M, N, tile) if own is not None else []
-    j = wave_fill_choice(M, N, [t.cta for t in (own, *fills)], sms) if fills else 0
+    # a model that runs the default in the entry's place runs no fill either (DispatchKernel._check_gpu)
+    fills = wave_fill_tiles(spec, M, N, tile) if own is not None or model is None else []
+    if not fills:
+        return own
+    ctas = [resolve(spec if t is None else dataclasses.replace(spec, tile=t)).cta for t in (own, *fills)]
+    j = wave_fill_choice(M, N, ctas, sms)
     return own if j == 0 else fills[j - 1]
 
 

@@ -16,7 +16,7 @@ from .dtypes import DTYPES
 from .spec import RASTERS, GemmSpec
 from .tiles import (Sm80Config, alignment, is_fp8, is_unswapped_coop128, kernel_vector_kind, promotes_accumulators,
                     resolve, sm80_epilogue_access)
-from .validate import check_target
+from .validate import check_target, tail_box_why
 
 ACT_FUNCTOR = {"identity": "Identity", "relu": "Relu", "gelu": "Gelu", "gelu_tanh": "GeluTanh", "silu": "Silu",
                "sigmoid": "Sigmoid", "tanh": "Tanh", "hardswish": "HardSwish", "leaky_relu": "LeakyRelu",
@@ -194,18 +194,13 @@ def settings(**values):
 
 
 def _tail_operand(spec: GemmSpec, cfg, swap_ab: bool) -> int | None:
-    """The kernel operand (0: A, 1: B) that holds the tokens, where TAIL_LOADS asks for a fitted last box and the
-    operand takes one: 8- or 16-bit, K-major (a row-major activation tensor), 128 bytes of K or a multiple in the tile
-    (whole columns of the 128-byte swizzle atom) and not multicast (the other operand's cluster dimension is 1)."""
+    """The kernel operand (0: A, 1: B) that holds the tokens, where the tile's fitted_tail or TAIL_LOADS asks for a
+    fitted last box and the operand takes one (validate.tail_box_why)."""
     if TAIL_LOADS not in TAIL_LOAD_MODES:  # a typo must not pass for "all"
         raise ValueError(f"cutlassgen.lower.TAIL_LOADS = {TAIL_LOADS!r}: one of {', '.join(TAIL_LOAD_MODES)}")
     unswapped_ok = TAIL_LOADS == "all" or (TAIL_LOADS == "swap_ab+m64" and cfg.cta[0] == 64)
-    if TAIL_LOADS == "never" or not (swap_ab or unswapped_ok):
-        return None
-    bits = DTYPES[spec.a.dtype].bits
-    k_bytes = cfg.cta[2] * bits // 8
-    multicast = cfg.cluster[0] > 1 if swap_ab else cfg.cluster[1] > 1
-    if bits not in (8, 16) or spec.a.layout != "row" or k_bytes % 128 or multicast:
+    asked = spec.tile.fitted_tail or (TAIL_LOADS != "never" and (swap_ab or unswapped_ok))
+    if not asked or tail_box_why(spec, cfg):
         return None
     return 1 if swap_ab else 0
 

@@ -114,6 +114,13 @@ class Sm90Tile:
     # ran 1.2-9.7% faster warm on the H200, session 93), on swapped tiles and on unswapped ones at 97-256 rows
     # (tiles.WEIGHTS_FIRST_MIN_BYTES, WEIGHTS_FIRST_ROWS).
     weights_evict_first: bool = False
+    # where M ends inside the last row of token tiles (ragged M), that row loads its activation rows in one TMA box
+    # fitted to them, not in a box of the tile's rows that runs past a bare activation tensor's end (else
+    # lower.TAIL_LOADS decides: swapped tiles and 64-row ones). On an H100, fp8 fast accumulation's 128x128 pingpong
+    # ran 1.05-1.38x faster with it at 704-8000 ragged rows, but up to 3.5% slower where M fills its tiles
+    # (tile_probe.py raggedother); on the H200 that tile lost nothing at ragged M and the twin ran 0.997-1.030x it
+    # (fittedtwin). So the per-shape plan compiles it as a twin that calls run at ragged M only (tiles.fitted_twin).
+    fitted_tail: bool = False
     path = "sm90"
 
     def normalized(self) -> "Sm90Tile":
@@ -128,12 +135,14 @@ class Sm90Tile:
                         _int_or_auto("tile.split_k", self.split_k), _bool("tile.swap_ab", self.swap_ab),
                         _shape("tile.epilogue_tile", self.epilogue_tile, (128, 64)), _bool("tile.pdl", self.pdl),
                         _bool("tile.opaque_pipeline", self.opaque_pipeline),
-                        _bool("tile.weights_evict_first", self.weights_evict_first))
+                        _bool("tile.weights_evict_first", self.weights_evict_first),
+                        _bool("tile.fitted_tail", self.fitted_tail))
 
 
 # Tile fields added after specs were keyed, with their defaults: left out of to_dict() while at the default, so that
 # every spec written before them keeps its key (and its cache entries and tuning records).
-_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False, "opaque_pipeline": False, "weights_evict_first": False}
+_KEYLESS_DEFAULTS = {"epilogue_tile": AUTO, "pdl": False, "opaque_pipeline": False, "weights_evict_first": False,
+                     "fitted_tail": False}
 
 
 def tile_to_dict(tile) -> dict:

@@ -1278,12 +1278,44 @@ WAVE_FILL_MARGIN = 0.025
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 
 
-def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
-    """The tiles (WAVE_FILL_TILES made valid for spec) a call may run in place of tile, the plan's for an M x N problem
-    of spec, at ragged M or (up to WAVE_FILL_MAX_M rows) where they fill the GPU's waves better (wave_fill_choice); []
-    for every tile but the wide-N pingpong one."""
-    if not _is_wide_pingpong(spec, M, N, tile):
+# Fitted twin: above 512 rows fp8 with fast accumulation runs its default, 128x128 pingpong with no cluster, whose
+# last row of tiles at ragged M loads a TMA box of 128 rows past a bare activation's end. On an H100 80GB HBM3
+# (tile_probe.py raggedother, h100_session108.log) the same tile loading a box fitted to the rows that remain
+# (Sm90Tile.fitted_tail) ran 1.25-1.38x faster cold at 704x14336, 2000x8192, 2000x14336 and 4000x14336 (x4096; warm
+# 1.09-1.34x), 1.05x at 8000x8192x8192, ahead of 128x224 coop at three of those five, and as fast as the tile on an
+# activation padded to whole tiles; where M fills its tiles it ran 0.3-3.5% behind (4096x14336x4096, 8192^3). So
+# both are compiled and a call runs the twin at ragged M only (wave_fill_choice). On the H200 (tile_probe.py
+# fittedtwin, h200_session109.log: eight ragged shapes of 700-12000 rows, N 4096-28672, cold) the tile with CuTe's
+# loads lost nothing there, and the plan with the twin ran 0.997-1.030x it (geometric mean 1.005 with the two aligned
+# controls, where the plan runs the tile itself: 0.999, 1.007).
+FITTED_TWIN_MIN_M = 513
+
+
+def fitted_twin(spec: GemmSpec, M: int, tile) -> list:
+    """[tile, the plan's for M rows of spec (None: the spec's default), as resolved with fitted_tail set] where it is
+    fp8 fast accumulation's unswapped 128x128 pingpong tile with no cluster, above 512 rows, and its token operand
+    takes a fitted box; else []."""
+    if spec.resolved_path != "sm90" or M < FITTED_TWIN_MIN_M or not (is_fp8(spec) and spec.tile.fp8_fast_accum):
         return []
+    own = spec if tile is None else dataclasses.replace(spec, tile=tile)
+    cfg = resolve(own)
+    if (cfg.mainloop != "pingpong" or cfg.swap_ab or tuple(cfg.cta[:2]) != (128, 128)
+            or tuple(cfg.cluster) != (1, 1, 1) or own.tile.fitted_tail):
+        return []
+    try:  # the resolved tile, so that its label names the kernel it runs
+        return [dataclasses.replace(own, tile=dataclasses.replace(
+            own.tile, cta=cfg.cta, cluster=cfg.cluster, mainloop=cfg.mainloop, fitted_tail=True)).tile]
+    except SpecError:  # its activation takes no fitted box (validate.tail_box_why)
+        return []
+
+
+def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
+    """The tiles a call may run in place of tile, the plan's for an M x N problem of spec (None: the spec's default):
+    for the wide-N pingpong tile those of WAVE_FILL_TILES made valid for spec, at ragged M or (up to WAVE_FILL_MAX_M
+    rows) where they fill the GPU's waves better; for fp8 fast accumulation's 128x128 pingpong its fitted twin at
+    ragged M (fitted_twin; wave_fill_choice). [] for every other tile."""
+    if not _is_wide_pingpong(spec, M, N, tile):
+        return fitted_twin(spec, M, tile)
     out = []
     for fields in WAVE_FILL_TILES:
         try:
@@ -1294,11 +1326,16 @@ def wave_fill_tiles(spec: GemmSpec, M: int, N: int | None, tile) -> list:
 
 
 def tuned_ragged_tiles(spec: GemmSpec, M: int, N: int, K: int, tile) -> list:
-    """The tiles that a tuned tile, timed at M x N x K, runs in place of at ragged M: the plan's wave-fill tiles there
-    where tile is the wide-N pingpong one with no cluster (any swizzle: with auto and with 4 it lost alike at ragged
-    M, h100_session107.log) and M fills its last row of tiles (a tuning at ragged M timed them against it); []
+    """The tiles that a tuned tile, timed at M x N x K, runs in place of at ragged M, where M fills its last row of
+    tiles (a tuning at ragged M timed them against it): the plan's wave-fill tiles there where tile is the wide-N
+    pingpong one with no cluster (any swizzle: with auto and with 4 it lost alike at ragged M,
+    h100_session107.log); its fitted twin where it is fp8 fast accumulation's 128x128 pingpong (fitted_twin); []
     elsewhere."""
-    if not _is_wide_pingpong(spec, M, N, tile) or tuple(tile.cluster) != (1, 1, 1) or M % tile.cta[0]:
+    if M % tile.cta[0]:
+        return []
+    if not _is_wide_pingpong(spec, M, N, tile):
+        return fitted_twin(spec, M, tile)
+    if tuple(tile.cluster) != (1, 1, 1):
         return []
     return wave_fill_tiles(spec, M, N, shape_tile(spec, M, N, K))
 
@@ -1311,14 +1348,15 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
 
 def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
-    plan's) unless N >= WIDE_N and M > 512 is ragged in the plan's tile rows (then 1), or by_waves, 512 < M <=
-    WAVE_FILL_MAX_M and another fills its waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0.
-    (A tuned entry, unlike the plan's wide-N one, takes narrower N too: where the rule was not measured.)"""
-    if sms is None or M <= 512 or N < WIDE_N or len(ctas) < 2:
+    plan's) unless M > 512 is ragged in the plan's tile rows and the first other is a fitted twin (the same CTA
+    tile) or N >= WIDE_N (then 1), or by_waves, N >= WIDE_N, 512 < M <= WAVE_FILL_MAX_M and another fills its waves
+    by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0. (A tuned entry, unlike the plan's wide-N
+    one, takes narrower N too: where the rule was not measured.)"""
+    if sms is None or M <= 512 or len(ctas) < 2:
         return 0
     if M % ctas[0][0]:
-        return 1
-    if not by_waves or M > WAVE_FILL_MAX_M:
+        return 1 if N >= WIDE_N or tuple(ctas[1]) == tuple(ctas[0]) else 0
+    if not by_waves or N < WIDE_N or M > WAVE_FILL_MAX_M:
         return 0
     plan = wave_fill(M, N, ctas[0], sms)
     return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)

@@ -260,6 +260,7 @@ def label(spec: GemmSpec) -> str:
                 f"{f' split{t.split_k}' if t.split_k > 1 else ''}"
                 f"{'' if t.epilogue_tile == AUTO else ' epi' + dims(t.epilogue_tile)}"
                 f"{' opaque' if t.opaque_pipeline else ''}{' weights-first' if t.weights_evict_first else ''}"
+                f"{' fitted-tail' if t.fitted_tail else ''}"
                 f"{schedule}")
     return f"{dims(t.threadblock)} w{dims(t.warp[:2] if t.warp != AUTO else AUTO)} s{t.stages}{schedule}"
 

@@ -476,6 +476,22 @@ def n_step_why(spec, swap_ab: bool) -> str | None:
     return None
 
 
+def tail_box_why(spec, cfg) -> str | None:
+    """Why the token operand of this sm90 kernel (cfg: tiles.resolve_sm90's) cannot load its last tile's rows in one
+    TMA box fitted to them (csrc/cutlassgen/load_hints.hpp, TailOperand), or None where it can: an 8- or 16-bit
+    row-major activation (K-major), 128 bytes of K or a multiple in the CTA tile (whole columns of the 128-byte
+    swizzle atom), not multicast (no cluster along the other operand's dimension)."""
+    bits = DTYPES[spec.a.dtype].bits
+    if bits not in (8, 16) or spec.a.layout != "row":
+        return f"the fitted box takes a row-major 8- or 16-bit activation (a is {spec.a.layout}-major {spec.a.dtype})"
+    if cfg.cta[2] * bits // 8 % 128:
+        return (f"the fitted box loads whole 128-byte columns of K (CTA K {cfg.cta[2]} is "
+                f"{cfg.cta[2] * bits // 8} bytes)")
+    if (cfg.cluster[0] if cfg.swap_ab else cfg.cluster[1]) > 1:
+        return f"the fitted box does not multicast: the cluster {tuple(cfg.cluster)} shares the activation tile"
+    return None
+
+
 def _sm90_tile(spec):
     from .tiles import resolve_sm90
 
@@ -542,6 +558,8 @@ def _sm90_tile(spec):
     if spec.tile.opaque_pipeline and not (fp8 and not cfg.fp8_fast_accum and k == 128):
         raise _tile_err("opaque_pipeline", True, "applies to the exact-fp8 mainloop only (fp8 operands without "
                         "fp8_fast_accum, CTA K 128), whose k-tile loop it changes", "remove it")
+    if spec.tile.fitted_tail and (why := tail_box_why(spec, cfg)):
+        raise _tile_err("fitted_tail", True, why, "remove it")
     if cfg.split_k > 1 and cfg.scheduler != "stream_k":
         # with stream_k_always, CUTLASS would silently drop the stream-K decomposition for split-K
         raise _tile_err("split_k", cfg.split_k, "split-K runs through the stream-K scheduler's split-K decomposition",

@@ -40,7 +40,8 @@ def features(spec) -> set:
         out |= {f"mainloop:{cfg.mainloop}", f"scheduler:{cfg.scheduler}", f"swap:{cfg.swap_ab}",
                 f"cluster:{cfg.cluster}", f"cta m:{cfg.cta[0]}", f"cta n%64:{cfg.cta[1] % 64}", f"cta k:{cfg.cta[2]}",
                 f"split_k:{tile.split_k}", f"pdl:{tile.pdl}", f"opaque:{tile.opaque_pipeline}",
-                f"weights first:{tile.weights_evict_first}", f"fast:{tile.fp8_fast_accum}",
+                f"weights first:{tile.weights_evict_first}", f"fitted tail:{tile.fitted_tail}",
+                f"fast:{tile.fp8_fast_accum}",
                 f"epilogue tile:{tile.epilogue_tile}", f"stages:{tile.stages}"}
     else:
         out |= {f"threadblock:{cfg.threadblock}", f"warp:{cfg.warp}", f"stages:{tile.stages}"}

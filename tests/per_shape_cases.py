@@ -249,6 +249,22 @@ def expect_fp8_fast_tiles(tile_of) -> None:
         ((64, 24, 128), "auto"), ((64, 48, 128), (64, 48)), ((64, 56, 128), "auto"), ((192, 88, 128), (64, 88))]
 
 
+# Above 512 rows fp8 fast runs 128x128x128 pingpong (its default; at N >= 12288 the plan's tile, the same one named),
+# and where M leaves its last row of tiles part-filled the twin that loads that row in a box fitted to it
+# (tiles.fitted_twin): ragged 700 and 513 rows at N below 12288, 2000 at 14336; 768 and 1536 rows fill their tiles.
+FP8_FAST_RAGGED_SHAPES = [(700, 8192, 512), (513, 4096, 1024), (2000, 14336, 512), (768, 8192, 512),
+                          (1536, 14336, 512)]
+
+
+def expect_fp8_fast_ragged_tiles(tile_of) -> None:
+    tiles = [tile_of(M, N) for M, N, _ in FP8_FAST_RAGGED_SHAPES]
+    assert {(t.cta, t.cluster, t.mainloop) for t in tiles if t.cta != "auto"} == {
+        ((128, 128, 128), (1, 1, 1), "pingpong")}
+    # ragged M runs the twin only where the GPU is seen (an SM count: dispatch.sm_count)
+    twin = dispatch.sm_count() is not None
+    assert [t.fitted_tail for t in tiles] == [twin, twin, twin, False, False]
+
+
 SM90_INT8_TF32_SHAPES = [(M, 1040, 528) for M in (8, 48, 100, 150, 200)] + [(136, 12520, 528), (250, 12520, 528),
                                                                             (110, 9304, 528), (180, 9304, 528),
                                                                             (140, 5000, 528), (185, 5000, 528),
@@ -403,6 +419,8 @@ def cases() -> dict:
         "fp8_deep": (fp8_deep, FP8_DEEP_SHAPES, lambda tile_of: expect_fp8_deep_tiles(tile_of, fp8_deep)),
         "fp8_fast": (fp8_scaled("fp8_fast_narrow_token_tiles", fp8_fast_accum=True), FP8_FAST_SHAPES,
                      expect_fp8_fast_tiles),
+        "fp8_fast_ragged": (fp8_scaled("fp8_fast_ragged_dispatch", fp8_fast_accum=True), FP8_FAST_RAGGED_SHAPES,
+                            expect_fp8_fast_ragged_tiles),
         "fp8_fast_weights_first": (
             fp8_scaled("fp8_fast_weights_first", fp8_fast_accum=True), FP8_FAST_WEIGHTS_FIRST_SHAPES,
             expect_weights_first_tiles(FP8_FAST_WEIGHTS_FIRST_SHAPES, [((128, 128), COOPERATIVE)] * 3 + [

@@ -68,7 +68,8 @@ class RandomSpecs:
                 "swap_ab": lambda: self.pick([True, False]),
                 "epilogue_tile": lambda: self.pick(["auto", [64, 32], [128, 64], [64, 64]], [[48, 16]]),
                 "pdl": lambda: self.pick([True, False]), "opaque_pipeline": lambda: self.pick([True, False]),
-                "weights_evict_first": lambda: self.pick([True, False])})
+                "weights_evict_first": lambda: self.pick([True, False]),
+                "fitted_tail": lambda: self.pick([True, False])})
         return self.some({
             "threadblock": lambda: [self.pick([32, 64, 128, 256]), self.pick([32, 64, 128, 256]),
                                     self.pick([16, 32, 64, 128])],

@@ -925,16 +925,86 @@ def test_wave_fill_runs_the_tile_whose_tiles_fill_the_waves_better_or_at_ragged_
     assert tiles.wave_fill_choice(700, 14336, ctas[:1], 132) == 0
     # the SM count decides: 114 SMs (H100 PCIe) hold 672 128x128 tiles in 5.89 waves; ragged M goes by rows alone
     assert tiles.wave_fill_choice(768, 14336, ctas, 114) == 0 and tiles.wave_fill_choice(700, 14336, ctas, 114) == 1
-    # only the 16-bit wide-N pingpong tile has them; a spec's own swizzle carries over
+    # of the 16-bit tiles only the wide-N pingpong one has them (fp8 fast's twin: the test below); a spec's own
+    # swizzle carries over
     plan = tiles.shape_tile(SPEC, 768, 14336, 4096)
     assert [(t.cta, t.mainloop) for t in tiles.wave_fill_tiles(SPEC, 768, 14336, plan)] == [
         ((128, 224, 64), "cooperative")]
     own = SPEC.replace(tile={"swizzle": 2})
     assert {t.swizzle for t in tiles.wave_fill_tiles(own, 768, 14336, tiles.shape_tile(own, 768, 14336))} == {2}
     assert tiles.wave_fill_tiles(SPEC, 256, 14336, tiles.shape_tile(SPEC, 256, 14336)) == []
-    fast = cg.GemmSpec(arch=90, a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"), d=cg.Operand("bf16"),
-                       tile=cg.Sm90Tile(fp8_fast_accum=True))
-    assert tiles.wave_fill_tiles(fast, 768, 14336, tiles.shape_tile(fast, 768, 14336)) == []
+    assert tiles.wave_fill_tiles(SPEC, 2000, 8192, tiles.shape_tile(SPEC, 2000, 8192)) == []  # the default, coop
+
+
+FAST = cg.GemmSpec(arch=90, name="dispatch_fast", a=cg.Operand("e4m3"), b=cg.Operand("e4m3", "column"),
+                   d=cg.Operand("bf16"), tile=cg.Sm90Tile(fp8_fast_accum=True))
+
+
+def test_fp8_fast_pingpong_has_a_fitted_twin_for_ragged_m_only():
+    """fp8 fast accumulation's 128x128 pingpong above 512 rows (its default, and the plan's tile at N >= WIDE_N) has
+    a twin loading the last token tile in a box fitted to its rows (Sm90Tile.fitted_tail; raggedother,
+    h100_session108.log: 1.05-1.38x at ragged M, 0.3-3.5% behind where M fills its tiles): the same resolved tile, run
+    at ragged M only and at any N; not at 512 rows or fewer, not for another tile, cluster or exact fp8."""
+    from cutlassgen import tiles
+
+    for M, N in ((513, 8192), (2000, 8192), (768, 14336), (8000, 4096)):
+        plan = tiles.shape_tile(FAST, M, N)
+        own = tiles.resolve(FAST if plan is None else FAST.replace(tile=plan))
+        twins = tiles.wave_fill_tiles(FAST, M, N, plan)
+        assert [(t.cta, t.cluster, t.mainloop, t.fitted_tail) for t in twins] == [
+            (own.cta, own.cluster, "pingpong", True)], (M, N)
+        assert dataclasses.replace(twins[0], fitted_tail=False, cta=own.cta) == dataclasses.replace(
+            plan or dataclasses.replace(FAST.tile, cta=own.cta, cluster=own.cluster, mainloop="pingpong"),
+            cta=own.cta), (M, N)  # nothing else changes
+    assert tiles.wave_fill_tiles(FAST, 512, 8192, tiles.shape_tile(FAST, 512, 8192)) == []
+    exact = FAST.replace(tile={})
+    assert tiles.wave_fill_tiles(exact, 2000, 8192, tiles.shape_tile(exact, 2000, 8192)) == []
+    coop = cg.Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="cooperative", fp8_fast_accum=True)
+    assert tiles.wave_fill_tiles(FAST, 2000, 8192, coop) == []
+    in_cluster = cg.Sm90Tile(cta=(128, 128, 128), cluster=(1, 2, 1), mainloop="pingpong", fp8_fast_accum=True)
+    assert tiles.wave_fill_tiles(FAST, 2000, 8192, in_cluster) == []
+    # the twin runs at ragged M only, and at any N (its CTA tile is the plan's); without an SM count never
+    same = [(128, 128, 128), (128, 128, 128)]
+    assert [tiles.wave_fill_choice(M, N, same, 132) for M, N in (
+        (2000, 8192), (700, 4096), (513, 14336), (2048, 8192), (768, 14336), (512, 8192), (500, 8192))] == [
+        1, 1, 1, 0, 0, 0, 0]
+    assert tiles.wave_fill_choice(2000, 8192, same, None) == 0
+    # a tuned winner of that tile, timed where M fills its tiles, runs its own twin (its swizzle kept) at ragged M
+    tuned = cg.Sm90Tile(cta=(128, 128, 128), cluster=(1, 1, 1), mainloop="pingpong", fp8_fast_accum=True, swizzle=4)
+    assert [(t.fitted_tail, t.swizzle, t.cta) for t in tiles.tuned_ragged_tiles(FAST, 4096, 8192, 4096, tuned)] == [
+        (True, 4, (128, 128, 128))]
+    assert tiles.tuned_ragged_tiles(FAST, 2000, 8192, 4096, tuned) == []  # timed at ragged M: against its own loads
+    assert tiles.tuned_ragged_tiles(FAST, 4096, 8192, 4096, coop) == []
+
+
+@pytest.mark.parametrize("sms", [132, None])
+def test_a_fp8_fast_dispatch_kernel_runs_the_fitted_twin_at_ragged_m(sms, monkeypatch):
+    """fp8 fast's plan above 512 rows is its default tile (and at N >= WIDE_N the same tile named), yet the record
+    carries the twin for both entries, compiled once (one key), and choose() runs it at ragged M on a GPU; repr,
+    planned_tile and a pickle agree. At M a multiple of 128 the entry's own kernel."""
+    monkeypatch.setattr(dispatch, "sm_count", lambda: sms)
+    rec = dispatch.heuristic_record(FAST, [(2000, 8192, 4096), (4096, 14336, 4096)])
+    assert rec is not None and [w["tile"] is None for w in rec["winners"]] == [False, True]
+    assert [[t["fitted_tail"] for t in w["wave_fill"]] for w in rec["winners"]] == [[True], [True]]
+    variants = dispatch.heuristic_variants(FAST, rec)
+    assert len({v.key for v in variants if v.tile.fitted_tail}) == 1
+    k = _fake_dispatch(FAST, rec)
+    for M, N in ((2000, 8192), (700, 14336), (2048, 8192), (4096, 14336), (300, 8192)):
+        chosen = k.choose(M, N, 4096)
+        ragged = M > 512 and M % 128 != 0
+        assert chosen.spec.tile.fitted_tail == bool(ragged and sms), (M, N)
+        assert (dispatch.planned_tile(FAST, M, N, 4096, None, sms) or FAST.tile) == chosen.spec.tile, (M, N)
+    assert k.choose(2048, 8192, 4096) is k.default
+    assert "(where M is ragged, or M<=1536 and it fills the waves better: 128x128x128 c1x1 pingpong fitted-tail)" in (
+        repr(k))
+    again = k.__reduce__()[0](*k.__reduce__()[1])
+    assert again.choose(2000, 8192, 4096).spec == k.choose(2000, 8192, 4096).spec
+    # the default kernel alone (build(spec)) says once that the twin would run such a call, where a GPU is seen
+    hint = dispatch.per_shape_hint(FAST, 2000, 8192, 4096)
+    assert (hint is not None and "the per-shape tile 128x128x128 c1x1 pingpong fitted-tail" in hint) == bool(sms)
+    assert dispatch.per_shape_hint(FAST, 2048, 8192, 4096) is None
+    # bf16's default above 512 rows (128x256 c2x1 cooperative) has no twin: no record at N below WIDE_N
+    assert dispatch.heuristic_record(SPEC, [(2000, 8192, 4096)]) is None
 
 
 @pytest.mark.parametrize("sms", [132, None])

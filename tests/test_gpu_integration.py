@@ -338,6 +338,31 @@ def test_fp8_fast_accum_per_shape_dispatch_runs_the_8_step_token_tiles(cache_dir
     _check_fp8_scaled_dispatch(k, spec, shapes)
 
 
+def test_fp8_fast_per_shape_dispatch_runs_the_fitted_twin_at_ragged_m(cache_dir):
+    """fp8 fast above 512 rows at ragged M (700x8192, 513x4096, 2000x14336) runs its 128x128 pingpong tile's twin that
+    loads the last row of token tiles in a box fitted to it (Sm90Tile.fitted_tail, tiles.fitted_twin); where M fills
+    its tiles the tile itself. Each shape against the reference into a poisoned out, and at ragged M bit for bit the
+    output of the kernel the same entry runs where M fills its tiles (the loads' box differs, nothing else)."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+    from cutlassgen.tiles import resolve
+
+    spec, shapes, expect = cases.cases()["fp8_fast_ragged"]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    expect(cases.tile_of_dispatch(k, shapes))
+    _check_fp8_scaled_dispatch(k, spec, shapes)
+    g = fresh_generator(spec.name, "twin")
+    for M, N, K in [s for s in shapes if s[0] % 128]:
+        twin, plain = k.choose(M, N, K), k.choose(-(-M // 128) * 128, N, K)  # the same entry, M a multiple of 128
+        assert twin.spec.tile.fitted_tail and not plain.spec.tile.fitted_tail, (M, N, K)
+        assert resolve(twin.spec).cta == resolve(plain.spec).cta, (M, N, K)
+        x = _fp8_scaled_inputs(M, N, K, g)
+        assert torch.equal(_poisoned_run(twin, x), _poisoned_run(plain, x)), (M, N, K)
+
+
 @pytest.mark.parametrize("case", ["fp8_fast_weights_first", "fp8_weights_first", "bf16_weights_first",
                                   "int8_weights_first", "bf16_swapped_weights_first",
                                   "fp8_fast_swapped_weights_first"])

@@ -83,15 +83,17 @@ def test_a_real_difference_changes_the_key():
 
 
 def test_tile_fields_added_later_keep_old_keys_at_their_default():
-    # Sm90Tile.epilogue_tile, .pdl and .opaque_pipeline came after specs were keyed: at their defaults they are not in
-    # the key, so every cache entry and tuning record made before them is still found; set, each changes the key like
-    # any other field.
+    # Sm90Tile.epilogue_tile, .pdl, .opaque_pipeline, .weights_evict_first and .fitted_tail came after specs were
+    # keyed: at their defaults they are not in the key, so every cache entry and tuning record made before them is
+    # still found; set, each changes the key like any other field.
     spec = GemmSpec(arch=90, a=Operand("bf16"), b=Operand("bf16", "column"), d=Operand("bf16"))
-    assert not {"epilogue_tile", "pdl", "opaque_pipeline"} & set(json.loads(spec.canonical_json())["tile"])
+    later = {"epilogue_tile", "pdl", "opaque_pipeline", "weights_evict_first", "fitted_tail"}
+    assert not later & set(json.loads(spec.canonical_json())["tile"])
     assert spec.key == "4da53df6efe2d91a2b68"  # its key before the fields existed
     fp8 = spec.replace(a=Operand("e4m3"), b=Operand("e4m3", "column"))
     for base, change in ((spec, {"epilogue_tile": [128, 64]}), (spec, {"pdl": True}),
-                         (fp8, {"opaque_pipeline": True})):
+                         (fp8, {"opaque_pipeline": True}), (spec, {"weights_evict_first": True}),
+                         (spec, {"fitted_tail": True})):
         changed = base.replace(tile=change)
         assert changed.key != base.key and GemmSpec.from_dict(changed.to_dict()) == changed, change
 
