@@ -301,6 +301,20 @@ def _check_fp8_scaled_dispatch(k, spec, shapes):
         assert rel_error(out, cg.reference(spec, **x)) < REL_ERR["bf16"], (M, N, K)
 
 
+def _checked_fp8_case(name: str):
+    """(spec, shapes, k) of the fp8 scaled per-shape case name: k built for its shapes, the plan's tiles as the case
+    expects them, each shape against the reference (_check_fp8_scaled_dispatch)."""
+    import cutlassgen as cg
+    from cutlassgen.dispatch import DispatchKernel
+
+    spec, shapes, expect = cases.cases()[name]
+    k = cg.build(spec, shapes=shapes)
+    assert isinstance(k, DispatchKernel), k
+    expect(cases.tile_of_dispatch(k, shapes))
+    _check_fp8_scaled_dispatch(k, spec, shapes)
+    return spec, shapes, k
+
+
 def test_fp8_exact_dispatch_takes_the_opaque_loop_up_to_k_2048(cache_dir):
     """Exact fp8 by K: the 128x128 cooperative tiles with Sm90Tile.opaque_pipeline up to K = 2048 and without it
     above, and the 128x192 tile above 2048 rows at wide N, each shape against the reference into a poisoned out;
@@ -308,14 +322,7 @@ def test_fp8_exact_dispatch_takes_the_opaque_loop_up_to_k_2048(cache_dir):
     takes at that M and N) on the same inputs."""
     import torch
 
-    import cutlassgen as cg
-    from cutlassgen.dispatch import DispatchKernel
-
-    spec, shapes, expect = cases.cases()["fp8_deep"]
-    k = cg.build(spec, shapes=shapes)
-    assert isinstance(k, DispatchKernel), k
-    expect(cases.tile_of_dispatch(k, shapes))
-    _check_fp8_scaled_dispatch(k, spec, shapes)
+    spec, shapes, k = _checked_fp8_case("fp8_deep")
     g = fresh_generator(spec.name, "opaque loop")
     for M, N, K in [s for s in shapes if s[2] <= 2048]:
         opaque, shipped = k.choose(M, N, K), k.choose(M, N, 4096)
@@ -345,15 +352,9 @@ def test_fp8_fast_per_shape_dispatch_runs_the_fitted_twin_at_ragged_m(cache_dir)
     output of the kernel the same entry runs where M fills its tiles (the loads' box differs, nothing else)."""
     import torch
 
-    import cutlassgen as cg
-    from cutlassgen.dispatch import DispatchKernel
     from cutlassgen.tiles import resolve
 
-    spec, shapes, expect = cases.cases()["fp8_fast_ragged"]
-    k = cg.build(spec, shapes=shapes)
-    assert isinstance(k, DispatchKernel), k
-    expect(cases.tile_of_dispatch(k, shapes))
-    _check_fp8_scaled_dispatch(k, spec, shapes)
+    spec, shapes, k = _checked_fp8_case("fp8_fast_ragged")
     g = fresh_generator(spec.name, "twin")
     for M, N, K in [s for s in shapes if s[0] % 128]:
         twin, plain = k.choose(M, N, K), k.choose(-(-M // 128) * 128, N, K)  # the same entry, M a multiple of 128
