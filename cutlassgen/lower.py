@@ -88,7 +88,8 @@ L2_POLICY["NO_POLICY"] = "cutlassgen::kNoL2Policy"
 # (128x256 c2x1 fp8 at 8192^3 and 8000x8192^2, 128x176 c2x1 at 240x10432x4096; probe runs 149-150, 152), whether M
 # fills the last tile or not. Where M fills its last tile nothing is encoded and the consumers' mainloop is unchanged
 # (bench/tail_loads_sass.py). A module setting, so that the probes can build the variants side by side
-# (bench/tile_probe.py fittedtail, alltail, bench/per_shape_check.py --tail-loads).
+# (bench/tile_probe.py fittedtail, alltail, bench/per_shape_check.py --tail-loads). A tile with Sm90Tile.fitted_tail
+# takes the fitted box under any of them (the per-shape plan's ragged-M twin, tiles.fitted_twin).
 TAIL_LOAD_MODES = ("never", "swap_ab", "swap_ab+m64", "all")
 TAIL_LOADS = "swap_ab+m64"
 

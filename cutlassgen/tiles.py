@@ -1295,11 +1295,11 @@ def fitted_twin(spec: GemmSpec, M: int, tile) -> list:
     """[tile, the plan's for M rows of spec (None: the spec's default), as resolved with fitted_tail set] where it is
     fp8 fast accumulation's unswapped 128x128 pingpong tile with no cluster, above 512 rows, and its token operand
     takes a fitted box; else []."""
-    if spec.resolved_path != "sm90" or M < FITTED_TWIN_MIN_M or not (is_fp8(spec) and spec.tile.fp8_fast_accum):
+    if spec.resolved_path != "sm90" or M < FITTED_TWIN_MIN_M or not is_fp8(spec):
         return []
     own = spec if tile is None else dataclasses.replace(spec, tile=tile)
     cfg = resolve(own)
-    if (cfg.mainloop != "pingpong" or cfg.swap_ab or tuple(cfg.cta[:2]) != (128, 128)
+    if (not cfg.fp8_fast_accum or cfg.mainloop != "pingpong" or cfg.swap_ab or tuple(cfg.cta[:2]) != (128, 128)
             or tuple(cfg.cluster) != (1, 1, 1) or own.tile.fitted_tail):
         return []
     try:  # the resolved tile, so that its label names the kernel it runs
