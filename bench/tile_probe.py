@@ -555,17 +555,6 @@ RAGGED_OTHER_BF16 = [(named("128x256x64 c2x1 coop", "128x128x64 c1x1 pingpong"),
 # 597 -> 641); elsewhere at best level, mostly behind (1664x14336 13 -> 14 row tiles, 7.7%: 594 -> 470; fp8
 # 4096x11008 86 -> 88 columns, 2.3%: 1555 -> 1415-1480), hence auto_swizzle's rule.
 SWIZZLE_PAD_VARIANTS = ("SWIZZLE_PAD", (0, 1000))
-# fittedtwin (session 109): from raggedother's fp8 fast numbers the plan runs, at ragged M above 512 rows, a twin of its
-# 128x128x128 pingpong tile that loads the last row of token tiles in a box fitted to it (Sm90Tile.fitted_tail,
-# tiles.fitted_twin; its source is the tile's under TAIL_LOADS "all"). At shapes raggedother did not time, the plan
-# beside that tile as it ran there before (the plan before: the default, or at N >= 12288 the same tile named) and
-# 128x224x128 coop; two shapes of M a multiple of 128 as controls, where the plan runs the tile itself. Run on an H200
-# (cold, h200_session109.log): the tile with CuTe's loads lost nothing at ragged M there; the plan ran 0.997-1.030x it
-# (geometric mean 1.005, the controls 0.999 and 1.007), 128x224 0.76-0.99x it.
-FITTED_TWIN_TILES = named("128x128x128 c1x1 pingpong", "128x224x128 c1x1 coop", **FAST)
-FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192), (3000, 28672, 4096),
-                      (5000, 14336, 4096), (6000, 4096, 4096), (700, 28672, 4096), (12000, 8192, 4096),
-                      (4096, 14336, 4096), (2048, 8192, 4096)]
 SWIZZLE_PAD_BF16 = [
     (named(*("128x128x64 c1x1 pingpong" + s for s in ("", " swizzle2", " swizzle4"))),
      [(8000, 8192, 8192), (1664, 14336, 4096), (1536, 14336, 4096), (8192, 8192, 8192)]),
@@ -585,6 +574,17 @@ SWIZZLE_PAD_CHECK_BF16 = [(named("128x128x64 c1x1 pingpong"),
                            [(8064, 14336, 8192), (8000, 8192, 8192), (8192, 8064, 8192), (1664, 14336, 4096)]),
                           (named("128x224x64 c1x1 coop"), [(12000, 16384, 4096), (8000, 12288, 8192)])]
 SWIZZLE_PAD_CHECK_FP8_SHAPES = [(8000, 8192, 8192), (8064, 14336, 8192), (12000, 8192, 8192)]
+# fittedtwin (session 109): from raggedother's fp8 fast numbers the plan runs, at ragged M above 512 rows, a twin of its
+# 128x128x128 pingpong tile that loads the last row of token tiles in a box fitted to it (Sm90Tile.fitted_tail,
+# tiles.fitted_twin; its source is the tile's under TAIL_LOADS "all"). At shapes raggedother did not time, the plan
+# beside that tile as it ran there before (the plan before: the default, or at N >= 12288 the same tile named) and
+# 128x224x128 coop; two shapes of M a multiple of 128 as controls, where the plan runs the tile itself. Run on an H200
+# (cold, h200_session109.log): the tile with CuTe's loads lost nothing at ragged M there; the plan ran 0.997-1.030x it
+# (geometric mean 1.005, the controls 0.999 and 1.007), 128x224 0.76-0.99x it.
+FITTED_TWIN_TILES = named("128x128x128 c1x1 pingpong", "128x224x128 c1x1 coop", **FAST)
+FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192), (3000, 28672, 4096),
+                      (5000, 14336, 4096), (6000, 4096, 4096), (700, 28672, 4096), (12000, 8192, 4096),
+                      (4096, 14336, 4096), (2048, 8192, 4096)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3141,12 +3141,12 @@ CASES = {
     "raggedlarge": [beside_plan(RAGGED_LARGE_TILES, RAGGED_LARGE_SHAPES)],
     "raggedother": setting_groups(RAGGED_WIDE_VARIANTS, RAGGED_OTHER_BF16, RAGGED_OTHER_FP8, padded=True),
     "swizzlepad": setting_groups(SWIZZLE_PAD_VARIANTS, SWIZZLE_PAD_BF16, SWIZZLE_PAD_FP8, padded=True),
-    "fittedtwin": [fp8_beside_plan(fp8_scaled_fast, FITTED_TWIN_TILES, FITTED_TWIN_SHAPES)],
     "swizzlepadcheck": [
         *setting_groups(SWIZZLE_PAD_CHECK_VARIANTS, SWIZZLE_PAD_CHECK_BF16,
-                           [(named("128x128x128 c1x1 pingpong", **FAST), SWIZZLE_PAD_CHECK_FP8_SHAPES)]),
+                        [(named("128x128x128 c1x1 pingpong", **FAST), SWIZZLE_PAD_CHECK_FP8_SHAPES)]),
         ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), SWIZZLE_PAD_CHECK_FP8_SHAPES[:2],
          fp8_scaled_contenders, "_scaled_mm", SWIZZLE_PAD_CHECK_VARIANTS)],
+    "fittedtwin": [fp8_beside_plan(fp8_scaled_fast, FITTED_TWIN_TILES, FITTED_TWIN_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
