@@ -1330,8 +1330,8 @@ def tuned_ragged_tiles(spec: GemmSpec, M: int, N: int, K: int, tile) -> list:
     tiles (a tuning at ragged M timed them against it): the plan's wave-fill tiles there where tile is the wide-N
     pingpong one with no cluster (any swizzle: with auto and with 4 it lost alike at ragged M,
     h100_session107.log); its fitted twin where it is fp8 fast accumulation's 128x128 pingpong (fitted_twin); []
-    elsewhere."""
-    if M % tile.cta[0]:
+    elsewhere (an sm80 tile among them)."""
+    if not isinstance(tile, Sm90Tile) or M % tile.cta[0]:
         return []
     if not _is_wide_pingpong(spec, M, N, tile):
         return fitted_twin(spec, M, tile)

@@ -125,6 +125,29 @@ def test_tuned_wraps_and_chooses_by_m(cache_dir, monkeypatch):
     assert not isinstance(dispatch.tuned(_fake_kernel(SPEC), 90, fake_build_many), dispatch.DispatchKernel)
 
 
+def test_a_tuned_record_of_sm80_tiles_dispatches(tmp_path, monkeypatch):
+    """An sm80 spec's record holds Sm80Tiles, which have no ragged-M tiles: build() wraps them (session 110's H100 run
+    of test_tune's GPU test crashed here: tuned_ragged_tiles read an Sm80Tile's cta)."""
+    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    spec = cg.GemmSpec(arch=80, name="dispatch_sm80", a=cg.Operand("fp16"), b=cg.Operand("fp16", "column"),
+                       d=cg.Operand("fp16"), epilogue=[cg.Add("per_col", "bias", "fp16")])
+    small = cg.Sm80Tile(threadblock=(16, 64, 64), warp=(16, 32, 64), stages=6)
+    large = cg.Sm80Tile(threadblock=(128, 128, 32), warp=(64, 64, 32), stages=3)
+    dispatch.write_record(spec, 80, "NVIDIA H100 80GB HBM3", [
+        {"shape": [M, 1024, 1024], "tile": dispatch.tile_to_dict(t), "label": label, "tflops": 1.0,
+         "default_tflops": 1.0} for M, t, label in ((64, small, "small"), (2048, large, "large"))])
+    built = []
+
+    def build_many(specs, arch=None):
+        built.append([s.tile for s in specs])
+        return [_fake_kernel(s) for s in specs]
+
+    k = dispatch.tuned(_fake_kernel(spec), 80, build_many)
+    assert built == [[small, large]]  # the winners alone: no ragged-M tiles
+    k._gpu_checked = True
+    assert k.choose(64).spec.tile == small and k.choose(2000).spec.tile == large
+
+
 def test_shapes_tuned_at_one_m_and_several_n_split_by_n(cache_dir):
     """A model's layers tuned at one batch size: each N keeps its own winner (split at the geometric mean of
     neighbouring N's), whatever order the shapes were tuned in."""
