@@ -585,6 +585,19 @@ FITTED_TWIN_TILES = named("128x128x128 c1x1 pingpong", "128x224x128 c1x1 coop", 
 FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192), (3000, 28672, 4096),
                       (5000, 14336, 4096), (6000, 4096, 4096), (700, 28672, 4096), (12000, 8192, 4096),
                       (4096, 14336, 4096), (2048, 8192, 4096)]
+# big14k (session 110): swizzlepadcheck left 128x128 pingpong, the plan at N >= 12288, at 0.74-0.77x cuBLASLt fused at
+# 8064x14336x8192 (bf16 557 / 525 TFLOP/s on an H100, cold / warm) and fp8 fast at 0.78-0.88x _scaled_mm's, while
+# 8000x8192x8192 ran 671 with the same tile and strips. Is it the padded strips (63 row tiles: strips of 8 over 64),
+# the walk (along M, sweeping A, 14 strips), or the tile at M, N and K this large? Aligned 8192 rows pad nothing;
+# along_n sweeps B instead; the wider cooperative tiles (the default below WIDE_N, 128x224) read fewer bytes per FLOP.
+BIG14K_BF16_TILES = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong along_n",
+                          "128x128x64 c1x1 pingpong swizzle4", "128x256x64 c2x1 coop", "128x224x64 c1x1 coop",
+                          "256x128x64 c1x2 coop")
+BIG14K_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8064, 14336, 4096), (8192, 14336, 4096),
+                 (8000, 8192, 8192)]
+BIG14K_FP8_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 pingpong along_n", "128x256x128 c2x1 coop",
+                         "128x224x128 c1x1 coop", **FAST)
+BIG14K_FP8_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8064, 14336, 4096)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3147,6 +3160,8 @@ CASES = {
         ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), SWIZZLE_PAD_CHECK_FP8_SHAPES[:2],
          fp8_scaled_contenders, "_scaled_mm", SWIZZLE_PAD_CHECK_VARIANTS)],
     "fittedtwin": [fp8_beside_plan(fp8_scaled_fast, FITTED_TWIN_TILES, FITTED_TWIN_SHAPES)],
+    "big14k": [beside_plan(BIG14K_BF16_TILES, BIG14K_SHAPES),
+               fp8_beside_plan(fp8_scaled_fast, BIG14K_FP8_TILES, BIG14K_FP8_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled, ACC192_FP8_TILES, ACC192_SHAPES[:2], fp8_scaled_contenders, "_scaled_mm")],
