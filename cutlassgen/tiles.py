@@ -1287,7 +1287,8 @@ WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 # both are compiled and a call runs the twin at ragged M only (wave_fill_choice). On the H200 (tile_probe.py
 # fittedtwin, h200_session109.log: eight ragged shapes of 700-12000 rows, N 4096-28672, cold) the tile with CuTe's
 # loads lost nothing there, and the plan with the twin ran 0.997-1.030x it (geometric mean 1.005 with the two aligned
-# controls, where the plan runs the tile itself: 0.999, 1.007).
+# controls, where the plan runs the tile itself: 0.999, 1.007); on an H100 at those shapes (session 110,
+# h100_session110.log) 1.156x cold and 1.137x warm (0.99-1.48x by shape).
 FITTED_TWIN_MIN_M = 513
 
 
