@@ -30,7 +30,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
      fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge raggedother swizzlepad
-     swizzlepadcheck fittedtwin big14k
+     swizzlepadcheck fittedtwin big14k oobrow
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -598,6 +598,14 @@ BIG14K_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8064, 14336, 4096), 
 BIG14K_FP8_TILES = named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 pingpong along_n", "128x256x128 c2x1 coop",
                          "128x224x128 c1x1 coop", **FAST)
 BIG14K_FP8_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8064, 14336, 4096)]
+# oobrow (session 110): big14k on an H100 had 128x128 pingpong 17-21% slower at 8064 rows than at 8192 (x14336, K
+# 8192 and 4096), fp8 fast 18%, while the cooperative tiles ran level. Both walk 64 row tiles in strips of 8 (the
+# scheduler pads 63 to 64), so the same tiles compute; at 8064 rows the 64th row lies wholly past M and its loads are
+# TMA boxes wholly outside a. The same tiles with a's descriptors widened over that row (a in a taller buffer): if
+# the loss goes, those boxes are its cost, as the box past a's end was at ragged M (raggedother).
+OOB_ROW_BF16 = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4", "128x256x64 c2x1 coop")
+OOB_ROW_SHAPES = [(8064, 14336, 8192), (8064, 14336, 4096), (8192, 14336, 4096)]
+OOB_ROW_FP8 = named("128x128x128 c1x1 pingpong", **FAST)
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -2685,6 +2693,47 @@ def placed_bias_gelu_contenders(kernels, M, N, K):
     return bias_gelu_on_places(kernels, M, N, K, in_buffer_and_padded)
 
 
+def over_padded_grid(kernels: dict, M: int) -> dict:
+    """Each kernel under its name, and as "<name> | widened": called with the mainloop's descriptors of a spanning
+    every row of the scheduler's grid padded to strips of 8 tiles of 128 rows (the runtime's _rows_readable widens
+    them only to the last M tile's end, and only at ragged M), so that a padded row of tiles lying wholly past M
+    loads rows inside a's buffer (in_taller_buffer's 256 rows past M must hold them)."""
+    rows = -(-M // 1024) * 1024
+    assert rows <= M + 256, (M, rows)
+
+    def widened(k):
+        def call(*args, **kw):
+            k._rows_readable = lambda a, M, K, lda: rows  # the instance's, for this call only
+            try:
+                return k(*args, **kw)
+            finally:
+                del k._rows_readable
+        return call
+    return {**kernels, **{f"{name} | widened": widened(k) for name, k in kernels.items()}}
+
+
+def widened_bias_gelu_contenders(kernels, M, N, K):
+    """cuBLASLt fused, each kernel on a bare a, and each (over_padded_grid) on a taller buffer's first M rows."""
+    a, w, bias = bf16_operands(M, N, K)
+    tall_a = in_taller_buffer(a)
+    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+    return with_checked_kernels(
+        {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}, over_padded_grid(kernels, M),
+        lambda k, name, out=None: k(tall_a if name.endswith("| widened") else a, w.t(), bias=bias, out=out),
+        lambda _: ref, poisoned=nan_bf16(M, N))
+
+
+def widened_fp8_contenders(kernels, M, N, K):
+    """The _scaled_mm contenders, each kernel on a bare a, and each (over_padded_grid) on a taller buffer's rows."""
+    a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
+    tall_a = in_taller_buffer(a8)
+    return with_checked_kernels(
+        libraries, over_padded_grid(kernels, M),
+        lambda k, name, out=None: k(tall_a if name.endswith("| widened") else a8, w8.t(), scale_a=sa, scale_b=sb,
+                                    bias=bias, out=out),
+        lambda _: ref, tol=2e-2, poisoned=nan_bf16(M, N))
+
+
 def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
     return padded_bias_gelu_contenders(kernels, M, N, K, zeros=True)
 
@@ -3160,6 +3209,10 @@ CASES = {
         ("fp8 scaled", fp8_scaled, named("128x128x128 c1x1 coop"), SWIZZLE_PAD_CHECK_FP8_SHAPES[:2],
          fp8_scaled_contenders, "_scaled_mm", SWIZZLE_PAD_CHECK_VARIANTS)],
     "fittedtwin": [fp8_beside_plan(fp8_scaled_fast, FITTED_TWIN_TILES, FITTED_TWIN_SHAPES)],
+    "oobrow": [("bf16 bias+gelu", bias_gelu, OOB_ROW_BF16, OOB_ROW_SHAPES, widened_bias_gelu_contenders,
+                "cuBLASLt fused"),
+               ("fp8 scaled", fp8_scaled_fast, OOB_ROW_FP8, OOB_ROW_SHAPES[:2], widened_fp8_contenders,
+                "_scaled_mm fast accum")],
     "big14k": [beside_plan(BIG14K_BF16_TILES, BIG14K_SHAPES),
                fp8_beside_plan(fp8_scaled_fast, BIG14K_FP8_TILES, BIG14K_FP8_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
