@@ -590,6 +590,9 @@ FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192
 # 8000x8192x8192 ran 671 with the same tile and strips. Is it the padded strips (63 row tiles: strips of 8 over 64),
 # the walk (along M, sweeping A, 14 strips), or the tile at M, N and K this large? Aligned 8192 rows pad nothing;
 # along_n sweeps B instead; the wider cooperative tiles (the default below WIDE_N, 128x224) read fewer bytes per FLOP.
+# Run twice on H100s (h100_session110.log): pingpong 549-578 TFLOP/s cold at 8064 rows (K 8192, 4096), 667-729 at
+# 8192; along_n 572-619 at 8064; the cooperative tiles 0-4% behind their 8192-row speed, near cuBLASLt fused. Hence
+# oobrow.
 BIG14K_BF16_TILES = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong along_n",
                           "128x128x64 c1x1 pingpong swizzle4", "128x256x64 c2x1 coop", "128x224x64 c1x1 coop",
                           "256x128x64 c1x2 coop")
@@ -602,7 +605,10 @@ BIG14K_FP8_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8064, 14336, 409
 # 8192 and 4096), fp8 fast 18%, while the cooperative tiles ran level. Both walk 64 row tiles in strips of 8 (the
 # scheduler pads 63 to 64), so the same tiles compute; at 8064 rows the 64th row lies wholly past M and its loads are
 # TMA boxes wholly outside a. The same tiles with a's descriptors widened over that row (a in a taller buffer): if
-# the loss goes, those boxes are its cost, as the box past a's end was at ragged M (raggedother).
+# the loss goes, those boxes are its cost, as the box past a's end was at ragged M (raggedother). Run (an H100,
+# h100_session110.log): widened, pingpong ran 549 -> 657 and 578 -> 717 cold (K 8192, 4096), fp8 fast 1154 -> 1391,
+# the 128x256 c2x1 coop and the aligned control level; fp8 fast at K 4096 level (1113 / 1112: A fits L2, so nothing
+# pads there and the walk runs strips of 1).
 OOB_ROW_BF16 = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4", "128x256x64 c2x1 coop")
 OOB_ROW_SHAPES = [(8064, 14336, 8192), (8064, 14336, 4096), (8192, 14336, 4096)]
 OOB_ROW_FP8 = named("128x128x128 c1x1 pingpong", **FAST)
@@ -2717,8 +2723,9 @@ def widened_bias_gelu_contenders(kernels, M, N, K):
     a, w, bias = bf16_operands(M, N, K)
     tall_a = in_taller_buffer(a)
     ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
+    fused = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
     return with_checked_kernels(
-        {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}, over_padded_grid(kernels, M),
+        fused, over_padded_grid(kernels, M),
         lambda k, name, out=None: k(tall_a if name.endswith("| widened") else a, w.t(), bias=bias, out=out),
         lambda _: ref, poisoned=nan_bf16(M, N))
 
