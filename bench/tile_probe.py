@@ -2653,23 +2653,41 @@ def in_taller_buffer(a, extra: int = 256, fill: float = float("nan")):
     return tall[:a.shape[0]]
 
 
-def twice_with_padded_a(kernels: dict) -> dict:
-    """Each kernel under its name, and again as "<name> | padded" (called on in_taller_buffer(a))."""
-    return {**kernels, **{f"{name} | padded": k for name, k in kernels.items()}}
+def on_places(kernels: dict, places: dict, wrap=None) -> dict:
+    """Each kernel under its name, and again for every place suffix of places but "" as "<name><suffix>", as
+    wrap(suffix, kernel) where wrap is given."""
+    return {name + suffix: (wrap(suffix, k) if wrap and suffix else k) for suffix in places
+            for name, k in kernels.items()}
 
 
-def bias_gelu_on_places(kernels, M, N, K, places_of):
+def place_of(places: dict, name: str):
+    """The tensor a contender named name runs on: the place its " | " suffix names, else the bare one ("")."""
+    return places[name[name.find(" | "):] if " | " in name else ""]
+
+
+def bias_gelu_on_places(kernels, M, N, K, places_of, wrap=None):
     """cuBLASLt fused and each kernel on a under its name, and again on every other place of a's rows that places_of(a)
-    gives (name suffix -> tensor) as "<name><suffix>", each checked first into a NaN-poisoned output."""
+    gives (name suffix -> tensor) as "<name><suffix>" (on_places: wrap(suffix, kernel) where wrap is given), each
+    checked first into a NaN-poisoned output."""
     a, w, bias = bf16_operands(M, N, K)
     ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
     places = {"": a, **places_of(a)}
     timed = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
     return with_checked_kernels(
-        timed, {name + suffix: k for suffix in places for name, k in kernels.items()},
-        lambda k, name, out=None: k(places[name[name.find(" | "):] if " | " in name else ""], w.t(), bias=bias,
-                                    out=out),
+        timed, on_places(kernels, places, wrap),
+        lambda k, name, out=None: k(place_of(places, name), w.t(), bias=bias, out=out),
         lambda _: ref, poisoned=nan_bf16(M, N))
+
+
+def fp8_on_places(kernels, M, N, K, places_of, wrap=None):
+    """The _scaled_mm contenders, each kernel on the fp8 activation, and again on every other place of its rows that
+    places_of(a) gives, as bias_gelu_on_places does."""
+    a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
+    places = {"": a8, **places_of(a8)}
+    return with_checked_kernels(
+        libraries, on_places(kernels, places, wrap),
+        lambda k, name, out=None: k(place_of(places, name), w8.t(), scale_a=sa, scale_b=sb, bias=bias, out=out),
+        lambda _: ref, tol=2e-2, poisoned=nan_bf16(M, N))
 
 
 def padded_bias_gelu_contenders(kernels, M, N, K, zeros: bool = False):
@@ -2699,15 +2717,15 @@ def placed_bias_gelu_contenders(kernels, M, N, K):
     return bias_gelu_on_places(kernels, M, N, K, in_buffer_and_padded)
 
 
-def over_padded_grid(kernels: dict, M: int) -> dict:
-    """Each kernel under its name, and as "<name> | widened": called with the mainloop's descriptors of a spanning
-    every row of the scheduler's grid padded to strips of 8 tiles of 128 rows (the runtime's _rows_readable widens
-    them only to the last M tile's end, and only at ragged M), so that a padded row of tiles lying wholly past M
-    loads rows inside a's buffer (in_taller_buffer's 256 rows past M must hold them)."""
+def widened_over_padded_grid(M: int):
+    """wrap for on_places: a kernel called with the mainloop's descriptors of a spanning every row of the scheduler's
+    grid padded to strips of 8 tiles of 128 rows (the runtime's _rows_readable widens them only to the last M tile's
+    end, and only at ragged M), so that a padded row of tiles lying wholly past M loads rows inside a's buffer
+    (in_taller_buffer's 256 rows past M must hold them)."""
     rows = -(-M // 1024) * 1024
     assert rows <= M + 256, (M, rows)
 
-    def widened(k):
+    def wrap(_suffix, k):
         def call(*args, **kw):
             k._rows_readable = lambda a, M, K, lda: rows  # the instance's, for this call only
             try:
@@ -2715,30 +2733,19 @@ def over_padded_grid(kernels: dict, M: int) -> dict:
             finally:
                 del k._rows_readable
         return call
-    return {**kernels, **{f"{name} | widened": widened(k) for name, k in kernels.items()}}
+    return wrap
 
 
 def widened_bias_gelu_contenders(kernels, M, N, K):
-    """cuBLASLt fused, each kernel on a bare a, and each (over_padded_grid) on a taller buffer's first M rows."""
-    a, w, bias = bf16_operands(M, N, K)
-    tall_a = in_taller_buffer(a)
-    ref = F.gelu(a.double() @ w.double().t() + bias.double(), approximate="tanh")
-    fused = {"cuBLASLt fused": lambda: torch._addmm_activation(bias, a, w.t(), use_gelu=True)}
-    return with_checked_kernels(
-        fused, over_padded_grid(kernels, M),
-        lambda k, name, out=None: k(tall_a if name.endswith("| widened") else a, w.t(), bias=bias, out=out),
-        lambda _: ref, poisoned=nan_bf16(M, N))
+    """cuBLASLt fused, each kernel on a bare a, and each on a taller buffer's first M rows with its descriptors
+    widened over the padded grid (" | widened", widened_over_padded_grid)."""
+    return bias_gelu_on_places(kernels, M, N, K, lambda a: {" | widened": in_taller_buffer(a)},
+                               widened_over_padded_grid(M))
 
 
 def widened_fp8_contenders(kernels, M, N, K):
-    """The _scaled_mm contenders, each kernel on a bare a, and each (over_padded_grid) on a taller buffer's rows."""
-    a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
-    tall_a = in_taller_buffer(a8)
-    return with_checked_kernels(
-        libraries, over_padded_grid(kernels, M),
-        lambda k, name, out=None: k(tall_a if name.endswith("| widened") else a8, w8.t(), scale_a=sa, scale_b=sb,
-                                    bias=bias, out=out),
-        lambda _: ref, tol=2e-2, poisoned=nan_bf16(M, N))
+    """widened_bias_gelu_contenders' contenders for the fp8 scaled spec, against _scaled_mm."""
+    return fp8_on_places(kernels, M, N, K, lambda a: {" | widened": in_taller_buffer(a)}, widened_over_padded_grid(M))
 
 
 def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
@@ -2746,14 +2753,8 @@ def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
 
 
 def padded_fp8_contenders(kernels, M, N, K):
-    a8, w8, bias, sa, sb, ref, libraries = fp8_scaled_operands(M, N, K)
-    tall_a = in_taller_buffer(a8)
-    return with_checked_kernels(
-        libraries, twice_with_padded_a(kernels),
-        lambda k, name, out=None: k(tall_a if name.endswith("| padded") else a8, w8.t(), scale_a=sa, scale_b=sb,
-                                    bias=bias, out=out),
-        lambda _: ref, tol=2e-2,
-        poisoned=nan_bf16(M, N))
+    """Each kernel on the fp8 activation and on in_taller_buffer(a) (" | padded")."""
+    return fp8_on_places(kernels, M, N, K, lambda a: {" | padded": in_taller_buffer(a)})
 
 
 def shipped_tiles(make, shapes) -> dict:
