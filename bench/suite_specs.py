@@ -20,20 +20,20 @@ def per_shape_case_error(per_shape: str) -> str:
 
 
 def prebuild_specs(suite: bool = True, per_shape: str = "all") -> list:
-    """The GPU suite's specs, the examples and the demo's (suite), and what build(spec, shapes=...) compiles in the
+    """The GPU suite's specs and twins, the examples and the demo's (suite), and what build(spec, shapes=...) compiles in the
     per-shape tests: per_shape "all", "" for none, or per_shape_cases.cases() names joined by commas (with the
     kernels a weights-first test compares its output with)."""
     import cutlassgen as cg
     import per_shape_cases
     from cutlassgen.demo import default_spec
-    from gpu_specs import GPU_SPECS
+    from gpu_specs import GPU_SPECS, past_row_twins
 
     problem = per_shape_case_error(per_shape)
     if problem:
         raise ValueError(problem)
     specs = []
     if suite:
-        specs += list(GPU_SPECS.values()) + [cg.load_spec(p) for p in sorted((ROOT / "examples/specs").glob("*.toml"))]
+        specs += list(GPU_SPECS.values()) + list(past_row_twins().values()) + [cg.load_spec(p) for p in sorted((ROOT / "examples/specs").glob("*.toml"))]
         specs.append(default_spec(90))  # the bench stage builds its own kernels
     for name, (spec, shapes, _) in per_shape_cases.cases().items():
         if per_shape == "all" or name in per_shape.split(","):

@@ -30,7 +30,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
      fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge raggedother swizzlepad
-     swizzlepadcheck fittedtwin big14k oobrow
+     swizzlepadcheck fittedtwin big14k oobrow pastrows
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -62,7 +62,8 @@ CLONE = "CLONE"
 # A tile is named by what it sets, and the name is parsed into the tile (named()), so a name cannot drift from its
 # tile. Tokens: "swap" (swap_ab), MxNxK (cta), cAxB (cluster), "pingpong" (else "auto", cooperative at 128+ rows;
 # "coop" says so), "stream-K" [always], splitN (stream-K split-K), swizzleN, along_m/along_n, epiMxN, "pdl", sN
-# (N mainloop stages; else as many as shared memory holds beside the epilogue's).
+# (N mainloop stages; else as many as shared memory holds beside the epilogue's), "fitted" (fitted_tail: the mainloop
+# loads the token operand through csrc/cutlassgen/load_hints.hpp's TailOperand).
 # A tile without swizzleN takes "auto" (chosen per call, csrc/cutlassgen/auto_swizzle.hpp) since session 5; probe
 # runs 1-5 in bench/results/h200_tile_probe.log ran with swizzle 1, the default of that time.
 def tile_named(name: str, **extra) -> Sm90Tile:
@@ -91,6 +92,8 @@ def tile_named(name: str, **extra) -> Sm90Tile:
             fields["pdl"] = True
         elif re.fullmatch(r"s\d+", w):
             fields["stages"] = int(w[1:])
+        elif w == "fitted":
+            fields["fitted_tail"] = True
         elif w not in ("coop", "always"):
             raise ValueError(f"tile name {name!r}: unknown word {w!r}")
     fields.setdefault("cluster", (1, 1, 1))
@@ -612,6 +615,16 @@ BIG14K_FP8_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8064, 14336, 409
 OOB_ROW_BF16 = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong swizzle4", "128x256x64 c2x1 coop")
 OOB_ROW_SHAPES = [(8064, 14336, 8192), (8064, 14336, 4096), (8192, 14336, 4096)]
 OOB_ROW_FP8 = named("128x128x128 c1x1 pingpong", **FAST)
+# pastrows (session 111): oobrow's loss as fixed in csrc. A tile with fitted_tail (load_hints.hpp's TailOperand) now
+# loads no token operand where the tile lies wholly past the token rows, and counts its bytes off the stage's barrier;
+# the padded row of the scheduler's strips then costs no TMA boxes outside a. Each tile bare, and " | widened" as in
+# oobrow; the fitted tile's bare call should match the plain tile's widened one at 8064 rows, and the plain tile
+# where nothing pads (8192 rows). 8000x8192x8192 is ragged as well as padded (63 row tiles, strips of 8).
+PAST_ROWS_BF16 = named("128x128x64 c1x1 pingpong", "128x128x64 c1x1 pingpong fitted", "128x256x64 c2x1 coop",
+                       "128x256x64 c2x1 coop fitted")
+PAST_ROWS_SHAPES = [(8064, 14336, 8192), (8064, 14336, 4096), (8192, 14336, 4096), (8000, 8192, 8192)]
+PAST_ROWS_FP8 = named("128x128x128 c1x1 pingpong", "128x128x128 c1x1 pingpong fitted", **FAST)
+PAST_ROWS_FP8_SHAPES = [(8064, 14336, 8192), (8192, 14336, 8192), (8000, 8192, 8192)]
 # Run 28's losers again with an epilogue subtile that makes 4 subtiles per tile. Hypothesis (ncu, session 12): with a
 # load node the consumer waits on the epilogue load pipeline at every subtile, and CUTLASS gives that pipeline
 # min(subtiles, 4) stages, so past 4 subtiles each wait is a round trip to the load warp; at 4 or fewer the load warp
@@ -3221,6 +3234,10 @@ CASES = {
                 "cuBLASLt fused"),
                ("fp8 scaled", fp8_scaled_fast, OOB_ROW_FP8, OOB_ROW_SHAPES[:2], widened_fp8_contenders,
                 "_scaled_mm fast accum")],
+    "pastrows": [("bf16 bias+gelu", bias_gelu, PAST_ROWS_BF16, PAST_ROWS_SHAPES, widened_bias_gelu_contenders,
+                  "cuBLASLt fused"),
+                 ("fp8 scaled", fp8_scaled_fast, PAST_ROWS_FP8, PAST_ROWS_FP8_SHAPES, widened_fp8_contenders,
+                  "_scaled_mm fast accum")],
     "big14k": [beside_plan(BIG14K_BF16_TILES, BIG14K_SHAPES),
                fp8_beside_plan(fp8_scaled_fast, BIG14K_FP8_TILES, BIG14K_FP8_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,

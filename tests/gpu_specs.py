@@ -4,6 +4,8 @@ Together they cover every epilogue node, every activation, every legal operand d
 both arch paths (sm80-path kernels compiled for the GPU at hand), both sm90 schedules, stream-K, PDL and
 the widest tiles validation allows. The GPU tests draw their inputs from fresh_seed / fresh_generator.
 """
+import dataclasses
+
 from cutlassgen import (Activation, Add, Amax, GemmSpec, LinearCombination, Multiply, Operand, Quantize, Sm80Tile,
                         Sm90Tile, StoreAux)
 
@@ -185,3 +187,18 @@ GPU_SPECS = {
                                                      Multiply("per_col", "scale_b", "fp32"),
                                                      Add("per_col", "bias", "bf16")]),
 }
+
+
+# Padded walks on tiles that load their token operand through load_hints.hpp (Sm90Tile.fitted_tail, the per-shape
+# plan's twin): a tile of the scheduler's padded row (63 x 64 128x128 tiles in strips of 8) or a 2x1 cluster's spare
+# CTA (63 row tiles of 128x256 rounded to 64) lies wholly past M and loads no token operand (skip_token_tile);
+# test_gpu_correctness.py's past-rows test runs these twins at these shapes.
+PAST_ROW_WALKS = [("sm90_epi_tile_residual_aux", (8000, 8192, 8192)), ("sm90_bf16_gelu_fp8", (8064, 8192, 8192))]
+
+
+def past_row_twins() -> dict:
+    """PAST_ROW_WALKS' kernels by suite name, as specs with fitted_tail and a name of their own (build's in-process
+    memo is by spec)."""
+    return {n: dataclasses.replace(GPU_SPECS[n], name=f"{n}_fitted",
+                                   tile=dataclasses.replace(GPU_SPECS[n].tile, fitted_tail=True))
+            for n, _ in PAST_ROW_WALKS}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpu_specs import GPU_SPECS, fresh_generator
+from gpu_specs import GPU_SPECS, PAST_ROW_WALKS, fresh_generator, past_row_twins
 from tolerances import INT_MAX_ABS_DIFF, REL_ERR
 
 pytestmark = pytest.mark.gpu
@@ -279,6 +279,46 @@ def test_stale_rows_past_m_in_the_last_token_tile_change_nothing(fitted_tail_ker
         ref = cg.reference(spec, a, b, c, **inputs)
         what = f"{name} {M}x{N}x{K} after {M_full} huge rows"
         assert_close(res.d if kernel.Result else res, ref.d if kernel.Result else ref, spec.d.dtype, what + " D")
+        assert_other_outputs_close(kernel, res, ref, what)
+
+
+@pytest.fixture(scope="module")
+def past_row_kernels(cache_dir):
+    """gpu_specs.past_row_twins' kernels by suite name, in one ninja run."""
+    import cutlassgen as cg
+
+    twins = past_row_twins()
+    return dict(zip(twins, cg.build_many(list(twins.values()))))
+
+
+@pytest.mark.parametrize("name, shape", PAST_ROW_WALKS,
+                         ids=lambda x: x if isinstance(x, str) else "x".join(map(str, x)))
+def test_tiles_wholly_past_m_skip_their_token_loads_and_change_nothing(past_row_kernels, name, shape):
+    """After a call on huge activations over the padded grid's rows has filled shared memory, the fitted twin at a
+    padded walk matches the float64 reference on a bare a (its descriptors end at M) and on a taller buffer whose rows
+    past M are NaN (widened to the last M tile's end), with out's buffer past M left poisoned."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen.lower import lower
+
+    spec, kernel = GPU_SPECS[name], past_row_kernels[name]
+    assert lower(kernel.spec)["tail_operand"] == 0 and not lower(spec)["swap_ab"]
+    M, N, K = shape
+    assert -(-M // 128) % 8, "the walk pads no row: this test would check nothing wholly past M"
+    gen = fresh_generator(name, shape, "past rows")
+    a, b, c, inputs = make_inputs(spec, kernel, 8192, N, K, gen)
+    kernel(torch.full_like(a, huge_value(a.dtype)), b, c, **inputs)  # leaves huge rows in shared memory
+    a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
+    ref = cg.reference(spec, a, b, c, **inputs)
+    _, tall_a = in_taller_buffer(a, 256, float("nan"))
+    for where, a_in in (("bare", a), ("in a taller buffer", tall_a)):
+        out_buffer, out = in_taller_buffer(poisoned_out(spec, M, N), 64, float("nan"))
+        res = kernel(a_in, b, c, out=out, **inputs)
+        torch.cuda.synchronize()
+        what = f"{name} fitted {M}x{N}x{K}, a {where}"
+        assert_close(res.d if kernel.Result else res, ref.d if kernel.Result else ref, spec.d.dtype, what + " D")
+        assert torch.isnan(out_buffer[M:].float()).all(), f"{what}: the kernel wrote out's buffer past row M"
         assert_other_outputs_close(kernel, res, ref, what)
 
 

@@ -591,6 +591,8 @@ def test_auto_swizzle_pads_only_where_the_swept_operand_outgrows_l2(tmp_path):
         # test_gpu_correctness.py PADDED_WALKS, run at lower.SWIZZLE_PAD's value
         (8000, 8192, 8192, 128, 128, 1, 1, (cg.lower.SWIZZLE_PAD, 2, 2, 0), 8),
         (4096, 11008, 8192, 128, 256, 2, 1, (cg.lower.SWIZZLE_PAD, 2, 2, 0), 4),  # 32 x 43, A 67 MB; 44 2.3% more
+        # gpu_specs.py PAST_ROW_WALKS' second: 63 row tiles, which the 2x1 cluster rounds to 64, take strips of 8
+        (8064, 8192, 8192, 128, 256, 2, 1, (cg.lower.SWIZZLE_PAD, 2, 2, 0), 8),
     ]
     got = run_cpp(tmp_path, "int main() {\n" + "".join(
         f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {tm}, {tn}, {cm}, {cn}, '

@@ -17,6 +17,11 @@
 // it does not bring are counted off the stage's transaction barrier by the producer. The stage's rows past the box
 // keep what an earlier tile left there: they are rows past M, whose accumulators the epilogue neither writes nor
 // reduces. Python decides where this applies (cutlassgen/lower.py, TAIL_LOADS).
+// A tile lying wholly past the token rows loads no token operand at all and counts its bytes off the barrier: the
+// persistent scheduler pads its walk to whole strips (auto_swizzle.hpp) and runs the padded tiles' mainloops, whose
+// TMA boxes lie wholly past a bare operand's end; on an H100 a padded row of 128x128 pingpong tiles cost 549-578
+// TFLOP/s at 8064x14336 against 657-717 with the same loads inside the buffer (bench/NOTES.md, session 110, oobrow).
+// A cluster's spare CTA, where the token tiles are fewer than its width, is such a tile too.
 //
 // With KeepMiB > 0, an operand whose Hint is EVICT_FIRST loads its first KeepMiB (its tiles in order along its rows,
 // each over the whole K) with CuTe's EVICT_NORMAL instead. Weights larger than L2 keeps, all loaded at one priority,
@@ -181,6 +186,7 @@ struct MainloopLoadHints : Base {
   struct TailParams : Base::Params {
     cute::TmaDescriptor tail_desc;  // the token operand in boxes of (its rows % kTailRows) x kAtomK
     int tail_extent = 0;            // its rows; 0 where they fill the last tile (no box reaches past the end)
+    int token_rows = 0;             // its rows (as its descriptors span them), whatever the last tile holds
   };
   using Params = std::conditional_t<kTail, TailParams, typename Base::Params>;
 
@@ -203,6 +209,7 @@ struct MainloopLoadHints : Base {
       static_cast<typename Base::Params&>(p) = Base::to_underlying_arguments(problem_shape, args, workspace);
       auto [M, N, K, L] = cute::append<4>(problem_shape, 1);
       int const rows = kTailOnA ? M : N;
+      p.token_rows = rows;
       // A last tile that is full needs no second box.
       if (rows % kTailRows == 0 || L != 1) return p;
       void const* ptr = kTailOnA ? static_cast<void const*>(args.ptr_A) : static_cast<void const*>(args.ptr_B);
@@ -265,15 +272,16 @@ struct MainloopLoadHints : Base {
       for (int i = 0; i < size<0>(cluster_layout); ++i) mcast_b |= uint16_t(1) << cluster_layout(i, in_n, Int<0>{});
     }
 
-    // With TailOperand, the last token tile loads its token operand in fitted boxes instead (load_fitted_tail).
+    // With TailOperand, the last token tile loads its token operand in fitted boxes instead (load_fitted_tail), and a
+    // tile wholly past the token rows none at all (skip_token_tile).
     int first_row = 0;
-    bool fitted = false;
+    bool fitted = false, past = false;
     if constexpr (kTail) {
       first_row = (kTailOnA ? int(m) : int(n)) * kTailRows;
-      // Not a tile wholly past the end (a cluster's spare CTA where the token tiles are fewer than its width): its
-      // box would bring nothing, and counting a whole tile plus the rows past it off the barrier underflows it.
-      fitted = first_row < params.tail_extent && first_row + kTailRows > params.tail_extent;  // false at extent 0
+      past = first_row >= params.token_rows;
+      fitted = !past && first_row + kTailRows > params.tail_extent && params.tail_extent;
     }
+    bool const own_tokens = fitted || past;  // the token operand's loads are this function's, not CuTe's
     CUTLASS_PRAGMA_NO_UNROLL
     for (; k_tile_count > 0; --k_tile_count, ++k_tile_iter, ++write_state) {
       pipeline.producer_acquire(write_state);  // wait until the consumers have released this stage
@@ -281,12 +289,13 @@ struct MainloopLoadHints : Base {
       int const stage = write_state.index();
       if constexpr (kTail) {
         if (fitted) load_fitted_tail(params, barrier, stage, int(*k_tile_iter), first_row, shared_tensors);
+        if (past) skip_token_tile(barrier);
       }
-      if (!(fitted && kTailOnA)) {
+      if (!(own_tokens && kTailOnA)) {
         copy(with_policy<HintA>(params.tma_load_a.with(*barrier, mcast_a, hint_a)), src_a(_, _, _, *k_tile_iter),
              dst_a(_, _, _, stage));
       }
-      if (!(fitted && !kTailOnA)) {
+      if (!(own_tokens && !kTailOnA)) {
         copy(with_policy<HintB>(params.tma_load_b.with(*barrier, mcast_b, hint_b)), src_b(_, _, _, *k_tile_iter),
              dst_b(_, _, _, stage));
       }
@@ -307,6 +316,14 @@ struct MainloopLoadHints : Base {
       int64_t const through = (int64_t(batch) * size<2>(tiles) + tile + 1) * tile_bytes;
       return through <= (int64_t(KeepMiB) << 20) ? cute::TMA::CacheHintSm90::EVICT_NORMAL : Hint;
     }
+  }
+
+  // One stage of a tile wholly past the token rows: its token operand's bytes, which the producer's arrive expects,
+  // are counted off the barrier and nothing is loaded. The stage keeps what an earlier tile left there; every row
+  // of this tile is past the end, so the epilogue neither writes nor reduces its accumulators.
+  CUTLASS_DEVICE static void skip_token_tile(uint64_t* barrier) {
+    constexpr uint32_t kTileBytes = uint32_t(kTailRows) * kTileK * sizeof(TailElement);
+    cutlass::arch::ClusterTransactionBarrier::complete_transaction(barrier, cute::block_rank_in_cluster(), kTileBytes);
   }
 
   // One stage of the last token tile's token operand: its rows from first_row to the operand's end, one box per
