@@ -1341,6 +1341,57 @@ def tuned_ragged_tiles(spec: GemmSpec, M: int, N: int, K: int, tile) -> list:
     return wave_fill_tiles(spec, M, N, shape_tile(spec, M, N, K))
 
 
+# csrc/cutlassgen/auto_swizzle.hpp's rule in Python, so that the plan can tell where the persistent scheduler's walk
+# runs tiles wholly past M (a CPU test compares the two over a grid of problems).
+L2_BYTES = 50 << 20
+
+
+def _widest_strip(tiles_m: int, tiles_n: int, cluster_m: int, cluster_n: int, max_pct: int) -> int:
+    for s in (8, 4, 2):
+        strip_m, strip_n = s * cluster_m, s * cluster_n
+        padded = -(-tiles_m // strip_m) * strip_m * (-(-tiles_n // strip_n) * strip_n)
+        if (padded - tiles_m * tiles_n) * 100 <= tiles_m * tiles_n * max_pct:
+            return s
+    return 1
+
+
+def scheduler_strip(m: int, n: int, k: int, cta, cluster, a_bytes: int, b_bytes: int, raster: str = "auto",
+                    max_pct: int | None = None) -> int:
+    """The strip that auto_swizzle gives the kernel's m x n x k problem (kernel operands: a swapped kernel's m is
+    the problem's N) with cta tiles in clusters, max_pct lower.SWIZZLE_PAD where None."""
+    from . import lower
+
+    max_pct = lower.SWIZZLE_PAD if max_pct is None else max_pct
+    cm, cn = cluster[0], cluster[1]
+    tiles_m = -(-(-(-m // cta[0])) // cm) * cm
+    tiles_n = -(-(-(-n // cta[1])) // cn) * cn
+    unpadded = _widest_strip(tiles_m, tiles_n, cm, cn, 0)
+    if max_pct <= 0 or unpadded == 8:
+        return unpadded
+    along_m = raster == "along_m" or (raster == "auto" and tiles_n > tiles_m)
+    swept = m * k * a_bytes if along_m else n * k * b_bytes
+    return _widest_strip(tiles_m, tiles_n, cm, cn, max_pct) if swept > L2_BYTES else unpadded
+
+
+def walk_rows_past_m(spec: GemmSpec, M: int, N: int, K: int) -> int:
+    """How many rows of tiles the persistent scheduler walks wholly past the M tokens of an M x N x K call of an
+    unswapped sm90 spec: CUTLASS rounds the grid's tile rows up to a multiple of strip x cluster and runs the padded
+    ones too (0 for a swapped tile, whose tokens are the kernel's N, and for the sm80 path)."""
+    cfg = resolve(spec)
+    if not isinstance(cfg, Sm90Config) or cfg.swap_ab:
+        return 0
+    a_bytes, b_bytes = operand_bytes(spec)
+    most = scheduler_strip(M, N, K, cfg.cta, cfg.cluster, a_bytes, b_bytes, cfg.raster)
+    if cfg.swizzle != AUTO:
+        most = min(most, cfg.swizzle)
+    cm, cn = cfg.cluster[0], cfg.cluster[1]
+    rows = -(-M // cfg.cta[0])
+    # CUTLASS's get_log_swizzle_size: the strip max_swizzle_size allows on a grid this small (cluster-rounded)
+    least_side = min(-(-rows // cm) * cm, -(-(-(-N // cfg.cta[1])) // cn) * cn)
+    strip = next(s for s, side in ((8, 6), (4, 3), (2, 2), (1, 0)) if most >= s and least_side >= side)
+    return -(-rows // (strip * cm)) * strip * cm - rows
+
+
 def wave_fill(M: int, N: int, cta, sms: int) -> float:
     """The share of the SMs' waves that an M x N problem's cta tiles fill (1.0: the last wave is full)."""
     tiles = -(-M // cta[0]) * -(-N // cta[1])

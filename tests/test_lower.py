@@ -601,6 +601,54 @@ def test_auto_swizzle_pads_only_where_the_swept_operand_outgrows_l2(tmp_path):
     assert got == [c[-1] for c in cases]
 
 
+def test_the_plan_s_strip_rule_is_auto_swizzle_s(tmp_path):
+    """tiles.scheduler_strip, the Python form of auto_swizzle that the plan reads the scheduler's walk by, gives the
+    C++ rule's strip over a grid of problems: ragged and aligned M, both rasters, 8- and 16-bit operands, swept
+    operands either side of L2, clusters on either axis, padding allowed or not."""
+    import itertools
+
+    from cutlassgen.tiles import scheduler_strip
+
+    cases = [(m, n, k, cta, cluster, nbytes, raster, pct)
+             for m, n, k in [(8000, 8192, 8192), (8064, 14336, 8192), (8064, 14336, 4096), (12000, 16384, 4096),
+                             (3000, 18432, 4096), (640, 8192, 65536), (256, 8192, 1 << 20), (1000, 4096, 4096)]
+             for cta, cluster in [((128, 128), (1, 1)), ((128, 256), (2, 1)), ((128, 224), (1, 1)),
+                                  ((256, 128), (1, 2))]
+             for nbytes, raster, pct in itertools.product((1, 2), (0, 1, 2), (0, 5))]
+    rasters = ("auto", "along_m", "along_n")
+    got = run_cpp(tmp_path, "int main() {\n" + "".join(
+        f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {cta[0]}, {cta[1]}, {cl[0]}, {cl[1]}, '
+        f'{{{pct}, {k}, {nb}, {nb}, {raster}}}));\n'
+        for m, n, k, cta, cl, nb, raster, pct in cases) + "}")
+    want = [scheduler_strip(m, n, k, cta, cl, nb, nb, rasters[raster], pct)
+            for m, n, k, cta, cl, nb, raster, pct in cases]
+    assert got == want
+    assert {8, 4, 2, 1} <= set(got)  # the grid reaches every strip
+
+
+@pytest.mark.parametrize("M, N, K, tile, dtype, past", [
+    (8064, 14336, 8192, {}, "bf16", 1),  # 63 row tiles in strips of 8: A 132 MB sweeps past L2
+    (8192, 14336, 8192, {}, "bf16", 0),
+    (8000, 8192, 8192, {}, "bf16", 1),
+    (8064, 14336, 4096, {}, "e4m3", 0),  # A 33 MB fits in L2: strips of 1 pad nothing
+    (8064, 14336, 8192, {"swizzle": 4}, "bf16", 1),
+    (8064, 14336, 8192, {"swizzle": 1}, "bf16", 0),
+    (8064, 8192, 8192, {"cta": (128, 256, 64), "cluster": (2, 1, 1), "mainloop": "cooperative"}, "bf16", 1),
+    (640, 8192, 65536, {}, "bf16", 0),  # 5 row tiles: any strip pads 20% or more
+    (4864, 512, 65536, {}, "bf16", 0),  # 38 x 4 tiles along N (B 64 MB): strips of 2, which 38 rows fill
+    (8064, 14336, 8192, {"swap_ab": True, "cta": (128, 64, 64)}, "bf16", 0),  # the tokens are the kernel's N
+])
+def test_the_plan_counts_the_rows_of_tiles_the_walk_runs_wholly_past_m(M, N, K, tile, dtype, past):
+    from cutlassgen.tiles import walk_rows_past_m
+
+    fields = {"cta": (128, 128, 64), "cluster": (1, 1, 1), "mainloop": "pingpong", **tile}
+    if dtype == "e4m3":
+        fields["cta"] = (128, 128, 128)
+    s = GemmSpec(arch=90, a=Operand(dtype), b=Operand(dtype, "column"), d=Operand("bf16"),
+                 tile=Sm90Tile(fp8_fast_accum=dtype == "e4m3", **fields))
+    assert walk_rows_past_m(s, M, N, K) == past
+
+
 def test_a_swizzle_pad_reaches_both_scheduler_setups_and_none_renders_nothing():
     """SWIZZLE_PAD 0 renders the call as before it was a setting; otherwise it, K, the kernel's element bytes and
     the raster option go to both the "auto" strip and the cap on an explicit one."""
