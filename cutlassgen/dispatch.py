@@ -169,6 +169,7 @@ class DispatchKernel:
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
         self._fill_ctas = {}  # entry index: the CTA tiles of its kernel and fill kernels, worked out at first use
+        self._rows_past_seen = {}  # (entry index, M, N, K): tiles.walk_rows_past_m of its kernel
         # a tuning record's winner was timed at its own shape, against the fill tiles too: only ragged M, which a
         # tuning at M a multiple of the tile's rows did not see, goes to them (tuned_fills)
         self._fill_by_waves = bool(record.get("limits"))
@@ -213,11 +214,12 @@ class DispatchKernel:
         if chosen is None:
             return self.default
         if self._fills[chosen] and N is not None:
-            return self._wave_filled(chosen, M, N)
+            return self._wave_filled(chosen, M, N, K)
         return self.kernels[chosen]
 
-    def _wave_filled(self, i: int, M: int, N: int):
-        """Entry i's kernel, or the one of its wave-fill kernels that an M x N call runs (tiles.wave_fill_choice)."""
+    def _wave_filled(self, i: int, M: int, N: int, K: int | None):
+        """Entry i's kernel, or the one of its wave-fill kernels that an M x N x K call runs
+        (tiles.wave_fill_choice)."""
         from .tiles import resolve, wave_fill_choice
 
         if self._sms is None:
@@ -225,8 +227,22 @@ class DispatchKernel:
         candidates = [self.kernels[i], *self._fills[i]]
         if i not in self._fill_ctas:  # resolved: an entry's kernel may be the default, whose tile says "auto"
             self._fill_ctas[i] = [resolve(k.spec).cta for k in candidates]
-        j = wave_fill_choice(M, N, self._fill_ctas[i], self._sms, self._fill_by_waves)
+        j = wave_fill_choice(M, N, self._fill_ctas[i], self._sms, self._fill_by_waves,
+                             None if K is None else lambda: self._rows_past(i, M, N, K))
         return candidates[j]
+
+    def _rows_past(self, i: int, M: int, N: int, K: int) -> int:
+        """tiles.walk_rows_past_m for entry i's kernel, kept per shape (choose() runs on every call, and working it
+        out takes ~15 us; a serving loop calls few shapes)."""
+        key = (i, M, N, K)
+        rows = self._rows_past_seen.get(key)
+        if rows is None:
+            from .tiles import walk_rows_past_m
+
+            if len(self._rows_past_seen) >= 4096:
+                self._rows_past_seen.clear()
+            rows = self._rows_past_seen[key] = walk_rows_past_m(self.kernels[i].spec, M, N, K)
+        return rows
 
     def _check_gpu(self):
         self._gpu_checked = True
@@ -500,7 +516,7 @@ def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gp
     """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu with sms SMs:
     tiles.shape_tile's, or the one that GPU model runs in its place (tiles.instead_on), or the one it runs at ragged M
     or where that fills the waves better (tiles.wave_fill_tiles), or None (the spec's own) where there is none."""
-    from .tiles import instead_on, resolve, shape_tile, wave_fill_choice, wave_fill_tiles
+    from .tiles import instead_on, resolve, shape_tile, walk_rows_past_m, wave_fill_choice, wave_fill_tiles
 
     tile = shape_tile(spec, M, N, K)
     instead = instead_on(spec, M, N, tile)
@@ -510,8 +526,9 @@ def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gp
     fills = wave_fill_tiles(spec, M, N, tile) if own is not None or model is None else []
     if not fills:
         return own
-    ctas = [resolve(spec if t is None else dataclasses.replace(spec, tile=t)).cta for t in (own, *fills)]
-    j = wave_fill_choice(M, N, ctas, sms)
+    specs = [spec if t is None else dataclasses.replace(spec, tile=t) for t in (own, *fills)]
+    j = wave_fill_choice(M, N, [resolve(s).cta for s in specs], sms,
+                         rows_past=None if K is None else lambda: walk_rows_past_m(specs[0], M, N, K))
     return own if j == 0 else fills[j - 1]
 
 

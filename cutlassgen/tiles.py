@@ -1289,6 +1289,12 @@ WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 # loads lost nothing there, and the plan with the twin ran 0.997-1.030x it (geometric mean 1.005 with the two aligned
 # controls, where the plan runs the tile itself: 0.999, 1.007); on an H100 at those shapes (session 110,
 # h100_session110.log) 1.156x cold and 1.137x warm (0.99-1.48x by shape).
+# Since session 111 the twin loads no activation for a tile wholly past M (csrc/cutlassgen/load_hints.hpp), and a call
+# of the plan runs it at aligned M too where the scheduler's walk runs such tiles (walk_rows_past_m: the swept operand
+# outgrows L2 and the strips pad the grid). On an H100 (tile_probe.py pastrows, h100_session111.log) at
+# 8064x14336x8192 the tile ran 1105 TFLOP/s cold and 1217 warm, the twin 1351 and 1285 (the tile with its loads
+# widened into a taller buffer: 1371, 1311); where nothing pads (8192x14336x8192) the twin ran 0.98x the tile cold
+# and 1.00x warm.
 FITTED_TWIN_MIN_M = 513
 
 
@@ -1398,16 +1404,21 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
     return tiles / (-(-tiles // sms) * sms)
 
 
-def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True) -> int:
+def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True, rows_past=None) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
     plan's) unless M > 512 is ragged in the plan's tile rows and the first other is a fitted twin (the same CTA
-    tile) or N >= WIDE_N (then 1), or by_waves, N >= WIDE_N, 512 < M <= WAVE_FILL_MAX_M and another fills its waves
-    by WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0. (A tuned entry, unlike the plan's wide-N
-    one, takes narrower N too: where the rule was not measured.)"""
+    tile) or N >= WIDE_N (then 1), or by_waves, the first other is a fitted twin and rows_past() (walk_rows_past_m:
+    called only then) says the scheduler's walk runs tiles wholly past M (then 1), or by_waves, N >= WIDE_N,
+    512 < M <= WAVE_FILL_MAX_M and another fills its waves by WAVE_FILL_MARGIN better (the first such); sms None (no
+    GPU seen): 0. (A tuned entry, unlike the plan's wide-N one, takes narrower N too: where the rule was not
+    measured.)"""
     if sms is None or M <= 512 or len(ctas) < 2:
         return 0
+    twin = tuple(ctas[1]) == tuple(ctas[0])
     if M % ctas[0][0]:
-        return 1 if N >= WIDE_N or tuple(ctas[1]) == tuple(ctas[0]) else 0
+        return 1 if N >= WIDE_N or twin else 0
+    if twin:
+        return 1 if by_waves and rows_past is not None and rows_past() else 0
     if not by_waves or N < WIDE_N or M > WAVE_FILL_MAX_M:
         return 0
     plan = wave_fill(M, N, ctas[0], sms)

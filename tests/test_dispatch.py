@@ -1031,6 +1031,38 @@ def test_a_fp8_fast_dispatch_kernel_runs_the_fitted_twin_at_ragged_m(sms, monkey
 
 
 @pytest.mark.parametrize("sms", [132, None])
+def test_the_fitted_twin_runs_at_aligned_m_where_the_walk_runs_tiles_wholly_past_it(sms, monkeypatch):
+    """Where the scheduler's strips pad the grid's tile rows (the swept A outgrows L2: tiles.walk_rows_past_m) the
+    plan's fp8 fast call runs the twin at M a multiple of 128 too, whose tiles wholly past M load no activation
+    (load_hints.hpp; pastrows, h100_session111.log: 1.22x cold at 8064x14336x8192); where nothing pads, or K is not
+    known, or no GPU is seen, the entry's own kernel. A tuning record's twin stays at ragged M."""
+    from cutlassgen import tiles
+
+    monkeypatch.setattr(dispatch, "sm_count", lambda: sms)
+    rec = dispatch.heuristic_record(FAST, [(8064, 14336, 8192), (8000, 8192, 8192)])
+    k = _fake_dispatch(FAST, rec)
+    cases = {(8064, 14336, 8192): 1, (8000, 8192, 8192): 1, (8064, 8192, 8192): 1, (8192, 14336, 8192): 0,
+             (8064, 14336, 4096): 0, (8064, 4096, 8192): 0, (4032, 14336, 8192): 0}
+    for (M, N, K), past in cases.items():
+        own = tiles.shape_tile(FAST, M, N, K)
+        assert tiles.walk_rows_past_m(FAST if own is None else FAST.replace(tile=own), M, N, K) == past, (M, N, K)
+        chosen = k.choose(M, N, K)
+        assert chosen.spec.tile.fitted_tail == bool(sms and (past or M % 128)), (M, N, K)
+        assert (dispatch.planned_tile(FAST, M, N, K, None, sms) or FAST.tile) == chosen.spec.tile, (M, N, K)
+    assert not k.choose(8064, 14336).spec.tile.fitted_tail  # without K the walk is not known
+    assert k.choose(8064, 14336, 8192) is k.choose(8064, 14336, 8192)  # kept per shape, same answer
+    same = [(128, 128, 128), (128, 128, 128)]
+
+    def unasked():
+        raise AssertionError("rows_past asked where the rule does not need it")
+    assert tiles.wave_fill_choice(8064, 14336, same, 132, rows_past=lambda: 1) == 1
+    assert tiles.wave_fill_choice(8064, 14336, same, 132, by_waves=False, rows_past=unasked) == 0
+    assert tiles.wave_fill_choice(8000, 14336, same, 132, rows_past=unasked) == 1  # ragged: the twin anyway
+    assert tiles.wave_fill_choice(512, 14336, same, 132, rows_past=unasked) == 0
+    assert tiles.wave_fill_choice(8064, 14336, [(128, 128, 64), (128, 224, 64)], 132, rows_past=unasked) == 0
+
+
+@pytest.mark.parametrize("sms", [132, None])
 def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monkeypatch):
     """The plan's entry carries its wave-fill tiles, all are compiled, and choose() picks among them per call by the
     GPU's SM count, read once (none without a GPU: the entry's own tile); repr, planned_tile and a pickle agree."""

@@ -349,15 +349,21 @@ def test_fp8_fast_per_shape_dispatch_runs_the_fitted_twin_at_ragged_m(cache_dir)
     """fp8 fast above 512 rows at ragged M (700x8192, 513x4096, 2000x14336) runs its 128x128 pingpong tile's twin that
     loads the last row of token tiles in a box fitted to it (Sm90Tile.fitted_tail, tiles.fitted_twin); where M fills
     its tiles the tile itself. Each shape against the reference into a poisoned out, and at ragged M bit for bit the
-    output of the kernel the same entry runs where M fills its tiles (the loads' box differs, nothing else)."""
+    output of the kernel the same entry runs where M fills its tiles (the loads' box differs, nothing else). At
+    8064x14336x8192, M a multiple of 128 where the scheduler's strips walk a row of tiles wholly past M
+    (tiles.walk_rows_past_m), the twin too (those tiles load no activation), against the reference and bit for bit
+    the tile's output at the same entry."""
     import torch
 
     from cutlassgen.tiles import resolve
 
     spec, shapes, k = _checked_fp8_case("fp8_fast_ragged")
     g = fresh_generator(spec.name, "twin")
-    for M, N, K in [s for s in shapes if s[0] % 128]:
-        twin, plain = k.choose(M, N, K), k.choose(-(-M // 128) * 128, N, K)  # the same entry, M a multiple of 128
+    padded = (8064, 14336, 8192)
+    _check_fp8_scaled_dispatch(k, spec, [padded])
+    for M, N, K in [s for s in shapes if s[0] % 128] + [padded]:
+        aligned = -(-M // 128) * 128 if M % 128 else M + 128  # the same entry, where nothing lies past M
+        twin, plain = k.choose(M, N, K), k.choose(aligned, N, K)
         assert twin.spec.tile.fitted_tail and not plain.spec.tile.fitted_tail, (M, N, K)
         assert resolve(twin.spec).cta == resolve(plain.spec).cta, (M, N, K)
         x = _fp8_scaled_inputs(M, N, K, g)
