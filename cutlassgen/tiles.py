@@ -1352,6 +1352,11 @@ def tuned_ragged_tiles(spec: GemmSpec, M: int, N: int, K: int, tile) -> list:
 L2_BYTES = 50 << 20
 
 
+def _cluster_tiles(extent: int, tile: int, cluster: int) -> int:
+    """Tiles of an extent, rounded up to whole clusters (as CUTLASS's grid counts them)."""
+    return -(-(-(-extent // tile)) // cluster) * cluster
+
+
 def _widest_strip(tiles_m: int, tiles_n: int, cluster_m: int, cluster_n: int, max_pct: int) -> int:
     for s in (8, 4, 2):
         strip_m, strip_n = s * cluster_m, s * cluster_n
@@ -1369,8 +1374,7 @@ def scheduler_strip(m: int, n: int, k: int, cta, cluster, a_bytes: int, b_bytes:
 
     max_pct = lower.SWIZZLE_PAD if max_pct is None else max_pct
     cm, cn = cluster[0], cluster[1]
-    tiles_m = -(-(-(-m // cta[0])) // cm) * cm
-    tiles_n = -(-(-(-n // cta[1])) // cn) * cn
+    tiles_m, tiles_n = _cluster_tiles(m, cta[0], cm), _cluster_tiles(n, cta[1], cn)
     unpadded = _widest_strip(tiles_m, tiles_n, cm, cn, 0)
     if max_pct <= 0 or unpadded == 8:
         return unpadded
@@ -1393,7 +1397,7 @@ def walk_rows_past_m(spec: GemmSpec, M: int, N: int, K: int) -> int:
     cm, cn = cfg.cluster[0], cfg.cluster[1]
     rows = -(-M // cfg.cta[0])
     # CUTLASS's get_log_swizzle_size: the strip max_swizzle_size allows on a grid this small (cluster-rounded)
-    least_side = min(-(-rows // cm) * cm, -(-(-(-N // cfg.cta[1])) // cn) * cn)
+    least_side = min(_cluster_tiles(M, cfg.cta[0], cm), _cluster_tiles(N, cfg.cta[1], cn))
     strip = next(s for s, side in ((8, 6), (4, 3), (2, 2), (1, 0)) if most >= s and least_side >= side)
     return -(-rows // (strip * cm)) * strip * cm - rows
 
