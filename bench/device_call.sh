@@ -11,7 +11,8 @@
 # tests (PER_SHAPE_K: their -k), the suite's other kernels, the reference tests, the rest; SKIP names stages to leave
 # for a later call (not marked done). Logs: $OUT/<stage>.log.
 # Wheels in $WHEELS (default .whl/: nvidia-cutlass, for a machine without internet) go into /tmp/site first; the
-# device parts of bench/seed_device_parts.py runs, in the folders SEEDS names (default devcalls/seed_*), seed the cache.
+# device and host parts of bench/seed_device_parts.py runs, in the folders SEEDS names (default devcalls/seed_*),
+# seed the cache.
 set -uo pipefail
 T0=$(date +%s); GUARD_S=${GUARD_S:-560}; PROBE=${PROBE:-}; MODES=${MODES:-cold warm}
 OUT=${OUT:?set OUT}; MARKS=${MARKS:-/tmp/device_call}; mkdir -p "$MARKS" "$OUT"

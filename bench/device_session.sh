@@ -36,8 +36,9 @@
 #                                   # (CLOCK_WHAT fp8|bias_gelu, CLOCK_SHAPES, CLOCK_BEFORE: its --before; work of
 #                                   # fewer CTAs than SMs only)
 #
-# CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first (e.g. the device parts
-# bench/seed_device_parts.py compiled on a machine without a GPU: its builds then compile only host parts).
+# CUTLASSGEN_CACHE_DIR must be set; with SEED_CACHE=DIR its entries are copied in first (e.g. the device and host
+# parts bench/seed_device_parts.py compiled on a machine without a GPU: its builds then compile only what they lack
+# and link).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"

@@ -1,13 +1,15 @@
-"""Compile, on a machine without a GPU, the device parts (sm90 cubins) that a GPU session's builds will need, so that
-those builds compile only host parts (cutlassgen/jit/cache.py: device parts; README: The build system).
+"""Compile, on a machine without a GPU, the parts of sm90 builds that no Python sees (device parts: cubins; host
+parts: the entry points' objects) that a GPU session's builds will need, so that those builds only compile the
+binding once and link (cutlassgen/jit/cache.py: kept parts; README: The build system).
 
     python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,anchors,warm_weights,stages256]
-        [--per-shape bf16,fp8,...] [--jobs 2]
+        [--per-shape bf16,fp8,...] [--parts device,host] [--jobs 2]
 
-Each kernel's cubin is compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART) and
-kept under OUT/device/sm90/<jit.device_key> as a build keeps it. Carry OUT to the GPU machine and start its session
-with SEED_CACHE=OUT (bench/device_session.sh copies it into the cache). A part is taken there only where the device
-key matches: the same rendered source, csrc/, flags, nvcc version, CUTLASS version and cutlassgen version.
+Each kernel's parts are compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART
+and -cubin, or flags.HOST_PART and -c) and kept under OUT/device/sm90/<jit.part_key> and OUT/host/sm90/<jit.part_key>
+as a build keeps them. Carry OUT to the GPU machine and start its session with SEED_CACHE=OUT
+(bench/device_session.sh copies it into the cache). A part is taken there only where the key matches: the same
+rendered source, csrc/, flags, nvcc version, CUTLASS version and cutlassgen version.
 """
 import argparse
 import concurrent.futures
@@ -103,42 +105,50 @@ def main() -> int:
                         "tile_probe.py case names")
     p.add_argument("--per-shape", default="all",
                    help='with per_shape in --what: "all" or per_shape_cases names, comma-separated')
+    p.add_argument("--parts", default="device,host", help="device (cubins), host (entry points' objects) or both")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = p.parse_args()
     os.environ["CUTLASSGEN_CACHE_DIR"] = str(args.out.resolve())
-    from cutlassgen.jit import cache, device_key, flags, nvcc_flags_with_includes, toolchain
+    from cutlassgen.jit import cache, flags, nvcc_flags_with_includes, part_key, toolchain
 
     nvcc = str(toolchain.find_nvcc())
     what = set(args.what.split(","))
     for problem in unknown_names(what, args.per_shape):
         p.error(problem)
+    # each part's nvcc flags after the include folders, as cutlassgen.jit's ninja rules give them
+    part_flags = {cache.DEVICE: [flags.DEVICE_PART, "-cubin"], cache.HOST: [flags.HOST_PART, "-c"]}
+    kinds = args.parts.split(",")
+    if set(kinds) - set(part_flags):
+        p.error(f"--parts: {args.parts!r} is not a comma-separated choice of {', '.join(part_flags)}")
     jobs = wanted_jobs(what, args.per_shape)
-    keyed = [(j, device_key(j)) for j in jobs]
-    todo = [(j, key) for j, key in keyed if cache.lookup(cache.device_part_dir(key, 90), "kernel.cubin") is None]
-    print(f"{len(jobs)} sm90 kernels, {len(jobs) - len(todo)} already kept; compiling {len(todo)} device parts "
-          f"({args.jobs} at a time)", flush=True)
+    todo = [(job, key, kind) for job in jobs for key in [part_key(job)] for kind in kinds
+            if cache.lookup(cache.part_dir(kind, key, 90), cache.PART_FILES[kind][0]) is None]
+    print(f"{len(jobs)} sm90 kernels; compiling {len(todo)} of their {len(jobs) * len(kinds)} {' and '.join(kinds)} "
+          f"parts ({args.jobs} at a time)", flush=True)
 
-    def compile_one(job_and_key) -> str:
-        job, key = job_and_key
+    def compile_one(job_key_kind) -> str:
+        job, key, kind = job_key_kind
+        output, log_name = cache.PART_FILES[kind]
         with tempfile.TemporaryDirectory(dir=args.out) as tmp:
             st = pathlib.Path(tmp)
             (st / "kernel.cu").write_text(job.source)
-            cmd = [nvcc, *nvcc_flags_with_includes(90), flags.DEVICE_PART, "-cubin", str(st / "kernel.cu"), "-o",
-                   str(st / "kernel.cubin")]
-            with open(st / "device.log", "w") as log:
+            cmd = [nvcc, *nvcc_flags_with_includes(90), *part_flags[kind], str(st / "kernel.cu"), "-o",
+                   str(st / output)]
+            with open(st / log_name, "w") as log:
                 rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
             if rc:
-                return f"FAILED  {job.label}: " + (st / "device.log").read_text()[-300:]
-            cache.keep_device_part(key, 90, st)
-            return f"kept    {job.label}"
+                return f"FAILED  {kind} part of {job.label}: " + (st / log_name).read_text()[-300:]
+            cache.keep_part(kind, key, 90, st)
+            return f"kept    {kind} part of {job.label}"
 
     started, failed = time.time(), 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for i, line in enumerate(pool.map(compile_one, todo), 1):
             failed += line.startswith("FAILED")
             print(f"[{i}/{len(todo)}, {time.time() - started:.0f} s] {line}", flush=True)
-    print(f"{len(todo) - failed} kept, {failed} failed, in {time.time() - started:.0f} s "
-          f"({sum(1 for _ in (args.out / cache.DEVICE).rglob('kernel.cubin'))} in {args.out / cache.DEVICE})")
+    held = ", ".join(f"{sum(1 for _ in (args.out / kind).rglob(cache.PART_FILES[kind][0]))} in {args.out / kind}"
+                     for kind in kinds)
+    print(f"{len(todo) - failed} kept, {failed} failed, in {time.time() - started:.0f} s ({held})")
     return 1 if failed else 0
 
 

@@ -364,28 +364,38 @@ def test_a_jobs_count_that_is_not_a_whole_number_of_at_least_one_is_named_before
 
 
 @pytest.mark.compile
-def test_another_pythons_build_of_an_sm90_kernel_compiles_only_its_host_part(ci_kernels, cache_dir, tmp_path,
-                                                                               monkeypatch):
-    """The device part (cubin and ptxas log) is kept by a key without the Python ABI and pybind11: a build for
-    another Python (here the same kernel under a key that says so) takes it and compiles the host part alone. This
-    is how a cubin compiled on one machine seeds a build on another (bench/NOTES.md, session 77)."""
+def test_another_pythons_build_of_an_sm90_kernel_takes_its_kept_parts_and_only_links(ci_kernels, cache_dir, tmp_path,
+                                                                                      monkeypatch):
+    """The device part (cubin and ptxas log) and the host part (the entry points' object and nvcc's log) are kept by
+    a key without the Python ABI and pybind11: a build for another Python (here the same kernel under a key that says
+    so) takes both and compiles only the binding; with the host part missing (a cache kept before host parts were)
+    it compiles that and keeps it. This is how parts compiled on one machine seed a build on another (bench/NOTES.md,
+    session 77)."""
     import shutil
 
     from ci_specs import SM90_ALL
 
     first = ci_kernels["sm90"].binary_path
-    kept = cache_dir / cache.DEVICE / "sm90" / jit.device_key(jit.plan(SM90_ALL, 90).with_cache_key())
-    assert cache.lookup(kept, "kernel.cubin"), "the CI kernels' build kept its device part"
-    root = tmp_path / "other python"
-    shutil.copytree(cache_dir / cache.DEVICE, root / cache.DEVICE)
-    monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(root))
+    key = jit.part_key(jit.plan(SM90_ALL, 90).with_cache_key())
+    kept = {kind: cache.part_dir(kind, key, 90, cache_dir) for kind in cache.PART_FILES}
+    for kind, files in cache.PART_FILES.items():
+        assert cache.lookup(kept[kind], files[0]), f"the CI kernels' build kept its {kind} part"
+    before = cache.read_meta(first.parent)
     real = jit.key_parts
-    monkeypatch.setattr(jit, "key_parts", lambda *a: {**real(*a), "python_abi": ".cpython-399-other.so"})
-    (second,) = cg.build_many([SM90_ALL], arch=90, load=False)
-    meta, before = cache.read_meta(second.parent), cache.read_meta(first.parent)
-    assert second.parent.name != first.parent.name and meta["device_part_reused"] and not meta["resumed"]
-    assert (kept / "kernel.cubin").read_bytes() in second.read_bytes()  # the kept cubin is the one embedded
-    assert meta["resources"] == before["resources"] and meta["warnings"] == before["warnings"]
+    for python, parts in ((".cpython-399-other.so", cache.PART_FILES), (".cpython-398-other.so", [cache.DEVICE])):
+        root = tmp_path / python
+        for kind in parts:
+            shutil.copytree(kept[kind], cache.part_dir(kind, key, 90, root))
+        monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(root))
+        monkeypatch.setattr(jit, "key_parts", lambda *a, python=python: {**real(*a), "python_abi": python})
+        (second,) = cg.build_many([SM90_ALL], arch=90, load=False)
+        meta = cache.read_meta(second.parent)
+        assert second.parent.name != first.parent.name and not meta["resumed"], python
+        assert meta["device_part_reused"] and meta["host_part_reused"] == (cache.HOST in parts), python
+        assert (kept[cache.DEVICE] / "kernel.cubin").read_bytes() in second.read_bytes()  # the kept cubin is embedded
+        assert meta["resources"] == before["resources"] and meta["warnings"] == before["warnings"], python
+        if cache.HOST not in parts:  # the host part it compiled is kept for the next Python
+            assert cache.lookup(cache.part_dir(cache.HOST, key, 90, root), "kernel.o"), python
 
 
 @pytest.mark.compile
@@ -436,23 +446,26 @@ def test_render_does_not_need_to_write_the_template_cache(tmp_path, monkeypatch)
         emit._environment.cache_clear()  # the next test's environment caches where its own cache is
 
 
-def test_a_broken_device_part_is_not_taken_and_prune_removes_old_ones(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["device", "host"])
+def test_a_broken_kept_part_is_not_taken_and_prune_removes_old_ones(tmp_path, monkeypatch, kind):
     monkeypatch.setenv("CUTLASSGEN_CACHE_DIR", str(tmp_path))
+    output, log = cache.PART_FILES[kind]
     staging = tmp_path / "staging"
     staging.mkdir()
-    (staging / "kernel.cubin").write_bytes(b"cubin bytes")
-    (staging / "device.log").write_text("ptxas info    : Used 168 registers")
-    cache.keep_device_part("k1", 90, staging)
-    kept = cache.device_part_dir("k1", 90)
+    (staging / output).write_bytes(b"part bytes")
+    (staging / log).write_text("ptxas info    : Used 168 registers")
+    cache.keep_part(kind, "k1", 90, staging)
+    kept = cache.part_dir(kind, "k1", 90)
     into = tmp_path / "into"
     into.mkdir()
-    assert cache.take_device_part("k1", 90, into) and (into / "kernel.cubin").read_bytes() == b"cubin bytes"
-    (kept / "kernel.cubin").write_bytes(b"cubin bytez")  # flipped: its COMPLETE digest no longer matches
-    (into / "kernel.cubin").unlink()
-    assert not cache.take_device_part("k1", 90, into) and not (into / "kernel.cubin").exists()
-    cache.keep_device_part("k1", 90, staging)  # a broken one is replaced
+    assert cache.take_part(kind, "k1", 90, into) and (into / output).read_bytes() == b"part bytes"
+    assert (into / log).read_text() == (staging / log).read_text()
+    (kept / output).write_bytes(b"part bytez")  # flipped: its COMPLETE digest no longer matches
+    (into / output).unlink()
+    assert not cache.take_part(kind, "k1", 90, into) and not (into / output).exists()
+    cache.keep_part(kind, "k1", 90, staging)  # a broken one is replaced
     os.utime(kept, (time.time() - 7200,) * 2)  # kept two hours ago, taken now: its age counts from the take
-    assert cache.take_device_part("k1", 90, into)
+    assert cache.take_part(kind, "k1", 90, into)
     assert cache.prune(tmp_path, time.time() - 3600) == (0, 0, 0, 0) and kept.exists()
     assert cache.prune(tmp_path, time.time() + 1) == (0, 1, 0, 0) and not kept.exists()
 

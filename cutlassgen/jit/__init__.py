@@ -85,9 +85,9 @@ def key_parts(src_key: str, target_arch: int) -> dict:
             "flags": flags.nvcc_flags(target_arch)}
 
 
-def device_key(job: Job) -> str:
-    """What a split build's device part (its cubin) depends on: the cache key's parts but the Python ABI and pybind11,
-    which only the host part and the binding see (cache.device_part_dir)."""
+def part_key(job: Job) -> str:
+    """What a split build's device part (its cubin) and host part (its entry points' object) depend on: the cache
+    key's parts but the Python ABI and pybind11, which only the binding and the link see (cache.part_dir)."""
     parts = job.with_cache_key().key_parts
     h = hashlib.sha256()
     for part in (job.source, toolchain.csrc_digest(), flags.recipe(job.target_arch, job.spec.resolved_path),
@@ -448,17 +448,19 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     lines += [f"build {_ninja_escape(str(binding_o))}: cxx {_ninja_escape(str(toolchain.CSRC / 'binding.cpp'))}",
               f"  cxxflags = {_shell(*cxxflags)}", f"  log = {_shell(work / 'binding.log')}"]
     ldflags = _shell(*(f"-L{d}" for d in toolchain.nvcc_link_dirs(nvcc)))
-    resumed, device_reused = set(), set()
-    device_keys = {job.key: device_key(job) for job in jobs_ if job.split}  # taken before the build, kept after it
+    resumed = set()
+    reused = {cache.DEVICE: set(), cache.HOST: set()}  # the jobs whose kept part of that kind the build took
+    part_keys = {job.key: part_key(job) for job in jobs_ if job.split}  # taken before the build, kept after it
     for job in jobs_:
         st = cache.resume_dir(job.key, job.target_arch, root)
         stagings[job.key] = st
         (st / "kernel.cu").write_text(job.source)  # the key hashes the source: a resumed folder's is the same
         nv = nvcc_flags_with_includes(job.target_arch)
         obj, mod, src = st / "kernel.o", st / MODULE_FILE, _ninja_escape(str(st / "kernel.cu"))
-        if job.split and not (st / "kernel.cubin").exists() and not mod.exists() and \
-                cache.take_device_part(device_keys[job.key], job.target_arch, st):
-            device_reused.add(job.key)  # built before for another Python: only the host part compiles
+        if job.split and not mod.exists():  # built before for another Python: only the binding and the link are left
+            for kind, files in cache.PART_FILES.items():
+                if not (st / files[0]).exists() and cache.take_part(kind, part_keys[job.key], job.target_arch, st):
+                    reused[kind].add(job.key)
         desc = job.label.replace("$", "$$")  # a variable's value: ninja reads "$x" in a spec's name as a variable
         objs = [obj]
         steps = []
@@ -474,13 +476,15 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
                                f"  desc = {desc}"])]
             nv.append(flags.HOST_PART)
             objs.append(embed)
+        # a split build's host part logs to host.log, which is kept with its object (cache.PART_FILES)
+        obj_log = st / ("host.log" if job.split else "build.log")
         steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {_shell(*nv)}",
-                         f"  log = {_shell(st / 'build.log')}", f"  desc = {desc}"]),
+                         f"  log = {_shell(obj_log)}", f"  desc = {desc}"]),
                   (mod, [f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
                          f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}",
                          f"  log = {_shell(st / 'link.log')}", f"  desc = {desc}"])]
         missing = [] if mod.exists() else [edge for output, edge in steps if not output.exists()]
-        if len(missing) < len(steps) - (job.key in device_reused):
+        if len(missing) < len(steps) - sum(job.key in keys for keys in reused.values()):
             resumed.add(job.key)
         lines += [line for edge in missing for line in edge]
     (work / "build.ninja").write_text("\n".join(lines) + "\n")
@@ -501,7 +505,7 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
     results, failures = {}, []
     for job in jobs_:
         st = stagings[job.key]
-        log = "".join(_read(st / f) for f in ("device.log", "build.log", "embed.log", "link.log"))
+        log = "".join(_read(st / f) for f in ("device.log", "host.log", "build.log", "embed.log", "link.log"))
         (st / "build.log").write_text(log)
         if not (st / MODULE_FILE).exists():
             failures.append((job, st, log))
@@ -510,14 +514,16 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         for w in warns:
             warnings.warn(f"{job.label}: {w}", PerformanceWarning, stacklevel=caller_stacklevel())
         if job.split:
-            cache.keep_device_part(device_keys[job.key], job.target_arch, st)
-        for tmp in ("kernel.o", "link.log", "device.log", "embed.log", "cubin_embed.o", "cubin_embed.S",
+            for kind in cache.PART_FILES:
+                cache.keep_part(kind, part_keys[job.key], job.target_arch, st)
+        for tmp in ("kernel.o", "link.log", "device.log", "host.log", "embed.log", "cubin_embed.o", "cubin_embed.S",
                     "kernel.cubin"):
             (st / tmp).unlink(missing_ok=True)
         meta = {"spec": job.spec.to_dict(), "spec_key": job.spec.key, "key": job.key, "key_parts": job.key_parts,
                 "compile_seconds": round(spans.get(job.key, elapsed), 2), "build_seconds": round(elapsed, 2),
                 "kernels_in_build": len(jobs_), "resumed": job.key in resumed,
-                "device_part_reused": job.key in device_reused,
+                "device_part_reused": job.key in reused[cache.DEVICE],
+                "host_part_reused": job.key in reused[cache.HOST],
                 "resources": ptxas_resources(log),
                 "nvcc_command": _commands_text(nvcc, job, "kernel.cu"),
                 "warnings": warns, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S")}

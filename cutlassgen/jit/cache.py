@@ -1,7 +1,8 @@
 """The content-addressed kernel cache.
 
 Layout: <root>/sm<arch>/<key>/ holding kernel.cu, the module, build.log, meta.json and COMPLETE (the module's
-sha256); <root>/device/ the sm90 device parts that another Python's build of a kernel reuses (below). An entry is a
+sha256); <root>/device/ and <root>/host/ the parts of sm90 builds that another Python's build of a kernel reuses
+(below). An entry is a
 hit only if COMPLETE exists and matches the module's bytes; anything else is a miss and is rebuilt. Entries appear
 by renaming a finished private folder into place, so a reader never sees half of one.
 """
@@ -83,46 +84,50 @@ def publish(staging: pathlib.Path, entry: pathlib.Path, module_file: str, meta: 
     return entry / module_file
 
 
-# Device parts (sm90's cubin and its ptxas log), kept by a key without the Python ABI or pybind11 (jit.device_key):
-# <root>/device/sm<arch>/<key>/ holding kernel.cubin, device.log and COMPLETE (the cubin's sha256). The same kernel
-# built for another Python (an AOT wheel per Python version, a second venv, the H200 machine's Python 3.12 after this
-# machine's 3.11) compiles only its host part, ~40% of the CPU time.
+# The parts of a split (sm90) build that no Python sees, kept by a key without the Python ABI or pybind11
+# (jit.part_key): <root>/device/sm<arch>/<key>/ holds the device part (kernel.cubin and its ptxas log) and
+# <root>/host/sm<arch>/<key>/ the host part (kernel.o, nvcc's object of the entry points, and its log), each with
+# COMPLETE (the sha256 of its first file). The same kernel built for another Python (an AOT wheel per Python version,
+# a second venv, the H200 machine's Python 3.12 after this machine's 3.11) compiles neither: only the binding, once,
+# and the link. The kernel's object exports the C functions of csrc/cutlassgen/abi.h alone, so which host compiler
+# made it does not matter to the link (the cache key does not name the host compiler either).
 DEVICE = "device"
-DEVICE_FILES = ("kernel.cubin", "device.log")
+HOST = "host"
+PART_FILES = {DEVICE: ("kernel.cubin", "device.log"), HOST: ("kernel.o", "host.log")}
 
 
-def device_part_dir(key: str, target_arch: int, root: pathlib.Path | None = None) -> pathlib.Path:
-    return (root or cache_root()) / DEVICE / f"sm{target_arch}" / key
+def part_dir(kind: str, key: str, target_arch: int, root: pathlib.Path | None = None) -> pathlib.Path:
+    return (root or cache_root()) / kind / f"sm{target_arch}" / key
 
 
-def take_device_part(key: str, target_arch: int, staging: pathlib.Path) -> bool:
-    """Copy a kept device part into staging (the build then leaves its compile out); False if there is none intact."""
-    kept = device_part_dir(key, target_arch)
-    if lookup(kept, DEVICE_FILES[0]) is None:
+def take_part(kind: str, key: str, target_arch: int, staging: pathlib.Path) -> bool:
+    """Copy a kept part into staging (the build then leaves its compile out); False if there is none intact."""
+    kept, files = part_dir(kind, key, target_arch), PART_FILES[kind]
+    if lookup(kept, files[0]) is None:
         return False
     try:
-        for name in reversed(DEVICE_FILES):  # the cubin last: the build takes a staging cubin as a finished step
+        for name in reversed(files):  # the part's output last: the build takes an output in staging as a finished step
             shutil.copyfile(kept / name, staging / f"{name}.part")
             os.replace(staging / f"{name}.part", staging / name)
     except OSError:  # removed meanwhile (a prune), or unreadable: compile it
-        (staging / DEVICE_FILES[0]).unlink(missing_ok=True)
+        (staging / files[0]).unlink(missing_ok=True)
         return False
     with contextlib.suppress(OSError):  # in use: prune goes by the last build that kept or took it
         os.utime(kept)
     return True
 
 
-def keep_device_part(key: str, target_arch: int, staging: pathlib.Path) -> None:
-    """Keep a finished build's device part (once: whoever renames first wins; every copy is the same compile)."""
-    kept = device_part_dir(key, target_arch)
-    if lookup(kept, DEVICE_FILES[0]) is not None or not all((staging / n).is_file() for n in DEVICE_FILES):
+def keep_part(kind: str, key: str, target_arch: int, staging: pathlib.Path) -> None:
+    """Keep a finished build's part (once: whoever renames first wins; every copy is the same compile)."""
+    kept, files = part_dir(kind, key, target_arch), PART_FILES[kind]
+    if lookup(kept, files[0]) is not None or not all((staging / n).is_file() for n in files):
         return
     part = kept.parent / f".part-{kept.name}-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         part.mkdir(parents=True)
-        for name in DEVICE_FILES:
+        for name in files:
             shutil.copyfile(staging / name, part / name)
-        (part / COMPLETE).write_text(file_digest(part / DEVICE_FILES[0]))
+        (part / COMPLETE).write_text(file_digest(part / files[0]))
         if kept.exists():  # broken (no intact COMPLETE): replace it
             shutil.rmtree(kept, ignore_errors=True)
         os.rename(part, kept)
@@ -207,15 +212,15 @@ def _remove_unless_held(path: pathlib.Path, lock_paths: list) -> bool:
 
 class Pruned(NamedTuple):
     entries: int  # entries removed
-    device_parts: int  # kept device parts removed
+    parts: int  # kept device and host parts removed
     leftovers: int  # build leftovers removed
     kept: int  # folders kept because a live build holds them
 
 
 def prune(root: pathlib.Path, built_before: float) -> Pruned:
-    """Remove the entries built before built_before (seconds since the epoch) or incomplete, the device parts last
-    kept or taken before it, and what builds left behind: resume folders, ninja folders, failed builds' folders,
-    replaced entries. Whatever a live build (another process) holds stays: it holds its keys' locks and its ninja
+    """Remove the entries built before built_before (seconds since the epoch) or incomplete, the device and host
+    parts last kept or taken before it, and what builds left behind: resume folders, ninja folders, failed builds'
+    folders, replaced entries. Whatever a live build (another process) holds stays: it holds its keys' locks and its ninja
     folder's."""
     removed = parts = leftovers = kept = 0
     for entry in entries(root):
@@ -235,8 +240,9 @@ def prune(root: pathlib.Path, built_before: float) -> Pruned:
     for path in sorted(failed.iterdir()) if failed.is_dir() else []:  # named by key, for any arch
         candidates.append((path, sorted((root / "locks").glob(f"sm*-{path.name}.lock"))))
     candidates += [(path, []) for path in sorted(root.glob("sm*/.trash-*"))]  # a publish cut off before its rmtree
-    candidates += [(path, []) for path in sorted(root.glob(f"{DEVICE}/sm*/.part-*"))]  # a keep cut off midway
-    for path in sorted(root.glob(f"{DEVICE}/sm*/*")):
+    for kind in PART_FILES:
+        candidates += [(path, []) for path in sorted(root.glob(f"{kind}/sm*/.part-*"))]  # a keep cut off midway
+    for path in sorted(p for kind in PART_FILES for p in root.glob(f"{kind}/sm*/*")):
         if not path.name.startswith(".") and path.stat().st_mtime < built_before:
             shutil.rmtree(path, ignore_errors=True)  # never in use: a build copies what it takes
             parts += 1
