@@ -200,7 +200,7 @@ def test_cache_prune_and_clear_leave_a_running_builds_folders_alone(tmp_path, mo
     leftovers = sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir())
     assert [name.split("-")[0] for name in leftovers] == ["ninja", "resume"]
     assert main(["cache", "prune"]) == 0
-    assert "removed 0 entries, 0 device parts and 0 build leftovers" in capsys.readouterr().out
+    assert "removed 0 entries, 0 device and host parts and 0 build leftovers" in capsys.readouterr().out
     assert sorted(p.name for p in (cache_dir / "tmp").iterdir() if p.is_dir()) == leftovers
     (cache_dir / "tuning").mkdir()
     (cache_dir / "tuning" / "old-sm90.json").write_text("{}")
@@ -218,7 +218,7 @@ def test_cache_prune_and_clear_leave_a_running_builds_folders_alone(tmp_path, mo
     os.killpg(victim.pid, signal.SIGKILL)
     victim.communicate(timeout=60)
     assert main(["cache", "prune"]) == 0
-    assert "removed 0 entries, 0 device parts and 2 build leftovers" in capsys.readouterr().out
+    assert "removed 0 entries, 0 device and host parts and 2 build leftovers" in capsys.readouterr().out
     assert list((cache_dir / "tmp").iterdir()) == [] and cache.entries(cache_dir) == [entry]
 
 
