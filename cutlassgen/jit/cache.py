@@ -2,9 +2,8 @@
 
 Layout: <root>/sm<arch>/<key>/ holding kernel.cu, the module, build.log, meta.json and COMPLETE (the module's
 sha256); <root>/device/ and <root>/host/ the parts of sm90 builds that another Python's build of a kernel reuses
-(below). An entry is a
-hit only if COMPLETE exists and matches the module's bytes; anything else is a miss and is rebuilt. Entries appear
-by renaming a finished private folder into place, so a reader never sees half of one.
+(below). An entry is a hit only if COMPLETE exists and matches the module's bytes; anything else is a miss and is
+rebuilt. Entries appear by renaming a finished private folder into place, so a reader never sees half of one.
 """
 from __future__ import annotations
 
