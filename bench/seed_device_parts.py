@@ -115,11 +115,9 @@ def main() -> int:
     what = set(args.what.split(","))
     for problem in unknown_names(what, args.per_shape):
         p.error(problem)
-    # each part's nvcc flags after the include folders, as cutlassgen.jit's ninja rules give them
-    part_flags = {cache.DEVICE: [flags.DEVICE_PART, "-cubin"], cache.HOST: [flags.HOST_PART, "-c"]}
     kinds = args.parts.split(",")
-    if set(kinds) - set(part_flags):
-        p.error(f"--parts: {args.parts!r} is not a comma-separated choice of {', '.join(part_flags)}")
+    if set(kinds) - set(flags.PART_ARGS):
+        p.error(f"--parts: {args.parts!r} is not a comma-separated choice of {', '.join(flags.PART_ARGS)}")
     jobs = wanted_jobs(what, args.per_shape)
     todo = [(job, key, kind) for job in jobs for key in [part_key(job)] for kind in kinds
             if cache.lookup(cache.part_dir(kind, key, 90), cache.PART_FILES[kind][0]) is None]
@@ -132,7 +130,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(dir=args.out) as tmp:
             st = pathlib.Path(tmp)
             (st / "kernel.cu").write_text(job.source)
-            cmd = [nvcc, *nvcc_flags_with_includes(90), *part_flags[kind], str(st / "kernel.cu"), "-o",
+            cmd = [nvcc, *nvcc_flags_with_includes(90), *flags.PART_ARGS[kind], str(st / "kernel.cu"), "-o",
                    str(st / output)]
             with open(st / log_name, "w") as log:
                 rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode

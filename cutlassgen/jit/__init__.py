@@ -579,8 +579,8 @@ def _commands_text(nvcc, job: Job, source: str, includes=()) -> str:
     source = shlex.quote(source)
     if not job.split:
         return f"{base} -c {source}"
-    return (f"{base} {flags.DEVICE_PART} -cubin {source} -o kernel.cubin   and   "
-            f"{base} {flags.HOST_PART} -c {source}")
+    device, host = (" ".join(flags.PART_ARGS[kind]) for kind in ("device", "host"))
+    return f"{base} {device} {source} -o kernel.cubin   and   {base} {host} {source}"
 
 
 def _read(p: pathlib.Path) -> str:

@@ -26,6 +26,9 @@ def nvcc_flags(target_arch: int) -> list[str]:
 # (~18 s of ~50 s for the sm90 example on 2 cores) leave the critical path.
 DEVICE_PART = "-DCUTLASSGEN_DEVICE_PART"
 HOST_PART = "-DCUTLASSGEN_SPLIT_DEVICE"
+# each part's nvcc arguments after nvcc_flags and the include folders (cache.PART_FILES names the parts); the ninja
+# rules of cutlassgen.jit spell the same: nvcc_cubin's -cubin, nvcc's -c
+PART_ARGS = {"device": (DEVICE_PART, "-cubin"), "host": (HOST_PART, "-c")}
 
 
 def split_build(path: str) -> bool:
