@@ -117,7 +117,8 @@ def _steps_done(cache_dir, output_name: str) -> int:
     """How many steps writing output_name the running build's ninja has logged as finished."""
     lines = [line.split("\t") for log in (cache_dir / "tmp").glob("ninja-*/.ninja_log")
              for line in log.read_text().splitlines()]
-    return sum(len(fields) == 5 and fields[3].endswith("/" + output_name) for fields in lines)  # start end mtime path hash
+    # a line's fields: start, end, mtime, path, hash
+    return sum(len(fields) == 5 and fields[3].endswith("/" + output_name) for fields in lines)
 
 
 def _start_fake_build(tmp_path, names: list, slow: str):

@@ -34,7 +34,8 @@ def cited_names() -> set:
     INSTANCES)."""
     names = set(re.findall(r"\b(?:cg|cutlassgen)(?:\.[A-Za-z_]\w*)+", README))
     names |= set(re.findall(r"`((?:%s)(?:\.[A-Za-z_]\w*)+)" % "|".join(MODULES + list(INSTANCES)), README))
-    return {n for n in names if not n.endswith((".py", ".toml", ".json", ".cu", ".cubin", ".log"))}  # file names: test_cited_paths
+    # file names: test_cited_paths checks those
+    return {n for n in names if not n.endswith((".py", ".toml", ".json", ".cu", ".cubin", ".log"))}
 
 
 def resolve(name: str):
@@ -58,7 +59,8 @@ def resolve(name: str):
 
 def test_every_cited_name_resolves():
     names = cited_names()
-    assert {"cg.GemmSpec", "spec.key", "kernel.build_info", "validate.MAX_ACCUMULATORS_PER_THREAD"} <= names  # the scan finds them
+    # the scan finds them
+    assert {"cg.GemmSpec", "spec.key", "kernel.build_info", "validate.MAX_ACCUMULATORS_PER_THREAD"} <= names
     unresolved = []
     for name in sorted(names):
         try:

@@ -27,7 +27,7 @@ def test_pytest_prints_the_header_at_the_top_of_a_run():
     env = {k: v for k, v in os.environ.items() if k != "CUTLASSGEN_TEST_CACHE"}
     env["CUTLASSGEN_CACHE_DIR"] = "/tmp/somewhere"
     here = pathlib.Path(__file__).resolve().parent
-    out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-p", "no:cacheprovider", str(here / "test_harness.py")],
-                         capture_output=True, text=True, cwd=here.parent, env=env)
+    out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-p", "no:cacheprovider",
+                          str(here / "test_harness.py")], capture_output=True, text=True, cwd=here.parent, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "CUTLASSGEN_CACHE_DIR=/tmp/somewhere is not read" in out.stdout.split("collected")[0]

@@ -498,7 +498,8 @@ def test_the_sm80_thread_map_ports_are_cutlass_s_own_arithmetic(tmp_path, monkey
     import rules_off_check
 
     epilogue_tiles, copy_tiles = _sm80_epilogue_tiles(), _sm80_copy_tiles(rules_off_check)
-    lines = [f"EPILOGUE({tm}, {tn}, {wm}, {wn}, {element[bits]}, {per})" for tm, tn, wm, wn, bits, per in epilogue_tiles]
+    lines = [f"EPILOGUE({tm}, {tn}, {wm}, {wn}, {element[bits]}, {per})"
+             for tm, tn, wm, wn, bits, per in epilogue_tiles]
     for dtype, a_row, b_col, tb, warp in copy_tiles:
         cutlass_type, acc, inst_k, operator, _ = _COPY_TYPES[dtype]
         lines.append(f"COPY({', '.join(map(str, (*tb, *warp[:2])))}, {cutlass_type}, {acc}, "
