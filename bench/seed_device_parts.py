@@ -5,9 +5,9 @@ binding once and link (cutlassgen/jit/cache.py: kept parts; README: The build sy
     python bench/seed_device_parts.py --out devcalls/seed [--what suite,per_shape,anchors,warm_weights,stages256]
         [--per-shape bf16,fp8,...] [--parts device,host] [--jobs 2]
 
-Each kernel's parts are compiled with the flags a build uses (jit.nvcc_flags_with_includes plus flags.DEVICE_PART
-and -cubin, or flags.HOST_PART and -c) and kept under OUT/device/sm90/<jit.part_key> and OUT/host/sm90/<jit.part_key>
-as a build keeps them. Carry OUT to the GPU machine and start its session with SEED_CACHE=OUT
+Each kernel's parts are compiled with the flags a build uses (jit.nvcc_flags_with_includes plus the part's
+flags.PART_ARGS) and kept under OUT/device/sm90/<jit.part_key> and OUT/host/sm90/<jit.part_key> as a build keeps
+them. Carry OUT to the GPU machine and start its session with SEED_CACHE=OUT
 (bench/device_session.sh copies it into the cache). A part is taken there only where the key matches: the same
 rendered source, csrc/, flags, nvcc version, CUTLASS version and cutlassgen version.
 """
