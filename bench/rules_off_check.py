@@ -25,13 +25,15 @@ def _unplaced_lanes_spec():
 
 def _unplaced_lanes_96_spec():
     return cg.GemmSpec(arch=80, name="rule_off_unplaced_lanes_96", a=cg.Operand("bf16"),
-                       b=cg.Operand("bf16", "column"), d=cg.Operand("bf16"), epilogue=[cg.Add("per_col", "bias", "bf16")],
+                       b=cg.Operand("bf16", "column"), d=cg.Operand("bf16"),
+                       epilogue=[cg.Add("per_col", "bias", "bf16")],
                        tile=cg.Sm80Tile(threadblock=(64, 96, 32), warp=(64, 48, 32)))
 
 
 def _epilogue_remainder_spec():
     return cg.GemmSpec(arch=80, name="rule_off_epilogue_remainder", a=cg.Operand("fp16"),
-                       b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"), epilogue=[cg.Add("per_col", "bias", "fp16")],
+                       b=cg.Operand("fp16", "column"), d=cg.Operand("fp16"),
+                       epilogue=[cg.Add("per_col", "bias", "fp16")],
                        tile=cg.Sm80Tile(threadblock=(16, 48, 32), warp=(16, 48, 32)))
 
 
@@ -110,8 +112,9 @@ def main(argv=None) -> int:
         err = (out.double() - ref).abs()
         bad = ~(err <= 0.02 * ref.abs().max())  # NaN counts as wrong
         rows = bad.any(dim=1).nonzero().flatten().tolist()
-        print(f"{' and '.join(rules)} off, {spec.tile.threadblock} w{spec.tile.warp}, {M}x{N}x{K}: {int(bad.sum())} of {M * N} "
-              f"elements wrong ({int(out.isnan().sum())} NaN) in {len(rows)} rows{f' (first {rows[:8]})' if rows else ''}"
+        print(f"{' and '.join(rules)} off, {spec.tile.threadblock} w{spec.tile.warp}, {M}x{N}x{K}: "
+              f"{int(bad.sum())} of {M * N} elements wrong ({int(out.isnan().sum())} NaN) in {len(rows)} rows"
+              f"{f' (first {rows[:8]})' if rows else ''}"
               f" -- foreseen: {foreseen}")
         right += not rows
     print("every rule borne out" if not right else f"{right} case(s) came out right: those rules refuse working tiles")

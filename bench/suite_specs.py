@@ -20,9 +20,9 @@ def per_shape_case_error(per_shape: str) -> str:
 
 
 def prebuild_specs(suite: bool = True, per_shape: str = "all") -> list:
-    """The GPU suite's specs and twins, the examples and the demo's (suite), and what build(spec, shapes=...) compiles in the
-    per-shape tests: per_shape "all", "" for none, or per_shape_cases.cases() names joined by commas (with the
-    kernels a weights-first test compares its output with)."""
+    """The GPU suite's specs and twins, the examples and the demo's (suite), and what build(spec, shapes=...)
+    compiles in the per-shape tests: per_shape "all", "" for none, or per_shape_cases.cases() names joined by commas
+    (with the kernels a weights-first test compares its output with)."""
     import cutlassgen as cg
     import per_shape_cases
     from cutlassgen.demo import default_spec
@@ -33,7 +33,8 @@ def prebuild_specs(suite: bool = True, per_shape: str = "all") -> list:
         raise ValueError(problem)
     specs = []
     if suite:
-        specs += list(GPU_SPECS.values()) + list(past_row_twins().values()) + [cg.load_spec(p) for p in sorted((ROOT / "examples/specs").glob("*.toml"))]
+        examples = [cg.load_spec(p) for p in sorted((ROOT / "examples/specs").glob("*.toml"))]
+        specs += list(GPU_SPECS.values()) + list(past_row_twins().values()) + examples
         specs.append(default_spec(90))  # the bench stage builds its own kernels
     for name, (spec, shapes, _) in per_shape_cases.cases().items():
         if per_shape == "all" or name in per_shape.split(","):
