@@ -49,7 +49,7 @@ import torch.nn.functional as F
 
 from cutlassgen import Activation, Add, GemmSpec, Multiply, Operand, Sm90Tile, dispatch, jit, lower
 from cutlassgen.golden import rel_error
-from cutlassgen.tiles import shape_tile
+from cutlassgen.tiles import resolve, shape_tile, walk_rows_past_m
 from cutlassgen.timing import interleaved_rounds_ms, l2_flush, paired_ratio
 from cutlassgen.tuning import label
 
@@ -2730,15 +2730,17 @@ def placed_bias_gelu_contenders(kernels, M, N, K):
     return bias_gelu_on_places(kernels, M, N, K, in_buffer_and_padded)
 
 
-def widened_over_padded_grid(M: int):
+def widened_over_padded_grid(M: int, N: int, K: int):
     """wrap for on_places: a kernel called with the mainloop's descriptors of a spanning every row of the scheduler's
-    grid padded to strips of 8 tiles of 128 rows (the runtime's _rows_readable widens them only to the last M tile's
-    end, and only at ragged M), so that a padded row of tiles lying wholly past M loads rows inside a's buffer
-    (in_taller_buffer's 256 rows past M must hold them)."""
-    rows = -(-M // 1024) * 1024
-    assert rows <= M + 256, (M, rows)
+    grid, M's tile rows and the rows of tiles its walk pads past them (tiles.walk_rows_past_m; the runtime's
+    _rows_readable widens them only to the last M tile's end, and only at ragged M), so that a padded row of tiles
+    lying wholly past M loads rows inside a's buffer (in_taller_buffer's 256 rows past M must hold them)."""
 
     def wrap(_suffix, k):
+        cta_m = resolve(k.spec).cta[0]
+        rows = (-(-M // cta_m) + walk_rows_past_m(k.spec, M, N, K)) * cta_m
+        assert rows <= M + 256, (k.spec.name, M, rows)
+
         def call(*args, **kw):
             k._rows_readable = lambda a, M, K, lda: rows  # the instance's, for this call only
             try:
@@ -2753,12 +2755,13 @@ def widened_bias_gelu_contenders(kernels, M, N, K):
     """cuBLASLt fused, each kernel on a bare a, and each on a taller buffer's first M rows with its descriptors
     widened over the padded grid (" | widened", widened_over_padded_grid)."""
     return bias_gelu_on_places(kernels, M, N, K, lambda a: {" | widened": in_taller_buffer(a)},
-                               widened_over_padded_grid(M))
+                               widened_over_padded_grid(M, N, K))
 
 
 def widened_fp8_contenders(kernels, M, N, K):
     """widened_bias_gelu_contenders' contenders for the fp8 scaled spec, against _scaled_mm."""
-    return fp8_on_places(kernels, M, N, K, lambda a: {" | widened": in_taller_buffer(a)}, widened_over_padded_grid(M))
+    return fp8_on_places(kernels, M, N, K, lambda a: {" | widened": in_taller_buffer(a)},
+                         widened_over_padded_grid(M, N, K))
 
 
 def padded_zeros_bias_gelu_contenders(kernels, M, N, K):
