@@ -604,10 +604,10 @@ def test_auto_swizzle_pads_only_where_the_swept_operand_outgrows_l2(tmp_path):
 def test_the_plan_s_strip_rule_is_auto_swizzle_s(tmp_path):
     """tiles.scheduler_strip, the Python form of auto_swizzle that the plan reads the scheduler's walk by, gives the
     C++ rule's strip over a grid of problems: ragged and aligned M, both rasters, 8- and 16-bit operands, swept
-    operands either side of L2, clusters on either axis, padding allowed or not."""
+    operands either side of L2, clusters on either axis, padding allowed or not; and both take the same L2 size."""
     import itertools
 
-    from cutlassgen.tiles import scheduler_strip
+    from cutlassgen.tiles import L2_BYTES, scheduler_strip
 
     cases = [(m, n, k, cta, cluster, nbytes, raster, pct)
              for m, n, k in [(8000, 8192, 8192), (8064, 14336, 8192), (8064, 14336, 4096), (12000, 16384, 4096),
@@ -619,9 +619,12 @@ def test_the_plan_s_strip_rule_is_auto_swizzle_s(tmp_path):
     got = run_cpp(tmp_path, "int main() {\n" + "".join(
         f'  std::printf("%d\\n", cutlassgen::auto_swizzle({m}, {n}, {cta[0]}, {cta[1]}, {cl[0]}, {cl[1]}, '
         f'{{{pct}, {k}, {nb}, {nb}, {raster}}}));\n'
-        for m, n, k, cta, cl, nb, raster, pct in cases) + "}")
+        for m, n, k, cta, cl, nb, raster, pct in cases)
+        + '  std::printf("%lld\\n", (long long)cutlassgen::kL2Bytes);\n}')
     want = [scheduler_strip(m, n, k, cta, cl, nb, nb, rasters[raster], pct)
             for m, n, k, cta, cl, nb, raster, pct in cases]
+    *got, l2_bytes = got
+    assert l2_bytes == L2_BYTES
     assert got == want
     assert {8, 4, 2, 1} <= set(got)  # the grid reaches every strip
 
