@@ -30,7 +30,7 @@ Run: python bench/tile_probe.py [CASE ...] [--rounds N] [--settle-ms MS] [--shap
      fast256hints weights256 weights256b weights128 weights128b weights128c stages256 swapweights decode5120 decode5120k
      decode5120rot decode5120u directstore epiwide64 keepweights keepwide wideh100 wideraster wideswizzle swizzlesweep
      fp8swizzlesweep mid768 wavefill wavefillcheck raggedwide raggedlarge raggedother swizzlepad
-     swizzlepadcheck fittedtwin big14k oobrow pastrows
+     swizzlepadcheck fittedtwin big14k oobrow pastrows strips1
      (CASES at the end; the comment above each case's tiles says why it was run and what it measured).
 With --ncu each contender instead runs once inside an NVTX range "probe", for
 `ncu --nvtx --nvtx-include probe/ python bench/tile_probe.py CASE --ncu` (the order of the "ncu:" lines it prints is
@@ -588,6 +588,19 @@ FITTED_TWIN_TILES = named("128x128x128 c1x1 pingpong", "128x224x128 c1x1 coop", 
 FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192), (3000, 28672, 4096),
                       (5000, 14336, 4096), (6000, 4096, 4096), (700, 28672, 4096), (12000, 8192, 4096),
                       (4096, 14336, 4096), (2048, 8192, 4096)]
+# strips1 (session 114): big14k had the fp8 fast plan (128x128x128 pingpong) at 1069 TFLOP/s cold at
+# 8064x14336x4096 on an H100 against 1367 for 128x256x128 c2x1 coop (h100_session111.log). There A (33 MB) fits
+# the 50 MiB L2, so auto_swizzle pads nothing and 63 odd row tiles leave strips of 1, while a 2x1 cluster rounds the
+# rows to 64 and walks strips of 8. Do strips of 1 cost where the swept operand is 16-50 MB, as they did past L2
+# (swizzlepad)? The plan's pingpong tile beside itself in a 2x1 cluster (strips of 8 but at 4992 rows: 4), plain
+# and fitted (whose tiles wholly past M skip their loads, pastrows), and the cooperative tiles. Odd tile rows with
+# the swept operand under L2 (A 20-41 MB along M; 6000x4096x4096 walks along N over B's 17 MB), and aligned controls.
+STRIPS1_BF16 = named("128x128x64 c1x1 pingpong", "128x128x64 c2x1 pingpong", "128x128x64 c2x1 pingpong fitted",
+                     "128x224x64 c1x1 coop", "128x256x64 c2x1 coop")
+STRIPS1_BF16_SHAPES = [(4992, 14336, 4096), (8064, 14336, 2048), (5120, 14336, 4096)]
+STRIPS1_FP8 = named("128x128x128 c1x1 pingpong", "128x128x128 c2x1 pingpong", "128x128x128 c2x1 pingpong fitted",
+                    "128x256x128 c2x1 coop", **FAST)
+STRIPS1_FP8_SHAPES = [(8064, 14336, 4096), (4992, 14336, 4096), (6000, 4096, 4096), (8192, 14336, 4096)]
 # big14k (session 110): swizzlepadcheck left 128x128 pingpong, the plan at N >= 12288, at 0.74-0.77x cuBLASLt fused at
 # 8064x14336x8192 (bf16 557 / 525 TFLOP/s on an H100, cold / warm) and fp8 fast at 0.78-0.88x _scaled_mm's, while
 # 8000x8192x8192 ran 671 with the same tile and strips. Is it the padded strips (63 row tiles: strips of 8 over 64),
@@ -3241,6 +3254,8 @@ CASES = {
                   "cuBLASLt fused"),
                  ("fp8 scaled", fp8_scaled_fast, PAST_ROWS_FP8, PAST_ROWS_FP8_SHAPES, widened_fp8_contenders,
                   "_scaled_mm fast accum")],
+    "strips1": [beside_plan(STRIPS1_BF16, STRIPS1_BF16_SHAPES),
+                fp8_beside_plan(fp8_scaled_fast, STRIPS1_FP8, STRIPS1_FP8_SHAPES)],
     "big14k": [beside_plan(BIG14K_BF16_TILES, BIG14K_SHAPES),
                fp8_beside_plan(fp8_scaled_fast, BIG14K_FP8_TILES, BIG14K_FP8_SHAPES)],
     "acc192": [("bf16 bias+gelu", bias_gelu, ACC192_BF16_TILES, ACC192_SHAPES, bias_gelu_contenders,
