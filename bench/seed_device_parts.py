@@ -30,9 +30,18 @@ def probe_cases(what: set) -> set:
     return what - NOT_CASES
 
 
-def _named_specs(tile_probe, group) -> list:
-    """The specs of a tile_probe.py case group's named tiles (its PLAN entry is the per-shape plan: per_shape's)."""
-    return [group[1](t) for t in group[2].values() if t is not tile_probe.PLAN]
+def _named_specs(tile_probe, group, with_plan: bool = True) -> list:
+    """The specs of a tile_probe.py case group's named tiles, and with_plan, for its PLAN entry, what
+    build(spec, shapes=...) compiles for the group's shapes: the all-auto spec and its per-shape plan's variants (as
+    tile_probe.py builds them, under no lower setting)."""
+    from cutlassgen import Sm90Tile, dispatch
+
+    make, tiles, shapes = group[1], group[2], group[3]
+    specs = [make(t) for t in tiles.values() if t is not tile_probe.PLAN]
+    if with_plan and any(t is tile_probe.PLAN for t in tiles.values()):
+        auto = make(Sm90Tile())
+        specs += [auto, *dispatch.heuristic_variants(auto, dispatch.heuristic_record(auto, shapes))]
+    return specs
 
 
 def wanted_specs(what: set, per_shape: str = "all") -> list:
@@ -66,7 +75,8 @@ def wanted_jobs(what: set, per_shape: str = "all") -> list:
 
         # (spec, lower settings) of each case group built per setting
         variants = [(s, settings) for case in cases for g in tile_probe.CASES[case]
-                    for _, settings in tile_probe.builds_of(g) if settings for s in _named_specs(tile_probe, g)]
+                    for _, settings in tile_probe.builds_of(g) if settings
+                    for s in _named_specs(tile_probe, g, with_plan=False)]
         if "warm_weights" in what:
             import warm_weights_policy
 

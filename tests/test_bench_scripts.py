@@ -589,6 +589,28 @@ def test_the_seed_holds_what_warm_weights_policy_builds(monkeypatch):
     assert all(len(s) == 2 for s in by_tile.values())  # each policy renders its own source
 
 
+def test_the_seed_holds_a_probe_case_s_plan_kernels_too(monkeypatch):
+    """seed_device_parts.py --what CASE compiles ahead, besides the case's named tiles, what tile_probe.py builds for
+    its "auto+shapes" entries: each group's all-auto spec and its per-shape plan's variants at the group's shapes
+    (before, the GPU session compiled those itself)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    from cutlassgen import Sm90Tile, dispatch, jit
+    import seed_device_parts
+    import tile_probe
+
+    seeded = {job.key for job in seed_device_parts.wanted_jobs({"strips1"})}
+    groups = tile_probe.CASES["strips1"]
+    planned, named = set(), set()
+    for group in groups:
+        assert tile_probe.PLAN in group[2].values()
+        auto = group[1](Sm90Tile())
+        for spec in [auto, *dispatch.heuristic_variants(auto, dispatch.heuristic_record(auto, group[3]))]:
+            planned.add(jit.plan(spec, 90).with_cache_key().key)
+        named |= {jit.plan(group[1](t), 90).with_cache_key().key for t in group[2].values() if t is not tile_probe.PLAN}
+    assert planned - named, "the plans run no kernel the named tiles do not: this test would check nothing"
+    assert seeded == planned | named
+
+
 def test_rules_off_check_cases_are_refused_as_shipped_and_valid_with_their_rules_off(monkeypatch):
     """bench/rules_off_check.py runs on a GPU what validate refuses from CUTLASS's arithmetic alone: each case must
     stay refused (else it tests nothing) and validate with exactly its rules switched off (else a renamed rule, or
