@@ -592,8 +592,8 @@ FITTED_TWIN_SHAPES = [(1000, 8192, 4096), (1500, 14336, 4096), (2500, 8192, 8192
 # 8064x14336x4096 on an H100 against 1367 for 128x256x128 c2x1 coop (h100_session111.log). There A (33 MB) fits
 # the 50 MiB L2, so auto_swizzle pads nothing and 63 odd row tiles leave strips of 1, while a 2x1 cluster rounds the
 # rows to 64 and walks strips of 8. Do strips of 1 cost where the swept operand is 16-50 MB, as they did past L2
-# (swizzlepad)? The plan's pingpong tile beside itself in a 2x1 cluster (strips of 8 but at 4992 rows: 4), plain
-# and fitted (whose tiles wholly past M skip their loads, pastrows), and the cooperative tiles. Odd tile rows with
+# (swizzlepad)? The plan's pingpong tile beside itself in a 2x1 cluster (strips of 8; 4 at 4992 and 5120 rows),
+# plain and fitted (whose tiles wholly past M skip their loads, pastrows), and the cooperative tiles. Odd tile rows with
 # the swept operand under L2 (A 20-41 MB along M; 6000x4096x4096 walks along N over B's 17 MB), and aligned controls.
 STRIPS1_BF16 = named("128x128x64 c1x1 pingpong", "128x128x64 c2x1 pingpong", "128x128x64 c2x1 pingpong fitted",
                      "128x224x64 c1x1 coop", "128x256x64 c2x1 coop")
