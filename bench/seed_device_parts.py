@@ -39,8 +39,7 @@ def _named_specs(tile_probe, group, with_plan: bool = True) -> list:
     make, tiles, shapes = group[1], group[2], group[3]
     specs = [make(t) for t in tiles.values() if t is not tile_probe.PLAN]
     if with_plan and any(t is tile_probe.PLAN for t in tiles.values()):
-        auto = make(Sm90Tile())
-        specs += [auto, *dispatch.heuristic_variants(auto, dispatch.heuristic_record(auto, shapes))]
+        specs += dispatch.with_shape_variants([make(Sm90Tile())], shapes)
     return specs
 
 

@@ -603,8 +603,7 @@ def test_the_seed_holds_a_probe_case_s_plan_kernels_too(monkeypatch):
     planned, named = set(), set()
     for group in groups:
         assert tile_probe.PLAN in group[2].values()
-        auto = group[1](Sm90Tile())
-        for spec in [auto, *dispatch.heuristic_variants(auto, dispatch.heuristic_record(auto, group[3]))]:
+        for spec in dispatch.with_shape_variants([group[1](Sm90Tile())], group[3]):
             planned.add(jit.plan(spec, 90).with_cache_key().key)
         named |= {jit.plan(group[1](t), 90).with_cache_key().key for t in group[2].values() if t is not tile_probe.PLAN}
     assert planned - named, "the plans run no kernel the named tiles do not: this test would check nothing"
