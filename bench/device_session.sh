@@ -44,7 +44,9 @@ OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 : "${CUTLASSGEN_CACHE_DIR:?set CUTLASSGEN_CACHE_DIR}"
 export CUTLASSGEN_TEST_CACHE=$CUTLASSGEN_CACHE_DIR
-if [ -n "${SEED_CACHE:-}" ] && [ -d "$SEED_CACHE" ]; then mkdir -p "$CUTLASSGEN_CACHE_DIR" && cp -r "$SEED_CACHE"/. "$CUTLASSGEN_CACHE_DIR"/; fi
+if [ -n "${SEED_CACHE:-}" ] && [ -d "$SEED_CACHE" ]; then
+  mkdir -p "$CUTLASSGEN_CACHE_DIR" && cp -r "$SEED_CACHE"/. "$CUTLASSGEN_CACHE_DIR"/
+fi
 PY=${PYTHON:-python3}
 stamp() { echo "== $(date +%T) $*"; }
 # ncu_counters SECONDS CACHE METRICS SCRIPT ARGS...: ncu's counters for each NVTX "probe" range of a bench script
@@ -63,7 +65,9 @@ l2_source_counters() {
 }
 
 save_cache() {  # tuning records only
-  if [ -d "$CUTLASSGEN_CACHE_DIR/tuning" ]; then mkdir -p "$OUT/cache" && cp -r "$CUTLASSGEN_CACHE_DIR/tuning" "$OUT/cache/"; fi
+  if [ -d "$CUTLASSGEN_CACHE_DIR/tuning" ]; then
+    mkdir -p "$OUT/cache" && cp -r "$CUTLASSGEN_CACHE_DIR/tuning" "$OUT/cache/"
+  fi
 }
 
 case "${1:-}" in
@@ -98,13 +102,15 @@ extras)
   stamp "examples"
   for ex in examples/linear_bias_gelu_fp8.py examples/fp8_scaled_mm.py examples/residual_add.py; do
     echo "\$ python $ex"; $PY "$ex"; echo "exit $?"; done > "$OUT/examples.log" 2>&1; cat "$OUT/examples.log"
-  stamp "host overhead"; { $PY bench/host_overhead.py; $PY bench/profile_call.py; } 2>&1 | tail -18 | tee "$OUT/host_overhead.log"
+  stamp "host overhead"
+  { $PY bench/host_overhead.py; $PY bench/profile_call.py; } 2>&1 | tail -18 | tee "$OUT/host_overhead.log"
   save_cache ;;
 sweep)
   stamp "tile study: 64 configurations (+ the default), decode and prefill shapes"
   start=$(date +%s)
   $PY -m cutlassgen tune examples/specs/bias_gelu_bf16_sm90.toml --limit 64 --reps 20 \
-      --shape 32x8192x8192 --shape 256x8192x8192 --shape 8192x8192x8192 --peak 989 --peak-bandwidth 4.8 --out "$OUT/study" > "$OUT/sweep.log" 2>&1
+      --shape 32x8192x8192 --shape 256x8192x8192 --shape 8192x8192x8192 --peak 989 --peak-bandwidth 4.8 \
+      --out "$OUT/study" > "$OUT/sweep.log" 2>&1
   echo "exit $? after $(( $(date +%s) - start )) s (compile + time + check)" | tee -a "$OUT/sweep.log"
   tail -8 "$OUT/sweep.log"; save_cache ;;
 probe)
@@ -112,7 +118,8 @@ probe)
   echo "exit $?"; tail -8 "$OUT/tile_probe.log" ;;
 profile)
   stamp "library kernels"; (cd bench && $PY library_kernels.py) > "$OUT/library_kernels.log" 2>&1; echo "exit $?"
-  stamp "ncu"; (cd bench && timeout 240 ncu --clock-control none --nvtx --nvtx-include "probe/" --section SpeedOfLight --section LaunchStats \
+  stamp "ncu"; (cd bench && timeout 240 ncu --clock-control none --nvtx --nvtx-include "probe/" \
+      --section SpeedOfLight --section LaunchStats \
       --section Occupancy --section MemoryWorkloadAnalysis $PY library_kernels.py --ncu) > "$OUT/ncu.log" 2>&1
   echo "exit $?"; grep -c "Duration" "$OUT/ncu.log" ;;
 power)
@@ -128,7 +135,8 @@ wheel)
   stamp "sm90a wheel from a two-spec manifest"
   which cmake || $PY -c "import cmake; print(cmake.__file__)"
   m=$(mktemp -d); cp examples/specs/linear_bias_gelu_fp8_sm90.toml examples/specs/fp8_per_token_channel_sm90.toml "$m"/
-  printf 'archs = [90]\n[[spec]]\nfile = "linear_bias_gelu_fp8_sm90.toml"\n[[spec]]\nfile = "fp8_per_token_channel_sm90.toml"\n' > "$m/manifest.toml"
+  printf 'archs = [90]\n[[spec]]\nfile = "%s"\n[[spec]]\nfile = "%s"\n' \
+    linear_bias_gelu_fp8_sm90.toml fp8_per_token_channel_sm90.toml > "$m/manifest.toml"
   start=$(date +%s)
   CUTLASSGEN_MANIFEST=$m/manifest.toml $PY -m pip wheel . --no-deps --no-build-isolation -w "$OUT/wheel" \
     > "$OUT/wheel_build.log" 2>&1
@@ -144,13 +152,16 @@ sm80)
   stamp "sm80-path tiles, cold"; $PY bench/sm80_tiles.py ${SM80_ARGS:-} 2>&1 | tee "$OUT/sm80_tiles.log"
   stamp "sm80-path tiles, warm"; $PY bench/sm80_tiles.py --warm ${SM80_ARGS:-} 2>&1 | tee -a "$OUT/sm80_tiles.log" ;;
 hint)
-  stamp "TMA cache hints"; (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-} ${HINT_VARIANTS:+--variants "$HINT_VARIANTS"}) > "$OUT/tma_cache_hint.log" 2>&1
+  stamp "TMA cache hints"
+  (cd bench && $PY tma_cache_hint.py ${HINT_ARGS:-} ${HINT_VARIANTS:+--variants "$HINT_VARIANTS"}) \
+    > "$OUT/tma_cache_hint.log" 2>&1
   echo "exit $?"; cat "$OUT/tma_cache_hint.log" | grep -v "^cutlassgen: built" ;;
 source)
   # cuobjdump finds no nvjet kernel by name in libcublasLt's sm_90 fatbin, so their SASS comes from ncu, which
   # disassembles what actually ran. SOURCE_SHAPES picks library_kernels.py's cases.
   stamp "ncu source page"; rep="$OUT/source"
-  (cd bench && timeout "${SOURCE_SECONDS:-400}" ncu --clock-control none ${SOURCE_NCU_ARGS:-} --nvtx --nvtx-include "probe/" --section SourceCounters \
+  (cd bench && timeout "${SOURCE_SECONDS:-400}" ncu --clock-control none ${SOURCE_NCU_ARGS:-} \
+      --nvtx --nvtx-include "probe/" --section SourceCounters \
       --section WarpStateStats --section SchedulerStats --section SpeedOfLight -f -o "$rep" \
       $PY library_kernels.py --ncu --shapes "${SOURCE_SHAPES:-256x8192x8192,2048x8192x8192}" \
       ${SOURCE_WHAT:+--what "$SOURCE_WHAT"}) > "$OUT/source_run.log" 2>&1
@@ -195,11 +206,13 @@ l2case)
   # a lean set first: with the many counters below ncu's replays ran 104x2048x4096's four 32-wide columns level with
   # three 40-wide ones (11.0 us, 1.32 M L2 sectors), where this set, and torch.profiler in the stream, had them
   # 1.26x slower with 1.52x the sectors (session 41)
-  ncu_counters 150 none gpu__time_duration.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum \
+  ncu_counters 150 none \
+      gpu__time_duration.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum \
       tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_l2case_lean.log" 2>&1
   echo "lean: exit $?"
   for cc in none all; do
-    ncu_counters 250 $cc "$metrics" tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu > "$OUT/ncu_l2case_$cc.log" 2>&1
+    ncu_counters 250 $cc "$metrics" tile_probe.py "$L2CASE" --shapes "$L2CASE_SHAPES" --ncu \
+      > "$OUT/ncu_l2case_$cc.log" 2>&1
     echo "cache-control $cc: exit $?"
   done ;;
 stalls)
@@ -223,6 +236,8 @@ clock)
       --shapes "${CLOCK_SHAPES:-256x8192x8192,256x8192x2048,256x8192x32768}" --before "${CLOCK_BEFORE:-spin}") \
       > "$OUT/clock_probe.log" 2>&1
   echo "exit $?"; grep -v "^cutlassgen:" "$OUT/clock_probe.log" ;;
-*) echo "usage: $0 suite|prebuild|extras|sweep|probe|profile|power|bench|wheel|roof|sm80|hint|source|l2|l2src|l2case|stalls|clock"
+*) stages="suite|prebuild|extras|sweep|probe|profile|power|bench|wheel|roof|sm80|hint|source|l2|l2src|l2case"
+   stages+="|stalls|clock"
+   echo "usage: $0 $stages"
    exit 2 ;;
 esac
