@@ -303,9 +303,14 @@ class DispatchKernel:
             from .tiles import WAVE_FILL_MAX_M
             from .tuning import label
 
-            where = (f"where M is ragged, or M<={WAVE_FILL_MAX_M} and it fills the waves better"
-                     if self._fill_by_waves else "where M is ragged")
-            return f" ({where}: {' or '.join(label(k.spec) for k in fills)})" if fills else ""
+            if not fills:
+                return ""
+            where = "where M is ragged"
+            if self._fill_by_waves:  # wave_fill_choice: a twin (fitted_tail) never by waves
+                where += (" or the walk pads rows past M" if fills[0].spec.tile.fitted_tail else
+                          f", or M>{WAVE_FILL_MAX_M} and the walk pads rows past M, or M<={WAVE_FILL_MAX_M} and it "
+                          "fills the waves better")
+            return f" ({where}: {' or '.join(label(k.spec) for k in fills)})"
 
         tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}{wave_fill(f)}"
                           for lim, n, k, w, f in zip(self.limits, self.n_mins, self.k_maxes, self.record["winners"],

@@ -1272,7 +1272,11 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 # 14336 on a bare a (its TMA box past a's end; on a padded a 0.90-0.97x) and 128x224 at 0.94-0.96x, so ragged M takes
 # 128x224 at any M > 512; raggedlarge, ten ragged shapes of 1600-12000 rows x N 12288-28672: 1.24x the plan before
 # cold, 1.16x warm (geometric means; 0.97-1.44x by shape). On the H100 with auto swizzle the tile runs its default
-# strips.
+# strips. Above WAVE_FILL_MAX_M it runs too at aligned M where the scheduler's strips pad the grid with rows of tiles
+# wholly past M (walk_rows_past_m), whose loads are TMA boxes wholly outside a bare activation: on an H100 (big14k,
+# h100_session111.log) the plan's 128x128 pingpong ran 565 / 581 TFLOP/s cold at 8064x14336x8192 / x4096 (0.78x
+# cuBLASLt fused), 128x224 683 / 683; oobrow (h100_session110.log) had pingpong at its 8192-row speed there once a's
+# descriptor covered the padded row, the cooperative tiles 0-4% behind it either way.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
@@ -1411,11 +1415,11 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
 def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True, rows_past=None) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
     plan's) unless M > 512 is ragged in the plan's tile rows and the first other is a fitted twin (the same CTA
-    tile) or N >= WIDE_N (then 1), or by_waves, the first other is a fitted twin and rows_past() (walk_rows_past_m:
-    called only then) says the scheduler's walk runs tiles wholly past M (then 1), or by_waves, N >= WIDE_N,
-    512 < M <= WAVE_FILL_MAX_M and another fills its waves by WAVE_FILL_MARGIN better (the first such); sms None (no
-    GPU seen): 0. (A tuned entry, unlike the plan's wide-N one, takes narrower N too: where the rule was not
-    measured.)"""
+    tile) or N >= WIDE_N (then 1); or by_waves and rows_past() (walk_rows_past_m: called only then) says the
+    scheduler's walk runs tiles wholly past M, where the first other is a fitted twin or N >= WIDE_N and M >
+    WAVE_FILL_MAX_M (then 1); or by_waves, N >= WIDE_N, 512 < M <= WAVE_FILL_MAX_M and another fills its waves by
+    WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0. (A tuned entry, unlike the plan's wide-N
+    one, takes narrower N too: where the rule was not measured.)"""
     if sms is None or M <= 512 or len(ctas) < 2:
         return 0
     twin = tuple(ctas[1]) == tuple(ctas[0])
@@ -1423,8 +1427,10 @@ def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool
         return 1 if N >= WIDE_N or twin else 0
     if twin:
         return 1 if by_waves and rows_past is not None and rows_past() else 0
-    if not by_waves or N < WIDE_N or M > WAVE_FILL_MAX_M:
+    if not by_waves or N < WIDE_N:
         return 0
+    if M > WAVE_FILL_MAX_M:  # the fill tile where the walk's padded rows would cost the plan's their boxes past M
+        return 1 if rows_past is not None and rows_past() else 0
     plan = wave_fill(M, N, ctas[0], sms)
     return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)
 

@@ -1018,7 +1018,7 @@ def test_a_fp8_fast_dispatch_kernel_runs_the_fitted_twin_at_ragged_m(sms, monkey
         assert chosen.spec.tile.fitted_tail == bool(ragged and sms), (M, N)
         assert (dispatch.planned_tile(FAST, M, N, 4096, None, sms) or FAST.tile) == chosen.spec.tile, (M, N)
     assert k.choose(2048, 8192, 4096) is k.default
-    assert "(where M is ragged, or M<=1536 and it fills the waves better: 128x128x128 c1x1 pingpong fitted-tail)" in (
+    assert "(where M is ragged or the walk pads rows past M: 128x128x128 c1x1 pingpong fitted-tail)" in (
         repr(k))
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(2000, 8192, 4096).spec == k.choose(2000, 8192, 4096).spec
@@ -1059,7 +1059,41 @@ def test_the_fitted_twin_runs_at_aligned_m_where_the_walk_runs_tiles_wholly_past
     assert tiles.wave_fill_choice(8064, 14336, same, 132, by_waves=False, rows_past=unasked) == 0
     assert tiles.wave_fill_choice(8000, 14336, same, 132, rows_past=unasked) == 1  # ragged: the twin anyway
     assert tiles.wave_fill_choice(512, 14336, same, 132, rows_past=unasked) == 0
-    assert tiles.wave_fill_choice(8064, 14336, [(128, 128, 64), (128, 224, 64)], 132, rows_past=unasked) == 0
+    assert tiles.wave_fill_choice(8192, 14336, [(128, 128, 64), (128, 224, 64)], 132, by_waves=False,
+                                  rows_past=unasked) == 0
+
+
+@pytest.mark.parametrize("sms", [132, None])
+def test_the_wide_n_plan_runs_its_fill_tile_at_aligned_m_where_the_walk_runs_tiles_wholly_past_it(sms, monkeypatch):
+    """Above WAVE_FILL_MAX_M, at M a multiple of 128, the plan's 16-bit wide-N call runs 128x224 cooperative where the
+    scheduler's strips pad the grid with rows of tiles wholly past M (tiles.walk_rows_past_m; big14k,
+    h100_session111.log: 128x128 pingpong 565 vs 128x224 683 TFLOP/s cold at 8064x14336x8192); where nothing pads, K
+    is not known or no GPU is seen, its own tile; at M <= WAVE_FILL_MAX_M the waves decide, as before. The H100s'
+    swizzle-4 tile pads alike (instead_on), and planned_tile agrees with choose() on both models."""
+    from cutlassgen import tiles
+
+    monkeypatch.setattr(dispatch, "sm_count", lambda: sms)
+    rec = dispatch.heuristic_record(SPEC, [(8064, 14336, 8192)])
+    k = _fake_dispatch(SPEC, rec)
+    cases = {(8064, 14336, 8192): 1, (8064, 14336, 4096): 1, (8064, 12288, 4096): 1, (16256, 14336, 4096): 1,
+             (8192, 14336, 8192): 0, (2048, 14336, 4096): 0, (8064, 14336, 2048): 0}
+    for (M, N, K), past in cases.items():
+        own = tiles.shape_tile(SPEC, M, N, K)
+        assert own.cta[:2] == (128, 128) and own.mainloop == "pingpong", (M, N, K)
+        assert tiles.walk_rows_past_m(SPEC.replace(tile=own), M, N, K) == past, (M, N, K)
+        h100 = tiles.instead_on(SPEC, M, N, own)["H100"]
+        assert tiles.walk_rows_past_m(SPEC.replace(tile=h100), M, N, K) == past, (M, N, K)
+        chosen = k.choose(M, N, K)
+        assert chosen.spec.tile.cta[:2] == ((128, 224) if past and sms else (128, 128)), (M, N, K)
+        assert (dispatch.planned_tile(SPEC, M, N, K, None, sms) or SPEC.tile) == chosen.spec.tile, (M, N, K)
+        on_h100 = dispatch.planned_tile(SPEC, M, N, K, "NVIDIA H100 80GB HBM3", sms)
+        assert on_h100.cta[:2] == chosen.spec.tile.cta[:2] and on_h100.swizzle == ("auto" if past and sms else 4)
+    assert k.choose(8064, 14336).spec.tile.cta[:2] == (128, 128)  # without K the walk is not known
+
+    def unasked():
+        raise AssertionError("rows_past asked where the waves decide")
+    # at 513-1536 rows the waves alone decide (1408 rows: the plan's tiles fill 0.93 of their last wave, 128x224's 0.89)
+    assert tiles.wave_fill_choice(1408, 14336, [(128, 128, 64), (128, 224, 64)], 132, rows_past=unasked) == 0
 
 
 @pytest.mark.parametrize("sms", [132, None])
@@ -1082,7 +1116,8 @@ def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monke
     assert k.choose(768, 8192, 8192) is k.default  # below WIDE_N
     for M in (640, 700, 768, 896):
         assert dispatch.planned_tile(SPEC, M, 14336, 4096, None, sms) == k.choose(M, 14336, 4096).spec.tile
-    assert "where M is ragged, or M<=1536 and it fills the waves better: 128x224x64 c1x1 cooperative)" in repr(k)
+    assert ("where M is ragged, or M>1536 and the walk pads rows past M, or M<=1536 and it fills the waves better: "
+            "128x224x64 c1x1 cooperative)") in repr(k)
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
 
