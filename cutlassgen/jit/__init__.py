@@ -104,7 +104,7 @@ def _include_dirs() -> list[str]:
 
 def nvcc_flags_with_includes(target_arch: int) -> list[str]:
     """nvcc's flags for a kernel source, with the include folders (csrc/, CUTLASS's): what each compile step gets;
-    the device part adds flags.DEVICE_PART and -cubin, the host part of a split build flags.HOST_PART."""
+    each part of a split build adds its flags.PART_ARGS, an unsplit build -c."""
     return [*flags.nvcc_flags(target_arch), *(f"-I{p}" for p in _include_dirs())]
 
 
@@ -425,11 +425,12 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         "ninja_required_version = 1.3",
         f"nvcc = {_shell(nvcc)}",
         f"cxx = {_shell(toolchain.host_cxx())}",
+        # $flags ends with what the output is (-c, or a split part's flags.PART_ARGS)
         "rule nvcc",
-        "  command = $nvcc $flags -c $in -o $out.part" + done,
+        "  command = $nvcc $flags $in -o $out.part" + done,
         "  description = nvcc $desc",
-        "rule nvcc_cubin",
-        "  command = $nvcc $flags -cubin $in -o $out.part" + done,
+        "rule nvcc_device_part",
+        "  command = $nvcc $flags $in -o $out.part" + done,
         "  description = nvcc device part $desc",
         "rule cxx",
         "  command = $cxx $cxxflags -c $in -o $out.part" + done,
@@ -468,17 +469,18 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             cubin, embed = st / "kernel.cubin", st / "cubin_embed.o"
             quoted = str(cubin).replace("\\", "\\\\").replace('"', '\\"')  # an assembler string literal
             (st / "cubin_embed.S").write_text(_EMBED_ASM.format(cubin=quoted))
-            steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc_cubin {src}",
-                               f"  flags = {_shell(*nv, flags.DEVICE_PART)}", f"  log = {_shell(st / 'device.log')}",
+            steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc_device_part {src}",
+                               f"  flags = {_shell(*nv, *flags.PART_ARGS['device'])}",
+                               f"  log = {_shell(st / 'device.log')}",
                                f"  desc = {desc}"]),
                       (embed, [f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))}"
                                f" | {_ninja_escape(str(cubin))}", f"  log = {_shell(st / 'embed.log')}",
                                f"  desc = {desc}"])]
-            nv.append(flags.HOST_PART)
             objs.append(embed)
         # a split build's host part logs to host.log, which is kept with its object (cache.PART_FILES)
         obj_log = st / ("host.log" if job.split else "build.log")
-        steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {_shell(*nv)}",
+        obj_args = flags.PART_ARGS["host"] if job.split else ("-c",)
+        steps += [(obj, [f"build {_ninja_escape(str(obj))}: nvcc {src}", f"  flags = {_shell(*nv, *obj_args)}",
                          f"  log = {_shell(obj_log)}", f"  desc = {desc}"]),
                   (mod, [f"build {_ninja_escape(str(mod))}: link {' '.join(_ninja_escape(str(o)) for o in objs)} "
                          f"{_ninja_escape(str(binding_o))}", f"  ldflags = {ldflags}",

@@ -26,8 +26,8 @@ def nvcc_flags(target_arch: int) -> list[str]:
 # (~18 s of ~50 s for the sm90 example on 2 cores) leave the critical path.
 DEVICE_PART = "-DCUTLASSGEN_DEVICE_PART"
 HOST_PART = "-DCUTLASSGEN_SPLIT_DEVICE"
-# each part's nvcc arguments after nvcc_flags and the include folders (cache.PART_FILES names the parts); the ninja
-# rules of cutlassgen.jit spell the same: nvcc_cubin's -cubin, nvcc's -c
+# each part's nvcc arguments after nvcc_flags and the include folders (cache.PART_FILES names the parts), which the
+# jit's ninja edges, the commands meta.json shows and bench/seed_device_parts.py's compiles all take from here
 PART_ARGS = {"device": (DEVICE_PART, "-cubin"), "host": (HOST_PART, "-c")}
 
 
