@@ -10,6 +10,7 @@ tuned at one M and several N split the same way in N, and at one M and N and sev
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import hashlib
@@ -26,6 +27,8 @@ from .jit import cache
 from .spec import AUTO, GemmSpec, Sm80Tile, Sm90Tile, tile_to_dict
 
 RECORD_VERSION = 1
+# shapes a DispatchKernel keeps tiles.walk_rows_past_m for, the least recently called dropped first
+ROWS_PAST_KEPT = 4096
 
 
 def tile_is_auto(spec: GemmSpec) -> bool:
@@ -169,7 +172,7 @@ class DispatchKernel:
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
         self._fill_ctas = {}  # entry index: the CTA tiles of its kernel and fill kernels, worked out at first use
-        self._rows_past_seen = {}  # (entry index, M, N, K): tiles.walk_rows_past_m of its kernel
+        self._rows_past_seen = collections.OrderedDict()  # (entry index, M, N, K): walk_rows_past_m, least recent first
         # a tuning record's winner was timed at its own shape, against the fill tiles too: only ragged M, which a
         # tuning at M a multiple of the tile's rows did not see, goes to them (tuned_fills)
         self._fill_by_waves = bool(record.get("limits"))
@@ -234,14 +237,16 @@ class DispatchKernel:
     def _rows_past(self, i: int, M: int, N: int, K: int) -> int:
         """tiles.walk_rows_past_m for entry i's kernel, kept per shape (choose() runs on every call, and working it
         out takes ~15 us; a serving loop calls few shapes)."""
-        key = (i, M, N, K)
-        rows = self._rows_past_seen.get(key)
-        if rows is None:
-            from .tiles import walk_rows_past_m
+        key, seen = (i, M, N, K), self._rows_past_seen
+        rows = seen.get(key)
+        if rows is not None:
+            seen.move_to_end(key)
+            return rows
+        from .tiles import walk_rows_past_m
 
-            if len(self._rows_past_seen) >= 4096:
-                self._rows_past_seen.clear()
-            rows = self._rows_past_seen[key] = walk_rows_past_m(self.kernels[i].spec, M, N, K)
+        if len(seen) >= ROWS_PAST_KEPT:
+            seen.popitem(last=False)
+        rows = seen[key] = walk_rows_past_m(self.kernels[i].spec, M, N, K)
         return rows
 
     def _check_gpu(self):

@@ -1063,6 +1063,23 @@ def test_the_fitted_twin_runs_at_aligned_m_where_the_walk_runs_tiles_wholly_past
                                   rows_past=unasked) == 0
 
 
+def test_a_dispatch_kernel_keeps_the_walk_of_its_most_recently_called_shapes(monkeypatch):
+    """choose() works out tiles.walk_rows_past_m once per shape and keeps ROWS_PAST_KEPT shapes, dropping the least
+    recently called first (a serving loop's few shapes stay however many others pass)."""
+    from cutlassgen import tiles
+
+    monkeypatch.setattr(dispatch, "sm_count", lambda: 132)
+    monkeypatch.setattr(dispatch, "ROWS_PAST_KEPT", 2)
+    worked = []
+    walk = tiles.walk_rows_past_m
+    monkeypatch.setattr(tiles, "walk_rows_past_m", lambda spec, M, N, K: worked.append(M) or walk(spec, M, N, K))
+    k = _fake_dispatch(FAST, dispatch.heuristic_record(FAST, [(8064, 14336, 8192)]))
+    for M in (8064, 7936, 8064, 7808, 8064, 7936):  # 7808 drops 7936, not the more recent 8064
+        assert k.choose(M, 14336, 8192).spec.tile.fitted_tail == bool(walk(FAST.replace(
+            tile=tiles.shape_tile(FAST, M, 14336, 8192)), M, 14336, 8192))
+    assert worked == [8064, 7936, 7808, 7936]
+
+
 @pytest.mark.parametrize("sms", [132, None])
 def test_the_wide_n_plan_runs_its_fill_tile_at_aligned_m_where_the_walk_runs_tiles_wholly_past_it(sms, monkeypatch):
     """Above WAVE_FILL_MAX_M, at M a multiple of 128, the plan's 16-bit wide-N call runs 128x224 cooperative where the
