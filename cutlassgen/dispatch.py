@@ -171,6 +171,7 @@ class DispatchKernel:
         # _made_from keeps them all
         self._fills = [list(f) for f in fill_kernels] if fill_kernels else [[] for _ in kernels]
         self._sms = None
+        self._walk_fill = False  # whether this GPU runs the fill tile where the walk pads (tiles.PADDED_WALK_FILL_ON)
         self._fill_ctas = {}  # entry index: the CTA tiles of its kernel and fill kernels, worked out at first use
         self._rows_past_seen = collections.OrderedDict()  # (entry index, M, N, K): walk_rows_past_m, least recent first
         # a tuning record's winner was timed at its own shape, against the fill tiles too: only ragged M, which a
@@ -223,15 +224,16 @@ class DispatchKernel:
     def _wave_filled(self, i: int, M: int, N: int, K: int | None):
         """Entry i's kernel, or the one of its wave-fill kernels that an M x N x K call runs
         (tiles.wave_fill_choice)."""
-        from .tiles import resolve, wave_fill_choice
+        from .tiles import PADDED_WALK_FILL_ON, resolve, wave_fill_choice
 
         if self._sms is None:
             self._sms = sm_count()
+            self._walk_fill = model_of(PADDED_WALK_FILL_ON, gpu_name()) is not None
         candidates = [self.kernels[i], *self._fills[i]]
         if i not in self._fill_ctas:  # resolved: an entry's kernel may be the default, whose tile says "auto"
             self._fill_ctas[i] = [resolve(k.spec).cta for k in candidates]
         j = wave_fill_choice(M, N, self._fill_ctas[i], self._sms, self._fill_by_waves,
-                             None if K is None else lambda: self._rows_past(i, M, N, K))
+                             None if K is None else lambda: self._rows_past(i, M, N, K), self._walk_fill)
         return candidates[j]
 
     def _rows_past(self, i: int, M: int, N: int, K: int) -> int:
@@ -305,7 +307,7 @@ class DispatchKernel:
             return (f"M<={lim:.0f}{f' N>={n:.0f}' if n else ''}{f' K<={k:.0f}' if k else ''}"
                     f"{f' weights<={weights_max / 2**20:.0f}MiB' if weights_max else ''}")
         def wave_fill(fills):
-            from .tiles import WAVE_FILL_MAX_M
+            from .tiles import PADDED_WALK_FILL_ON, WAVE_FILL_MAX_M
             from .tuning import label
 
             if not fills:
@@ -313,8 +315,8 @@ class DispatchKernel:
             where = "where M is ragged"
             if self._fill_by_waves:  # wave_fill_choice: a twin (fitted_tail) never by waves
                 where += (" or the walk pads rows past M" if fills[0].spec.tile.fitted_tail else
-                          f", or M>{WAVE_FILL_MAX_M} and the walk pads rows past M, or M<={WAVE_FILL_MAX_M} and it "
-                          "fills the waves better")
+                          f", or M>{WAVE_FILL_MAX_M} on an {'/'.join(PADDED_WALK_FILL_ON)} and the walk pads rows past "
+                          f"M, or M<={WAVE_FILL_MAX_M} and it fills the waves better")
             return f" ({where}: {' or '.join(label(k.spec) for k in fills)})"
 
         tiles = ", ".join(f"{limits(lim, n, k, w.get('weights_max', 0))}: {w['label']}{wave_fill(f)}"
@@ -526,7 +528,8 @@ def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gp
     """The per-shape tile build(spec, shapes=...) runs at M x N (x K) on the GPU named gpu with sms SMs:
     tiles.shape_tile's, or the one that GPU model runs in its place (tiles.instead_on), or the one it runs at ragged M
     or where that fills the waves better (tiles.wave_fill_tiles), or None (the spec's own) where there is none."""
-    from .tiles import instead_on, resolve, shape_tile, walk_rows_past_m, wave_fill_choice, wave_fill_tiles
+    from .tiles import (PADDED_WALK_FILL_ON, instead_on, resolve, shape_tile, walk_rows_past_m, wave_fill_choice,
+                        wave_fill_tiles)
 
     tile = shape_tile(spec, M, N, K)
     instead = instead_on(spec, M, N, tile)
@@ -538,7 +541,8 @@ def planned_tile(spec: GemmSpec, M: int, N: int | None, K: int | None = None, gp
         return own
     specs = [spec if t is None else dataclasses.replace(spec, tile=t) for t in (own, *fills)]
     j = wave_fill_choice(M, N, [resolve(s).cta for s in specs], sms,
-                         rows_past=None if K is None else lambda: walk_rows_past_m(specs[0], M, N, K))
+                         rows_past=None if K is None else lambda: walk_rows_past_m(specs[0], M, N, K),
+                         walk_fill=model_of(PADDED_WALK_FILL_ON, gpu) is not None)
     return own if j == 0 else fills[j - 1]
 
 

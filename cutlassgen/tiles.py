@@ -1272,13 +1272,20 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 # 14336 on a bare a (its TMA box past a's end; on a padded a 0.90-0.97x) and 128x224 at 0.94-0.96x, so ragged M takes
 # 128x224 at any M > 512; raggedlarge, ten ragged shapes of 1600-12000 rows x N 12288-28672: 1.24x the plan before
 # cold, 1.16x warm (geometric means; 0.97-1.44x by shape). On the H100 with auto swizzle the tile runs its default
-# strips. Above WAVE_FILL_MAX_M it runs too at aligned M where the scheduler's strips pad the grid with rows of tiles
-# wholly past M (walk_rows_past_m), whose loads are TMA boxes wholly outside a bare activation: on an H100 (big14k,
+# strips. Above WAVE_FILL_MAX_M on an H100 (PADDED_WALK_FILL_ON) it runs too at aligned M where the scheduler's strips
+# pad the grid with rows of tiles wholly past M (walk_rows_past_m), whose loads are TMA boxes wholly outside a bare
+# activation: there (big14k,
 # h100_session111.log) the plan's 128x128 pingpong ran 565 / 581 TFLOP/s cold at 8064x14336x8192 / x4096 (0.78x
 # cuBLASLt fused), 128x224 683 / 683; oobrow (h100_session110.log) had pingpong at its 8192-row speed there once a's
 # descriptor covered the padded row, the cooperative tiles 0-4% behind it either way.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
+# GPU models (substrings of torch's device name) where a call runs the fill tile at aligned M above WAVE_FILL_MAX_M
+# where the walk pads: the H100 80GB HBM3, where it was measured. On the H200 the fp8 twin's fitted loads ran level with
+# CuTe's boxes past M (fittedtwin, h200_session109.log), so those boxes may cost it nothing, and there the wide-N
+# pingpong tile ran up to 11% ahead of the cooperative default (prefillwide, h200_session96.log): it keeps its tile
+# until big14k has run on one.
+PADDED_WALK_FILL_ON = ("H100",)
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 
 
@@ -1412,14 +1419,15 @@ def wave_fill(M: int, N: int, cta, sms: int) -> float:
     return tiles / (-(-tiles // sms) * sms)
 
 
-def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True, rows_past=None) -> int:
+def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool = True, rows_past=None,
+                     walk_fill: bool = False) -> int:
     """Which of ctas (the plan's tile's, then those of wave_fill_tiles) an M x N call runs on a GPU of sms SMs: 0 (the
     plan's) unless M > 512 is ragged in the plan's tile rows and the first other is a fitted twin (the same CTA
     tile) or N >= WIDE_N (then 1); or by_waves and rows_past() (walk_rows_past_m: called only then) says the
-    scheduler's walk runs tiles wholly past M, where the first other is a fitted twin or N >= WIDE_N and M >
-    WAVE_FILL_MAX_M (then 1); or by_waves, N >= WIDE_N, 512 < M <= WAVE_FILL_MAX_M and another fills its waves by
-    WAVE_FILL_MARGIN better (the first such); sms None (no GPU seen): 0. (A tuned entry, unlike the plan's wide-N
-    one, takes narrower N too: where the rule was not measured.)"""
+    scheduler's walk runs tiles wholly past M, where the first other is a fitted twin, or N >= WIDE_N, M >
+    WAVE_FILL_MAX_M and walk_fill (the GPU is one of PADDED_WALK_FILL_ON) (then 1); or by_waves, N >= WIDE_N, 512 < M
+    <= WAVE_FILL_MAX_M and another fills its waves by WAVE_FILL_MARGIN better (the first such); sms None (no GPU
+    seen): 0. (A tuned entry, unlike the plan's wide-N one, takes narrower N too: where the rule was not measured.)"""
     if sms is None or M <= 512 or len(ctas) < 2:
         return 0
     twin = tuple(ctas[1]) == tuple(ctas[0])
@@ -1430,7 +1438,7 @@ def wave_fill_choice(M: int, N: int, ctas: list, sms: int | None, by_waves: bool
     if not by_waves or N < WIDE_N:
         return 0
     if M > WAVE_FILL_MAX_M:  # the fill tile where the walk's padded rows would cost the plan's their boxes past M
-        return 1 if rows_past is not None and rows_past() else 0
+        return 1 if walk_fill and rows_past is not None and rows_past() else 0
     plan = wave_fill(M, N, ctas[0], sms)
     return next((i for i, cta in enumerate(ctas[1:], 1) if wave_fill(M, N, cta, sms) >= plan + WAVE_FILL_MARGIN), 0)
 

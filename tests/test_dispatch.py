@@ -1080,37 +1080,47 @@ def test_a_dispatch_kernel_keeps_the_walk_of_its_most_recently_called_shapes(mon
     assert worked == [8064, 7936, 7808, 7936]
 
 
-@pytest.mark.parametrize("sms", [132, None])
-def test_the_wide_n_plan_runs_its_fill_tile_at_aligned_m_where_the_walk_runs_tiles_wholly_past_it(sms, monkeypatch):
-    """Above WAVE_FILL_MAX_M, at M a multiple of 128, the plan's 16-bit wide-N call runs 128x224 cooperative where the
-    scheduler's strips pad the grid with rows of tiles wholly past M (tiles.walk_rows_past_m; big14k,
-    h100_session111.log: 128x128 pingpong 565 vs 128x224 683 TFLOP/s cold at 8064x14336x8192); where nothing pads, K
-    is not known or no GPU is seen, its own tile; at M <= WAVE_FILL_MAX_M the waves decide, as before. The H100s'
-    swizzle-4 tile pads alike (instead_on), and planned_tile agrees with choose() on both models."""
+@pytest.mark.parametrize("gpu", ["NVIDIA H100 80GB HBM3", "NVIDIA H200", None])
+def test_on_h100s_the_wide_n_plan_runs_its_fill_tile_at_aligned_m_where_the_walk_runs_tiles_wholly_past_it(
+        gpu, monkeypatch):
+    """Above WAVE_FILL_MAX_M, at M a multiple of 128, the plan's 16-bit wide-N call on an H100 runs 128x224
+    cooperative where the scheduler's strips pad the grid with rows of tiles wholly past M (tiles.walk_rows_past_m;
+    big14k, h100_session111.log: 128x128 pingpong 565 vs 128x224 683 TFLOP/s cold at 8064x14336x8192); where nothing
+    pads or K is not known, its own tile (the H100s' swizzle-4 one, which pads alike); other GPUs
+    (tiles.PADDED_WALK_FILL_ON: not measured there) and none keep the entry's tile; at M <= WAVE_FILL_MAX_M the waves
+    decide, as before. planned_tile agrees with choose()."""
+    import torch
+
     from cutlassgen import tiles
 
-    monkeypatch.setattr(dispatch, "sm_count", lambda: sms)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: gpu)
+    monkeypatch.setattr(dispatch, "sm_count", lambda: None if gpu is None else 132)
     rec = dispatch.heuristic_record(SPEC, [(8064, 14336, 8192)])
     k = _fake_dispatch(SPEC, rec)
+    h100 = gpu is not None and "H100" in gpu
     cases = {(8064, 14336, 8192): 1, (8064, 14336, 4096): 1, (8064, 12288, 4096): 1, (16256, 14336, 4096): 1,
              (8192, 14336, 8192): 0, (2048, 14336, 4096): 0, (8064, 14336, 2048): 0}
     for (M, N, K), past in cases.items():
         own = tiles.shape_tile(SPEC, M, N, K)
         assert own.cta[:2] == (128, 128) and own.mainloop == "pingpong", (M, N, K)
-        assert tiles.walk_rows_past_m(SPEC.replace(tile=own), M, N, K) == past, (M, N, K)
-        h100 = tiles.instead_on(SPEC, M, N, own)["H100"]
-        assert tiles.walk_rows_past_m(SPEC.replace(tile=h100), M, N, K) == past, (M, N, K)
-        chosen = k.choose(M, N, K)
-        assert chosen.spec.tile.cta[:2] == ((128, 224) if past and sms else (128, 128)), (M, N, K)
-        assert (dispatch.planned_tile(SPEC, M, N, K, None, sms) or SPEC.tile) == chosen.spec.tile, (M, N, K)
-        on_h100 = dispatch.planned_tile(SPEC, M, N, K, "NVIDIA H100 80GB HBM3", sms)
-        assert on_h100.cta[:2] == chosen.spec.tile.cta[:2] and on_h100.swizzle == ("auto" if past and sms else 4)
+        strips_of_4 = tiles.instead_on(SPEC, M, N, own)["H100"]
+        for tile in (own, strips_of_4):
+            assert tiles.walk_rows_past_m(SPEC.replace(tile=tile), M, N, K) == past, (M, N, K)
+        chosen = k.choose(M, N, K).spec.tile
+        expected = ((128, 224), "auto") if past and h100 else ((128, 128), 4 if h100 else "auto")
+        assert (chosen.cta[:2], chosen.swizzle) == expected, (M, N, K)
+        assert dispatch.planned_tile(SPEC, M, N, K, gpu, None if gpu is None else 132) == chosen, (M, N, K)
     assert k.choose(8064, 14336).spec.tile.cta[:2] == (128, 128)  # without K the walk is not known
+    assert ("or M>1536 on an H100 and the walk pads rows past M" in repr(k)) and ("128x224x64 c1x1 cooperative" in
+                                                                                  repr(k))
 
     def unasked():
-        raise AssertionError("rows_past asked where the waves decide")
+        raise AssertionError("rows_past asked where it does not decide")
     # at 513-1536 rows the waves alone decide (1408 rows: the plan's tiles fill 0.93 of their last wave, 128x224's 0.89)
-    assert tiles.wave_fill_choice(1408, 14336, [(128, 128, 64), (128, 224, 64)], 132, rows_past=unasked) == 0
+    assert tiles.wave_fill_choice(1408, 14336, [(128, 128, 64), (128, 224, 64)], 132, rows_past=unasked,
+                                  walk_fill=True) == 0
+    assert tiles.wave_fill_choice(8064, 14336, [(128, 128, 64), (128, 224, 64)], 132, rows_past=unasked) == 0
 
 
 @pytest.mark.parametrize("sms", [132, None])
@@ -1133,8 +1143,8 @@ def test_a_dispatch_kernel_runs_the_wave_fill_tile_by_the_calls_shape(sms, monke
     assert k.choose(768, 8192, 8192) is k.default  # below WIDE_N
     for M in (640, 700, 768, 896):
         assert dispatch.planned_tile(SPEC, M, 14336, 4096, None, sms) == k.choose(M, 14336, 4096).spec.tile
-    assert ("where M is ragged, or M>1536 and the walk pads rows past M, or M<=1536 and it fills the waves better: "
-            "128x224x64 c1x1 cooperative)") in repr(k)
+    assert ("where M is ragged, or M>1536 on an H100 and the walk pads rows past M, or M<=1536 and it fills the waves "
+            "better: 128x224x64 c1x1 cooperative)") in repr(k)
     again = k.__reduce__()[0](*k.__reduce__()[1])
     assert again.choose(768, 14336, 4096) is k.choose(768, 14336, 4096)
 
