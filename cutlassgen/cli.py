@@ -114,8 +114,9 @@ def cmd_cache(args):
             print(f"removed {root}")
     elif args.action == "prune":
         pruned = cache.prune(root, time.time() - args.older_than * 86400)
+        held = f"; kept {pruned.kept} that a running build holds" if pruned.kept else ""
         print(f"removed {pruned.entries} entries, {pruned.parts} device and host parts and {pruned.leftovers} "
-              f"build leftovers from {root}" + (f"; kept {pruned.kept} that a running build holds" if pruned.kept else ""))
+              f"build leftovers from {root}{held}")
     return 0
 
 

@@ -1274,17 +1274,16 @@ def _is_wide_pingpong(spec: GemmSpec, M: int, N: int | None, tile) -> bool:
 # cold, 1.16x warm (geometric means; 0.97-1.44x by shape). On the H100 with auto swizzle the tile runs its default
 # strips. Above WAVE_FILL_MAX_M on an H100 (PADDED_WALK_FILL_ON) it runs too at aligned M where the scheduler's strips
 # pad the grid with rows of tiles wholly past M (walk_rows_past_m), whose loads are TMA boxes wholly outside a bare
-# activation: there (big14k,
-# h100_session111.log) the plan's 128x128 pingpong ran 565 / 581 TFLOP/s cold at 8064x14336x8192 / x4096 (0.78x
-# cuBLASLt fused), 128x224 683 / 683; oobrow (h100_session110.log) had pingpong at its 8192-row speed there once a's
-# descriptor covered the padded row, the cooperative tiles 0-4% behind it either way.
+# activation: there (big14k, h100_session111.log) the plan's 128x128 pingpong ran 565 / 581 TFLOP/s cold at
+# 8064x14336x8192 / x4096 (0.78x cuBLASLt fused), 128x224 683 / 683; oobrow (h100_session110.log) had pingpong at its
+# 8192-row speed there once a's descriptor covered the padded row, the cooperative tiles 0-4% behind it either way.
 WAVE_FILL_MAX_M = 1536
 WAVE_FILL_MARGIN = 0.025
 # GPU models (substrings of torch's device name) where a call runs the fill tile at aligned M above WAVE_FILL_MAX_M
-# where the walk pads: the H100 80GB HBM3, where it was measured. On the H200 the fp8 twin's fitted loads ran level with
-# CuTe's boxes past M (fittedtwin, h200_session109.log), so those boxes may cost it nothing, and there the wide-N
-# pingpong tile ran up to 11% ahead of the cooperative default (prefillwide, h200_session96.log): it keeps its tile
-# until big14k has run on one.
+# where the walk pads: measured on the H100 80GB HBM3 ("H100" takes in PCIe and NVL too). On the H200 the fp8 twin's
+# fitted loads ran level with CuTe's boxes past M (fittedtwin, h200_session109.log), so those boxes may cost it
+# nothing, and there the wide-N pingpong tile ran up to 11% ahead of the cooperative default (prefillwide,
+# h200_session96.log): it keeps its tile until big14k has run on one.
 PADDED_WALK_FILL_ON = ("H100",)
 WAVE_FILL_TILES = ({"cta": (128, 224, 64), "mainloop": "cooperative"},)
 

@@ -219,8 +219,8 @@ class Pruned(NamedTuple):
 def prune(root: pathlib.Path, built_before: float) -> Pruned:
     """Remove the entries built before built_before (seconds since the epoch) or incomplete, the device and host
     parts last kept or taken before it, and what builds left behind: resume folders, ninja folders, failed builds'
-    folders, replaced entries. Whatever a live build (another process) holds stays: it holds its keys' locks and its ninja
-    folder's."""
+    folders, replaced entries. Whatever a live build (another process) holds stays: it holds its keys' locks and its
+    ninja folder's."""
     removed = parts = leftovers = kept = 0
     for entry in entries(root):
         if (entry / COMPLETE).exists() and entry.stat().st_mtime >= built_before:
