@@ -1112,8 +1112,7 @@ def test_on_h100s_the_wide_n_plan_runs_its_fill_tile_at_aligned_m_where_the_walk
         assert (chosen.cta[:2], chosen.swizzle) == expected, (M, N, K)
         assert dispatch.planned_tile(SPEC, M, N, K, gpu, None if gpu is None else 132) == chosen, (M, N, K)
     assert k.choose(8064, 14336).spec.tile.cta[:2] == (128, 128)  # without K the walk is not known
-    assert ("or M>1536 on an H100 and the walk pads rows past M" in repr(k)) and ("128x224x64 c1x1 cooperative" in
-                                                                                  repr(k))
+    assert "or M>1536 on an H100 and the walk pads rows past M" in repr(k) and "128x224x64 c1x1 cooperative" in repr(k)
 
     def unasked():
         raise AssertionError("rows_past asked where it does not decide")
