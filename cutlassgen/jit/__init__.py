@@ -429,9 +429,6 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
         "rule nvcc",
         "  command = $nvcc $flags $in -o $out.part" + done,
         "  description = nvcc $desc",
-        "rule nvcc_device_part",
-        "  command = $nvcc $flags $in -o $out.part" + done,
-        "  description = nvcc device part $desc",
         "rule cxx",
         "  command = $cxx $cxxflags -c $in -o $out.part" + done,
         "  description = c++ binding",
@@ -469,10 +466,9 @@ def _ninja_build(jobs_: list[Job], root: pathlib.Path, verbose, n_jobs) -> dict:
             cubin, embed = st / "kernel.cubin", st / "cubin_embed.o"
             quoted = str(cubin).replace("\\", "\\\\").replace('"', '\\"')  # an assembler string literal
             (st / "cubin_embed.S").write_text(_EMBED_ASM.format(cubin=quoted))
-            steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc_device_part {src}",
+            steps += [(cubin, [f"build {_ninja_escape(str(cubin))}: nvcc {src}",
                                f"  flags = {_shell(*nv, *flags.PART_ARGS['device'])}",
-                               f"  log = {_shell(st / 'device.log')}",
-                               f"  desc = {desc}"]),
+                               f"  log = {_shell(st / 'device.log')}", f"  desc = device part {desc}"]),
                       (embed, [f"build {_ninja_escape(str(embed))}: embed {_ninja_escape(str(st / 'cubin_embed.S'))}"
                                f" | {_ninja_escape(str(cubin))}", f"  log = {_shell(st / 'embed.log')}",
                                f"  desc = {desc}"])]
