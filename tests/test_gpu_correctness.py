@@ -219,6 +219,14 @@ def huge_value(dtype) -> float:
     return min(torch.finfo(dtype).max, 1e30)
 
 
+def leave_huge_rows_in_shared_memory(kernel, a, b, c, inputs) -> None:
+    """Run kernel once on an a of the largest value its products keep finite, so that the pipeline's stages hold
+    huge rows when the call under test loads fewer rows than a stage has room for."""
+    import torch
+
+    kernel(torch.full_like(a, huge_value(a.dtype)), b, c, **inputs)
+
+
 # The lower.TAIL_LOADS setting this file's stale-rows test builds with, the default (its kernels are the suite's own):
 # named here so that the test keeps checking the fitted box whatever the default.
 FITTED_TAIL = "swap_ab+m64"
@@ -270,7 +278,7 @@ def test_stale_rows_past_m_in_the_last_token_tile_change_nothing(fitted_tail_ker
         _, N, K = aligned_shape(spec, (M_full, 144, 80))
         gen = fresh_generator(name, M, "stale")
         a, b, c, inputs = make_inputs(spec, kernel, M_full, N, K, gen)
-        kernel(torch.full_like(a, huge_value(a.dtype)), b, c, **inputs)  # leaves huge rows in shared memory
+        leave_huge_rows_in_shared_memory(kernel, a, b, c, inputs)
         M = aligned_shape(spec, (M, N, K))[0]
         a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
         out = poisoned_out(spec, M, N)
@@ -308,7 +316,7 @@ def test_tiles_wholly_past_m_skip_their_token_loads_and_change_nothing(past_row_
     assert -(-M // 128) % 8, "the walk pads no row: this test would check nothing wholly past M"
     gen = fresh_generator(name, shape, "past rows")
     a, b, c, inputs = make_inputs(spec, kernel, 8192, N, K, gen)
-    kernel(torch.full_like(a, huge_value(a.dtype)), b, c, **inputs)  # leaves huge rows in shared memory
+    leave_huge_rows_in_shared_memory(kernel, a, b, c, inputs)
     a, b, c, inputs = make_inputs(spec, kernel, M, N, K, gen)
     ref = cg.reference(spec, a, b, c, **inputs)
     _, tall_a = in_taller_buffer(a, 256, float("nan"))
