@@ -241,6 +241,28 @@ def test_a_tuned_wide_pingpong_winner_runs_128x224_at_ragged_m(cache_dir):
         assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"], M
 
 
+def test_per_shape_plan_runs_its_fill_tile_at_a_padded_walk_on_the_gpus_that_take_it(cache_dir):
+    """At 8064x14336x4096 (M a multiple of 128, A past L2) the wide-N pingpong tile's strips walk a row of tiles
+    wholly past M; a DispatchKernel made on a GPU of tiles.PADDED_WALK_FILL_ON runs 128x224 cooperative there, any
+    other its own 128x128 tile, and either is right against the reference into a poisoned out. The plan's kernels are
+    the bf16 per-shape test's (its (2000, 14296, 512) entry), so the device prebuild has compiled them."""
+    import torch
+
+    import cutlassgen as cg
+    from cutlassgen import tiles
+
+    spec, (M, N, K) = cases.bf16_bias_gelu(), (8064, 14336, 4096)
+    own = tiles.shape_tile(spec, M, N, K)
+    assert tiles.walk_rows_past_m(spec.replace(tile=own), M, N, K) == 1
+    k = cg.build(spec, shapes=[(M, N, K)])
+    fills = any(model in torch.cuda.get_device_name() for model in tiles.PADDED_WALK_FILL_ON)
+    assert k.choose(M, N, K).spec.tile.cta[:2] == ((128, 224) if fills else own.cta[:2])
+    a, b, bias = _inputs(M=M, N=N, K=K)
+    out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    k(a, b, bias=bias, out=out)
+    assert rel_error(out, cg.reference(spec, a, b, bias=bias)) < REL_ERR["bf16"]
+
+
 def test_build_many_with_shapes_gives_each_spec_its_per_shape_plan(cache_dir):
     """build_many([bf16, fp8], shapes=[their problems]): each spec's dispatching kernel, with the tiles that
     build(spec, shapes=...) gives it alone (the two tests beside this one; their kernels are cache hits here), each
