@@ -1,6 +1,6 @@
 """The README stays true to the code: the names it cites resolve, the files it points to exist, its CLI lines use
-options the CLI has, and its Use example builds a spec that renders. A rename that leaves the README behind fails
-here (CI), not in a reader's hands."""
+options the CLI has, its Use example builds a spec that renders, and its count of the GPU tests is pytest's. A rename
+that leaves the README behind fails here (CI), not in a reader's hands."""
 import ast
 import contextlib
 import functools
@@ -9,6 +9,8 @@ import inspect
 import io
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -135,3 +137,22 @@ def test_the_packages_functions_carry_their_own_signature_and_docstring():
         signature = inspect.signature(f)
         assert not any(p.kind is p.VAR_KEYWORD and p.name == "kwargs" for p in signature.parameters.values()), \
             f"{f.__name__}{signature}"
+
+
+def test_the_gpu_test_counts_are_pytests():
+    """Testing's breakdown of the GPU tests (its total and each file's count) is what pytest collects under -m gpu: the
+    breakdown had said 275 for sessions after the suite grew to 282."""
+    breakdown = README[README.index("The GPU tests, "):]
+    breakdown = breakdown[:breakdown.index("(log:")]
+    total = int(re.match(r"The GPU tests, (\d+) in all", breakdown).group(1))
+    said = {path: int(n) for n, path in re.findall(r"(\d+) in\s+`(tests/test_\w+\.py)`", breakdown)}
+    listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "gpu", "-p",
+                             "no:cacheprovider", "tests"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0, listed.stdout[-2000:] + listed.stderr[-2000:]
+    collected = {}
+    for line in listed.stdout.splitlines():
+        if "::" in line:
+            path = line.split("::")[0]
+            collected[path] = collected.get(path, 0) + 1
+    assert len(said) >= 3 and sum(collected.values()) > 200  # the scans find them
+    assert (total, said) == (sum(collected.values()), collected)
