@@ -136,7 +136,8 @@ def main() -> int:
     def compile_one(job_key_kind) -> str:
         job, key, kind = job_key_kind
         output, log_name = cache.PART_FILES[kind]
-        with tempfile.TemporaryDirectory(dir=args.out) as tmp:
+        # staged outside OUT: a seeding cut off midway leaves no half-written folder in the seed that travels
+        with tempfile.TemporaryDirectory(prefix="cutlassgen-seed-") as tmp:
             st = pathlib.Path(tmp)
             (st / "kernel.cu").write_text(job.source)
             cmd = [nvcc, *nvcc_flags_with_includes(90), *flags.PART_ARGS[kind], str(st / "kernel.cu"), "-o",
