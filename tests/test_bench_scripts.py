@@ -610,57 +610,38 @@ def test_the_seed_holds_a_probe_case_s_plan_kernels_too(monkeypatch):
     assert seeded == planned | named
 
 
-SEED_NVCC = """#!{python}
-# nvcc for the seeder test: answers --version; writes part of its -o output, then waits for the file $FAKE_GO names
-# (a compile in flight when the seeder is killed); host parts (-c) then fail, device parts finish
-import os, sys, time
-args = sys.argv[1:]
-if "--version" in args:
-    print("Cuda compilation tools, release 13.0, V13.0.88")
-    sys.exit(0)
-out = args[args.index("-o") + 1]
-open(out, "w").write("part of it")
-open(os.environ["FAKE_STARTED"], "a").write(out + "\\n")
-while not os.path.exists(os.environ["FAKE_GO"]):
-    time.sleep(0.05)
-if "-c" in args:
-    sys.exit(1)
-open(out, "a").write(" and the rest")
-"""
-
-
 def test_seed_device_parts_leaves_in_its_seed_only_whole_parts(tmp_path):
     """The seed folder travels to the GPU machine and is copied into its cache: a seeding killed mid-compile had left
-    its staging folders (half-written outputs) in it, and a failed part must leave nothing either."""
+    its staging folders (half-written outputs) in it."""
     import signal
     import subprocess
     import sys
     import time
 
-    fake, out, started, go = tmp_path / "nvcc", tmp_path / "seed", tmp_path / "started", tmp_path / "go"
-    fake.write_text(SEED_NVCC.format(python=sys.executable))
-    fake.chmod(0o755)
+    from fake_toolchain import write_fake_tool
+
+    out, log, hang = tmp_path / "seed", tmp_path / "steps.log", tmp_path / "hang"
+    hang.touch()
     staging = tmp_path / "staging"  # the kill leaves its staging folders here, not in the machine's /tmp
     staging.mkdir()
-    env = {**os.environ, "CUTLASSGEN_NVCC": str(fake), "FAKE_STARTED": str(started), "FAKE_GO": str(go),
-           "PYTHONPATH": str(BENCH.parent), "TMPDIR": str(staging)}
+    env = {**os.environ, "CUTLASSGEN_NVCC": str(write_fake_tool(tmp_path / "nvcc", slow="")),
+           "FAKE_LOG": str(log), "FAKE_SLOW": str(hang), "PYTHONPATH": str(BENCH.parent), "TMPDIR": str(staging)}
     cmd = [sys.executable, str(BENCH / "seed_device_parts.py"), "--out", str(out), "--what", "oobrow", "--jobs", "2"]
     seeding = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 120
-    while not (started.exists() and started.read_text().count("\n") >= 2):
+    while not (log.exists() and log.read_text().count("\n") >= 2):  # both compiles are in flight, half written
         assert seeding.poll() is None and time.time() < deadline, seeding.stdout.read()
         time.sleep(0.05)
     os.killpg(seeding.pid, signal.SIGKILL)
     seeding.wait()
     assert {p.name for p in out.iterdir()} <= {"jinja"}  # the renderer's template cache, nothing staged
     assert len(list(staging.iterdir())) == 2  # the two compiles in flight were staged
-    go.touch()
+    hang.unlink()
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 1 and "4 kept, 4 failed" in again.stdout, again.stdout + again.stderr
-    assert {p.name for p in out.iterdir()} <= {"jinja", "device"}
-    cubins = [p.read_text() for p in (out / "device" / "sm90").glob("*/kernel.cubin")]
-    assert cubins == ["part of it and the rest"] * 4
-
+    assert again.returncode == 0 and "8 kept, 0 failed" in again.stdout, again.stdout + again.stderr
+    assert {p.name for p in out.iterdir()} <= {"jinja", "device", "host"}
+    parts = [p.read_text() for kind in ("device/sm90/*/kernel.cubin", "host/sm90/*/kernel.o") for p in out.glob(kind)]
+    assert parts == ["part of it and the rest"] * 8
 
 def test_rules_off_check_cases_are_refused_as_shipped_and_valid_with_their_rules_off(monkeypatch):
     """bench/rules_off_check.py runs on a GPU what validate refuses from CUTLASS's arithmetic alone: each case must

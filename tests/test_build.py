@@ -14,6 +14,7 @@ import pytest
 import cutlassgen as cg
 from ci_specs import small_sm80
 from cutlassgen import jit
+from fake_toolchain import write_fake_tool
 from cutlassgen.jit import MODULE_FILE, cache, toolchain
 
 TESTS = str(pathlib.Path(__file__).resolve().parent)
@@ -89,30 +90,6 @@ def test_killed_build_blocks_nobody_and_corrupt_entries_are_rebuilt(tmp_path, mo
     assert cache.read_meta(first.parent)["key"] == meta["key"]
 
 
-FAKE_TOOL = """#!{python}
-# nvcc and c++ for the resume and prune tests: logs each step, writes its -o output; a kernel whose source names
-# "{slow}" hangs (while the file $FAKE_SLOW names exists) after writing part of its output, as a compile does when it
-# is killed
-import os, sys, time
-args = sys.argv[1:]
-if "--version" in args:
-    print("Cuda compilation tools, release 13.0, V13.0.88")
-    sys.exit(0)
-out = args[args.index("-o") + 1]
-src = next((a for a in args if a.endswith(".cu")), "")
-with open(os.environ["FAKE_LOG"], "a") as log:
-    log.write(out + "\\n")
-with open(out, "w") as f:
-    f.write("part of it")
-    f.flush()
-    deadline = time.time() + 600
-    while src and "{slow}" in open(src).read() and os.path.exists(os.environ.get("FAKE_SLOW", "")):
-        assert time.time() < deadline
-        time.sleep(0.05)
-    f.write(" and the rest")
-"""
-
-
 def _steps_done(cache_dir, output_name: str) -> int:
     """How many steps writing output_name the running build's ninja has logged as finished."""
     lines = [line.split("\t") for log in (cache_dir / "tmp").glob("ninja-*/.ninja_log")
@@ -124,9 +101,7 @@ def _steps_done(cache_dir, output_name: str) -> int:
 def _start_fake_build(tmp_path, names: list, slow: str):
     """A process building small_sm80 kernels of names with the fake toolchain, whose compile of slow hangs until the
     file hang (returned) is removed; returned once that compile has started (and any other kernel has linked)."""
-    fake = tmp_path / "fake-tool"
-    fake.write_text(FAKE_TOOL.format(python=sys.executable, slow=slow))
-    fake.chmod(0o755)
+    fake = write_fake_tool(tmp_path / "fake-tool", slow)
     log, cache_dir, hang = tmp_path / "steps.log", tmp_path / "cache", tmp_path / "hang"
     hang.touch()
     log.write_text("")
@@ -340,7 +315,6 @@ def test_build_render_and_build_many_name_a_wrong_argument_type():
                         (lambda: cg.build_many([spec, "x"]), "build_many() takes GemmSpecs, not str")):
         with pytest.raises(TypeError, match=re.escape(words)):
             call()
-
 
 
 def test_a_jobs_count_that_is_not_a_whole_number_of_at_least_one_is_named_before_any_build(tmp_path, monkeypatch,
