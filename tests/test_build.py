@@ -14,8 +14,8 @@ import pytest
 import cutlassgen as cg
 from ci_specs import small_sm80
 from cutlassgen import jit
-from fake_toolchain import write_fake_tool
 from cutlassgen.jit import MODULE_FILE, cache, toolchain
+from fake_toolchain import write_fake_tool
 
 TESTS = str(pathlib.Path(__file__).resolve().parent)
 ROOT = str(pathlib.Path(__file__).resolve().parents[1])
